@@ -1,0 +1,65 @@
+"""Shared test helpers: run the real CLI in a child process, and fake executables on PATH.
+
+Fakes exist only at the edge (a driver, nvidia-smi, NVML cannot exist without a GPU); they
+replay recorded real outputs kept under tests/data/ with their sources.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "tests" / "data"
+
+
+@dataclass
+class CliResult:
+    returncode: int
+    stdout: str
+    stderr: str
+
+    def json(self) -> dict:
+        return json.loads(self.stdout)
+
+
+def run_cli(*args: str, env: dict | None = None, timeout: float = 600, stdin: str | None = None,
+            path_prepend: Path | None = None) -> CliResult:
+    """Run `python -m tfdoctor ARGS` as a user would, in a child process."""
+    full_env = dict(os.environ if env is None else env)
+    full_env.setdefault("PYTHONPATH", str(ROOT))
+    if path_prepend is not None:
+        full_env["PATH"] = f"{path_prepend}{os.pathsep}{full_env.get('PATH', '')}"
+    proc = subprocess.run(
+        [sys.executable, "-m", "tfdoctor", *args],
+        input=stdin, capture_output=True, text=True, env=full_env, timeout=timeout, cwd=str(ROOT),
+    )
+    return CliResult(proc.returncode, proc.stdout, proc.stderr)
+
+
+def write_fake(bindir: Path, name: str, script: str) -> Path:
+    """Create an executable `name` in bindir running the given shell script body."""
+    bindir.mkdir(parents=True, exist_ok=True)
+    path = bindir / name
+    path.write_text("#!/bin/sh\n" + script + "\n")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return path
+
+
+def fake_replaying(bindir: Path, name: str, recorded: Path, exit_code: int = 0) -> Path:
+    """A fake executable that prints a recorded real output file and exits with exit_code."""
+    return write_fake(bindir, name, f"cat '{recorded}'\nexit {exit_code}")
+
+
+@pytest.fixture
+def bindir(tmp_path: Path) -> Path:
+    d = tmp_path / "bin"
+    d.mkdir()
+    return d

@@ -1,0 +1,7 @@
+"""`python -m tfdoctor`."""
+
+import sys
+
+from tfdoctor.cli import main
+
+sys.exit(main())

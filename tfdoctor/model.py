@@ -1,0 +1,109 @@
+"""Status, Finding and Report: the data model and the report's JSON shape."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+SCHEMA_VERSION = 1
+
+
+class Status(enum.IntEnum):
+    """Ordered: the overall status of a report is the max of its findings."""
+
+    SKIP = 0
+    PASS = 1
+    WARN = 2
+    FAIL = 3
+
+    def __str__(self) -> str:
+        return self.name.lower()
+
+    @classmethod
+    def parse(cls, text: str) -> Status:
+        return cls[text.upper()]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One judged statement about the machine, with its fix when something is wrong.
+
+    `confidence` is "certain" when the evidence is direct (a probe, an error line) and
+    "likely" when it is inferred (e.g. a CUDA version read off a banner).
+    """
+
+    id: str
+    status: Status
+    title: str
+    detail: str = ""
+    fix: str | None = None
+    docs: str | None = None
+    facts: tuple[str, ...] = ()
+    confidence: str = "certain"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "status": str(self.status),
+            "title": self.title,
+            "detail": self.detail,
+            "fix": self.fix,
+            "docs": self.docs,
+            "facts": list(self.facts),
+            "confidence": self.confidence,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Finding:
+        return cls(
+            id=data["id"],
+            status=Status.parse(data["status"]),
+            title=data["title"],
+            detail=data.get("detail") or "",
+            fix=data.get("fix"),
+            docs=data.get("docs"),
+            facts=tuple(data.get("facts") or ()),
+            confidence=data.get("confidence") or "certain",
+        )
+
+
+def summarize(findings: list[Finding]) -> dict[str, Any]:
+    counts = {str(s): 0 for s in Status}
+    for f in findings:
+        counts[str(f.status)] += 1
+    overall = max((f.status for f in findings), default=Status.PASS)
+    if overall == Status.SKIP:
+        overall = Status.PASS
+    return {**counts, "status": str(overall)}
+
+
+@dataclass(frozen=True)
+class Report:
+    """A complete run: what was found (facts), what it means (findings), how long it took."""
+
+    mode: str
+    environment: dict[str, Any]
+    facts: dict[str, Any]
+    findings: list[Finding]
+    timings: dict[str, float] = field(default_factory=dict)
+    created_at: str = ""
+    tool: dict[str, Any] = field(default_factory=dict)
+    schema_version: int = SCHEMA_VERSION
+
+    @property
+    def status(self) -> Status:
+        return Status.parse(summarize(self.findings)["status"])
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema_version": self.schema_version,
+            "tool": self.tool,
+            "created_at": self.created_at,
+            "mode": self.mode,
+            "environment": self.environment,
+            "facts": self.facts,
+            "findings": [f.to_dict() for f in self.findings],
+            "summary": summarize(self.findings),
+            "timings": self.timings,
+        }

@@ -1,0 +1,80 @@
+"""Run the probes concurrently (the worker first: it is the slowest), then the checks."""
+
+from __future__ import annotations
+
+import importlib
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from tfdoctor.model import Report
+from tfdoctor.probes import NAMES, Context
+from tfdoctor.report import build_report
+
+PROBE_GRACE = 5.0  # seconds a probe may run past its own command timeout
+
+
+@dataclass(frozen=True)
+class Options:
+    context: Context
+    quick: bool = False
+    only: tuple[str, ...] = ()
+    skip: tuple[str, ...] = ()
+    require_gpus: int | None = None
+
+
+def _probe_fn(name: str) -> Callable[[Context], dict]:
+    return importlib.import_module(f"tfdoctor.probes.{name}").probe
+
+
+def _start(name: str, ctx: Context, results: dict, timings: dict) -> threading.Thread:
+    def target() -> None:
+        start = time.monotonic()
+        try:
+            results[name] = _probe_fn(name)(ctx)
+        except Exception as exc:  # noqa: BLE001 - a probe failure is a fact, never a crash
+            results[name] = {"error": f"{type(exc).__name__}: {exc}", "probe_failed": True}
+        timings[name] = round(time.monotonic() - start, 3)
+
+    thread = threading.Thread(target=target, name=f"probe-{name}", daemon=True)
+    thread.start()
+    return thread
+
+
+def _join(threads: dict[str, threading.Thread], deadline: float, results: dict) -> None:
+    for name, thread in threads.items():
+        thread.join(max(0.0, deadline - time.monotonic()))
+        if thread.is_alive():
+            results.setdefault(
+                name, {"error": "probe did not finish in time and was abandoned", "probe_failed": True}
+            )
+
+
+def collect(opts: Options) -> tuple[dict[str, Any], dict[str, float]]:
+    """Gather facts from every probe; never raises."""
+    ctx = opts.context
+    results: dict[str, Any] = {}
+    timings: dict[str, float] = {}
+    worker = None
+    if not opts.quick:
+        worker = {"runtime": _start("runtime", ctx, results, timings)}
+    probes = {name: _start(name, ctx, results, timings) for name in NAMES}
+    # Each probe runs a few commands, each bounded by ctx.timeout.
+    _join(probes, time.monotonic() + 3 * ctx.timeout + PROBE_GRACE, results)
+    if worker:
+        _join(worker, time.monotonic() + ctx.worker_timeout + PROBE_GRACE, results)
+    else:
+        results["runtime"] = {"ran": False, "skipped": "--quick: the TensorFlow worker was not run"}
+    return {name: results[name] for name in (*NAMES, "runtime")}, timings
+
+
+def run(opts: Options, matrix: Any) -> Report:
+    """Probe this machine and judge it."""
+    start = time.monotonic()
+    facts, timings = collect(opts)
+    facts["options"] = {"require_gpus": opts.require_gpus}
+    timings["probes_total"] = round(time.monotonic() - start, 3)
+    return build_report("quick" if opts.quick else "full", facts, matrix, opts.only, opts.skip, timings)
+
+

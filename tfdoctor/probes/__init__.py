@@ -1,0 +1,50 @@
+"""Probes gather facts and never judge. Each is `probe(ctx: Context) -> dict` (JSON-able).
+
+A probe that raises or outlives its timeout is recorded by the pipeline as
+`{"error": "<plain words>", "probe_failed": true}`; checks then skip or fail on it.
+
+Fact shapes (keys checks may rely on; every key may be absent or null when unknown):
+
+system:      platform (linux|wsl2|windows|macos), os, kernel, machine, python_version (tfdoctor's),
+             container (docker|podman|kubernetes|lxc|null), hostname, user, home,
+             dev_nvidia [names under /dev], proc_driver_version ("580.65.06" from
+             /proc/driver/nvidia/version), modules {nvidia, nouveau} (bools; null = unknown),
+             wsl_libcuda [paths under /usr/lib/wsl/lib], env {NAME: value} (allowlisted, redacted)
+nvml:        available (bool), error, error_kind (library-not-found|driver-not-loaded|no-permission|
+             lib-mismatch|gpu-lost|unknown|fork), driver_version, cuda_driver_version ("12.4"),
+             gpus [{index, name, uuid, serial, pci_bus_id, compute_capability ("9.0"),
+             memory_total_mib, memory_used_mib, ...health keys}]
+nvidia_smi:  found, path, error, returncode, driver_version, cuda_version, gpus [{index, name,
+             memory_total_mib, pci_bus_id, ...}], raw (trimmed text)
+nvcc:        found, version ("13.0", of the first install: PATH, then CUDA_HOME, /usr/local/cuda*),
+             installs [{path, version, build, source (PATH|CUDA_HOME|/usr/local/...)}], raw
+libraries:   ld_library_path [dirs], loadable {soname: [paths]} from the ld cache and
+             LD_LIBRARY_PATH, pip_nvidia {dist: version}, pip_nvidia_dirs [lib dirs],
+             shadowing [{soname, first, pip}]
+tensorflow:  python (path), python_version, installed (bool), version, location,
+             distributions {name: version} (tensorflow*, tf-nightly, keras, tf-keras, nvidia-*...),
+             build_info {cuda_version, cudnn_version, cuda_compute_capabilities, is_cuda_build, ...},
+             error
+runtime:     ran (bool), python, steps [{name, device, status, seconds, ...}], tf_visible_gpus,
+             log (TensorFlow's captured output, trimmed), error, returncode, timed_out
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+# Order matters only for display; the pipeline runs them concurrently.
+NAMES = ("system", "nvml", "nvidia_smi", "nvcc", "libraries", "tensorflow")
+
+
+@dataclass(frozen=True)
+class Context:
+    """What every probe may read: the target interpreter, the environment, time budgets."""
+
+    python: str
+    env: dict[str, str] = field(default_factory=lambda: dict(os.environ))
+    timeout: float = 10.0  # per external command
+    worker_timeout: float = 300.0
+    memory_limit_mib: int | None = None
+    multiworker: bool = False

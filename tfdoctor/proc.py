@@ -1,0 +1,100 @@
+"""The one way tfdoctor runs an external command: argv list, timeout, never raises."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+
+@dataclass(frozen=True)
+class Result:
+    argv: tuple[str, ...]
+    returncode: int | None
+    stdout: str
+    stderr: str
+    seconds: float
+    timed_out: bool = False
+    error: str | None = None  # could not start (not found, permission denied, ...)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and not self.timed_out and self.returncode == 0
+
+    def describe(self) -> str:
+        """Plain words for what went wrong, or "" when the command succeeded."""
+        if self.error:
+            return self.error
+        if self.timed_out:
+            return f"{self.argv[0]} did not answer within {self.seconds:.0f} s and was killed"
+        if self.returncode is not None and self.returncode < 0:
+            try:
+                name = signal.Signals(-self.returncode).name
+            except ValueError:
+                name = f"signal {-self.returncode}"
+            return f"{self.argv[0]} was killed by {name}"
+        if self.returncode:
+            return f"{self.argv[0]} exited with status {self.returncode}"
+        return ""
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, OSError):
+        try:
+            proc.kill()
+        except OSError:
+            pass
+
+
+def run(
+    argv: Sequence[str],
+    timeout: float,
+    env: Mapping[str, str] | None = None,
+    stdin: str | None = None,
+    cwd: str | None = None,
+) -> Result:
+    """Run argv (no shell) in its own process group; on timeout kill the whole group."""
+    argv = tuple(str(a) for a in argv)
+    start = time.monotonic()
+    try:
+        proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=dict(env) if env is not None else None,
+            cwd=cwd,
+            start_new_session=True,
+        )
+    except FileNotFoundError:
+        return Result(argv, None, "", "", 0.0, error=f"{argv[0]} not found")
+    except PermissionError:
+        return Result(argv, None, "", "", 0.0, error=f"{argv[0]} is not executable (permission denied)")
+    except OSError as exc:
+        return Result(argv, None, "", "", 0.0, error=f"{argv[0]} could not be started: {exc.strerror or exc}")
+    timed_out = False
+    try:
+        out, err = proc.communicate(stdin.encode() if stdin is not None else None, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        _kill_group(proc)
+        try:
+            out, err = proc.communicate(timeout=5)
+        except subprocess.TimeoutExpired:
+            out, err = b"", b""
+    else:
+        # Children that outlive their parent (daemons, stuck helpers) go with it.
+        _kill_group(proc)
+    return Result(
+        argv,
+        None if timed_out else proc.returncode,
+        (out or b"").decode("utf-8", errors="replace"),
+        (err or b"").decode("utf-8", errors="replace"),
+        time.monotonic() - start,
+        timed_out=timed_out,
+    )

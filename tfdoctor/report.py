@@ -1,0 +1,70 @@
+"""Build a Report from facts (live or saved), and read saved reports back."""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from tfdoctor import __version__
+from tfdoctor.checks import run_checks
+from tfdoctor.environment import environment
+from tfdoctor.model import SCHEMA_VERSION, Report
+
+
+class ReportError(Exception):
+    """A saved report that cannot be read: unreadable, not JSON, or from a newer schema."""
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+
+
+def tool_info(matrix: Any) -> dict[str, Any]:
+    return {"name": "tfdoctor", "version": __version__, "compat_data": getattr(matrix, "version", None)}
+
+
+def build_report(
+    mode: str,
+    facts: dict[str, Any],
+    matrix: Any,
+    only: tuple[str, ...] = (),
+    skip: tuple[str, ...] = (),
+    timings: dict[str, float] | None = None,
+) -> Report:
+    start = time.monotonic()
+    findings = run_checks(facts, matrix, only, skip)
+    timings = dict(timings or {})
+    timings["checks"] = round(time.monotonic() - start, 3)
+    return Report(
+        mode=mode,
+        environment=environment(facts),
+        facts=facts,
+        findings=findings,
+        timings=timings,
+        created_at=now_iso(),
+        tool=tool_info(matrix),
+    )
+
+
+def load_report(path: str | Path) -> dict[str, Any]:
+    """Read a saved report as a dict; raise ReportError with one plain line on any problem."""
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise ReportError(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ReportError(f"{path} is not a tfdoctor JSON report (line {exc.lineno}: {exc.msg})") from None
+    if not isinstance(data, dict) or "schema_version" not in data or "facts" not in data:
+        raise ReportError(f"{path} is not a tfdoctor JSON report (no schema_version/facts)")
+    version = data["schema_version"]
+    if not isinstance(version, int) or version > SCHEMA_VERSION:
+        raise ReportError(
+            f"{path} has report schema {version!r}; this tfdoctor {__version__} reads schema "
+            f"{SCHEMA_VERSION} and older: upgrade tfdoctor"
+        )
+    return data
