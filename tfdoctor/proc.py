@@ -98,3 +98,11 @@ def run(
         time.monotonic() - start,
         timed_out=timed_out,
     )
+
+
+def trim(text: str, limit: int = 20_000) -> str:
+    """Keep the head and tail of a long capture so a report stays a sane size."""
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    return f"{text[:half]}\n[... {len(text) - limit} characters trimmed ...]\n{text[-half:]}"
