@@ -17,20 +17,21 @@ ALLOWED_NAMES = frozenset({
     "KUBERNETES_SERVICE_HOST", "HOSTNAME",
 })
 SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSW|PASSWD|API_?KEY|ACCESS_?KEY|PRIVATE|CREDENTIAL|AUTH|COOKIE|SESSION", re.I)
+# Each pattern's group 1 is kept, group 2 (the secret) is replaced.
 _SECRET_VALUE = [
-    re.compile(r"(?<=://)[^/\s:@]+:[^/\s@]+(?=@)"),  # user:password@ in URLs
-    re.compile(r"(?i)(?<=[?&](?:token|key|secret|password|passwd|sig|signature|access_token|api_key)=)[^&\s\"']+"),
-    re.compile(r"(?i)(?<=\"(?:password|passwd|secret|token|api_key|apikey|access_key|private_key)\":\s?\")[^\"]*"),
-    re.compile(r"(?i)(?<=bearer )[A-Za-z0-9._~+/-]{8,}=*"),
-    re.compile(r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"),  # AWS access key ids
-    re.compile(r"\b(?:hf|ghp|gho|ghs|github_pat|glpat|xox[abpr]|sk)[-_][A-Za-z0-9_-]{16,}\b"),
+    re.compile(r"(://)([^/\s:@]+:[^/\s@]+)(?=@)"),  # user:password@ in URLs
+    re.compile(r"(?i)([?&](?:token|key|secret|password|passwd|sig|signature|access_token|api_key)=)([^&\s\"']+)"),
+    re.compile(r"(?i)(\"(?:password|passwd|secret|token|api_key|apikey|access_key|private_key)\":\s*\")([^\"]*)"),
+    re.compile(r"(?i)(bearer\s+)([A-Za-z0-9._~+/-]{8,}=*)"),
+    re.compile(r"()\b((?:AKIA|ASIA)[A-Z0-9]{16})\b"),  # AWS access key ids
+    re.compile(r"()\b((?:hf|ghp|gho|ghs|github_pat|glpat|xox[abpr]|sk)[-_][A-Za-z0-9_-]{16,})\b"),
 ]
 
 
 def redact_text(text: str) -> str:
     """Replace anything in free text that looks like a credential."""
     for pattern in _SECRET_VALUE:
-        text = pattern.sub(REDACTED, text)
+        text = pattern.sub(lambda m: m.group(1) + REDACTED, text)
     return text
 
 
