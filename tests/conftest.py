@@ -30,8 +30,13 @@ class CliResult:
         return json.loads(self.stdout)
 
 
-def run_cli(*args: str, env: dict | None = None, timeout: float = 600, stdin: str | None = None,
-            path_prepend: Path | None = None) -> CliResult:
+def run_cli(
+    *args: str,
+    env: dict | None = None,
+    timeout: float = 600,
+    stdin: str | None = None,
+    path_prepend: Path | None = None,
+) -> CliResult:
     """Run `python -m tfdoctor ARGS` as a user would, in a child process."""
     full_env = dict(os.environ if env is None else env)
     full_env.setdefault("PYTHONPATH", str(ROOT))
@@ -39,7 +44,12 @@ def run_cli(*args: str, env: dict | None = None, timeout: float = 600, stdin: st
         full_env["PATH"] = f"{path_prepend}{os.pathsep}{full_env.get('PATH', '')}"
     proc = subprocess.run(
         [sys.executable, "-m", "tfdoctor", *args],
-        input=stdin, capture_output=True, text=True, env=full_env, timeout=timeout, cwd=str(ROOT),
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=full_env,
+        timeout=timeout,
+        cwd=str(ROOT),
     )
     return CliResult(proc.returncode, proc.stdout, proc.stderr)
 
@@ -63,3 +73,16 @@ def bindir(tmp_path: Path) -> Path:
     d = tmp_path / "bin"
     d.mkdir()
     return d
+
+
+@pytest.fixture(scope="session")
+def bare_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real venv with tfdoctor's light dependencies but no TensorFlow and no nvidia-ml-py."""
+    venv = tmp_path_factory.mktemp("bare") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    python = venv / "bin" / "python"
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", "rich", "packaging"],
+        check=True, timeout=600,
+    )
+    return python

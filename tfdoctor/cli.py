@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from tfdoctor import __version__
 
@@ -27,36 +28,78 @@ def _ids(text: str) -> list[str]:
 
 def _add_probe_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quick", action="store_true", help="static facts only; never imports TensorFlow")
-    p.add_argument("--python", metavar="PATH", help="the interpreter whose TensorFlow to check (default: this one)")
-    p.add_argument("--timeout", type=float, default=300.0, metavar="S", help="time limit for the TensorFlow worker (default 300)")
-    p.add_argument("--memory-limit", type=int, metavar="MiB", help="cap the worker's GPU memory instead of memory growth")
-    p.add_argument("--from", dest="from_report", metavar="REPORT.json", help="judge a saved report's facts instead of this machine")
+    p.add_argument(
+        "--python", metavar="PATH", help="the interpreter whose TensorFlow to check (default: this one)"
+    )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=300.0,
+        metavar="S",
+        help="time limit for the TensorFlow worker (default 300)",
+    )
+    p.add_argument(
+        "--memory-limit", type=int, metavar="MiB", help="cap the worker's GPU memory instead of memory growth"
+    )
+    p.add_argument(
+        "--from",
+        dest="from_report",
+        metavar="REPORT.json",
+        help="judge a saved report's facts instead of this machine",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="tfdoctor", description="Does TensorFlow really train on this machine's NVIDIA GPU? If not, why, and the fix.")
+    parser = _Parser(
+        prog="tfdoctor",
+        description="Does TensorFlow really train on this machine's NVIDIA GPU? If not, why, and the fix.",
+    )
     parser.add_argument("--version", action="version", version=f"tfdoctor {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
-    check = sub.add_parser("check", help="probe this machine, prove TensorFlow on the GPU, report pass/fail with fixes")
+    check = sub.add_parser(
+        "check", help="probe this machine, prove TensorFlow on the GPU, report pass/fail with fixes"
+    )
     fmt = check.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="the report as JSON (schema in tfdoctor/schema/)")
     fmt.add_argument("--markdown", action="store_true", help="the report as Markdown for a bug tracker")
     _add_probe_options(check)
     check.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
-    check.add_argument("--require-gpus", type=int, metavar="N", help="fail unless TensorFlow can use at least N GPUs")
-    check.add_argument("--only", type=_ids, action="extend", default=[], metavar="ID", help="only these finding ids or prefixes (e.g. driver)")
-    check.add_argument("--skip", type=_ids, action="extend", default=[], metavar="ID", help="leave out these finding ids or prefixes")
-    check.add_argument("--multiworker", action="store_true", help="also run a real collective across the TF_CONFIG cluster")
+    check.add_argument(
+        "--require-gpus", type=int, metavar="N", help="fail unless TensorFlow can use at least N GPUs"
+    )
+    check.add_argument(
+        "--only",
+        type=_ids,
+        action="extend",
+        default=[],
+        metavar="ID",
+        help="only these finding ids or prefixes (e.g. driver)",
+    )
+    check.add_argument(
+        "--skip",
+        type=_ids,
+        action="extend",
+        default=[],
+        metavar="ID",
+        help="leave out these finding ids or prefixes",
+    )
+    check.add_argument(
+        "--multiworker", action="store_true", help="also run a real collective across the TF_CONFIG cluster"
+    )
     check.add_argument("-v", "--verbose", action="store_true", help="details and passing checks' facts")
     check.add_argument("--no-color", action="store_true", help="no colour (NO_COLOR is honoured too)")
 
-    report = sub.add_parser("report", help="everything a maintainer needs, for a bug report or a fleet (JSON by default)")
+    report = sub.add_parser(
+        "report", help="everything a maintainer needs, for a bug report or a fleet (JSON by default)"
+    )
     fmt = report.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="JSON (the default)")
     fmt.add_argument("--markdown", action="store_true", help="Markdown ready to paste into a GitHub issue")
     report.add_argument("--output", "-o", metavar="FILE", help="write to FILE instead of stdout")
-    report.add_argument("--anonymize", action="store_true", help="replace hostname, user, home, GPU UUIDs and serials")
+    report.add_argument(
+        "--anonymize", action="store_true", help="replace hostname, user, home, GPU UUIDs and serials"
+    )
     _add_probe_options(report)
 
     explain = sub.add_parser("explain", help="diagnose a pasted log or command output (FILE, or - for stdin)")
@@ -67,7 +110,9 @@ def build_parser() -> argparse.ArgumentParser:
     matrix = sub.add_parser("matrix", help="the bundled compatibility matrix")
     matrix.add_argument("--tensorflow", metavar="V", help="what this TensorFlow release needs")
     matrix.add_argument("--driver", metavar="V", help="which TensorFlow releases this driver can run")
-    matrix.add_argument("--cuda", metavar="V", help="minimum driver for this CUDA, and TF releases built with it")
+    matrix.add_argument(
+        "--cuda", metavar="V", help="minimum driver for this CUDA, and TF releases built with it"
+    )
     matrix.add_argument("--json", action="store_true")
 
     fleet = sub.add_parser("fleet", help="many nodes' reports side by side, drift highlighted")
@@ -113,11 +158,16 @@ def _make_report(args: argparse.Namespace, mode_default: str = "full") -> Any:
         facts = saved["facts"]
         if getattr(args, "require_gpus", None) is not None:
             facts = {**facts, "options": {**(facts.get("options") or {}), "require_gpus": args.require_gpus}}
-        return build_report(saved.get("mode") or mode_default, facts, matrix, only, skip, saved.get("timings"))
+        return build_report(
+            saved.get("mode") or mode_default, facts, matrix, only, skip, saved.get("timings")
+        )
     from tfdoctor import pipeline
 
     opts = pipeline.Options(
-        context=_context(args), quick=args.quick, only=only, skip=skip,
+        context=_context(args),
+        quick=args.quick,
+        only=only,
+        skip=skip,
         require_gpus=getattr(args, "require_gpus", None),
     )
     return pipeline.run(opts, matrix)
@@ -204,8 +254,12 @@ def cmd_checks(args: argparse.Namespace) -> int:
 
 
 HANDLERS = {
-    "check": cmd_check, "report": cmd_report, "explain": cmd_explain,
-    "matrix": cmd_matrix, "fleet": cmd_fleet, "checks": cmd_checks,
+    "check": cmd_check,
+    "report": cmd_report,
+    "explain": cmd_explain,
+    "matrix": cmd_matrix,
+    "fleet": cmd_fleet,
+    "checks": cmd_checks,
 }
 
 

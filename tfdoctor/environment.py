@@ -5,10 +5,23 @@ from __future__ import annotations
 from typing import Any
 
 KEYS = (
-    "platform", "os", "kernel", "python_version", "container", "hostname",
-    "driver_version", "cuda_driver_version", "nvcc_version", "tensorflow_version",
-    "tf_built_with_cuda", "tf_cuda_version", "tf_cudnn_version", "cudnn_version",
-    "gpu_count", "gpus", "tf_visible_gpus",
+    "platform",
+    "os",
+    "kernel",
+    "python_version",
+    "container",
+    "hostname",
+    "driver_version",
+    "cuda_driver_version",
+    "nvcc_version",
+    "tensorflow_version",
+    "tf_built_with_cuda",
+    "tf_cuda_version",
+    "tf_cudnn_version",
+    "cudnn_version",
+    "gpu_count",
+    "gpus",
+    "tf_visible_gpus",
 )
 
 
