@@ -98,7 +98,10 @@ def test_quick_check_reports_real_nvcc_and_tensorflow_build(quick_report) -> Non
     env = report["environment"]
     assert env["nvcc_version"] == _real_nvcc_release()
     # The oracle: TensorFlow's own answer, from a separate interpreter that imports it.
-    code = "import json, tensorflow as tf; print(json.dumps({'v': tf.__version__, **tf.sysconfig.get_build_info()}))"
+    code = (
+        "import json, tensorflow as tf\n"
+        "print(json.dumps({'v': tf.__version__, **tf.sysconfig.get_build_info()}))"
+    )
     real = json.loads(
         subprocess.run(
             [sys.executable, "-c", code], capture_output=True, text=True, check=True
