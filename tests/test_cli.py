@@ -34,6 +34,7 @@ def test_help_imports_nothing_heavy() -> None:
         ("check", "--timeout", "soon"),
         ("frobnicate",),
         ("check", "--json", "--markdown"),
+        ("check", "--require-gpus", "-1"),
     ],
 )
 def test_usage_errors_exit_2_with_one_line(args: tuple[str, ...]) -> None:

@@ -22,6 +22,13 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message}")
 
 
+def _count(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
+    return value
+
+
 def _ids(text: str) -> list[str]:
     return [p for p in text.replace(",", " ").split() if p]
 
@@ -66,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_probe_options(check)
     check.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
     check.add_argument(
-        "--require-gpus", type=int, metavar="N", help="fail unless TensorFlow can use at least N GPUs"
+        "--require-gpus", type=_count, metavar="N", help="fail unless TensorFlow can use at least N GPUs"
     )
     check.add_argument(
         "--only",

@@ -49,7 +49,8 @@ def check(ids: dict[str, str]) -> Callable[[CheckFn], CheckFn]:
 def load_all() -> None:
     """Import every check module once (registration happens at import)."""
     for mod in pkgutil.iter_modules(__path__):
-        importlib.import_module(f"{__name__}.{mod.name}")
+        if not mod.name.startswith("_"):  # not __main__, which prints the catalogue page
+            importlib.import_module(f"{__name__}.{mod.name}")
 
 
 def _selected(fid: str, only: tuple[str, ...], skip: tuple[str, ...]) -> bool:

@@ -5,10 +5,12 @@ A probe that raises or outlives its timeout is recorded by the pipeline as
 
 Fact shapes (keys checks may rely on; every key may be absent or null when unknown):
 
-system:      platform (linux|wsl2|windows|macos), os, kernel, machine, python_version (tfdoctor's),
+system:      platform (linux|wsl2|windows|macos), wsl_version (1|2|null), os (PRETTY_NAME), os_id,
+             os_id_like, os_version_id, kernel, machine, python_version (tfdoctor's),
              container (docker|podman|kubernetes|lxc|null), hostname, user, home,
              dev_nvidia [names under /dev], proc_driver_version ("580.65.06" from
-             /proc/driver/nvidia/version), modules {nvidia, nouveau} (bools; null = unknown),
+             /proc/driver/nvidia/version), proc_driver_raw, proc_driver_open (open kernel module),
+             modules {nvidia, nouveau} (bools; the whole dict null when /proc/modules is unreadable),
              wsl_libcuda [paths under /usr/lib/wsl/lib], env {NAME: value} (allowlisted, redacted)
 nvml:        available (bool), error, error_kind (library-not-found|driver-not-loaded|no-permission|
              lib-mismatch|gpu-lost|unknown|fork), driver_version, cuda_driver_version ("12.4"),
@@ -17,12 +19,14 @@ nvml:        available (bool), error, error_kind (library-not-found|driver-not-l
 nvidia_smi:  found, path, error, returncode, driver_version, cuda_version, gpus [{index, name,
              memory_total_mib, pci_bus_id, ...}], raw (trimmed text)
 nvcc:        found, version ("13.0", of the first install: PATH, then CUDA_HOME, /usr/local/cuda*),
-             installs [{path, version, build, source (PATH|CUDA_HOME|/usr/local/...)}], raw
+             installs [{path, version, build ("V13.0.88"), source (PATH|CUDA_HOME|CUDA_PATH|/usr/local/...),
+             error}], raw, error (plain words when one failed)
 libraries:   ld_library_path [dirs], loadable {soname: [paths]} from the ld cache and
              LD_LIBRARY_PATH, pip_nvidia {dist: version}, pip_nvidia_dirs [lib dirs],
-             shadowing [{soname, first, pip}]
+             shadowing [{soname, first, pip}], ld_cache_error, error (pip wheels unreadable)
 tensorflow:  python (path), python_version, installed (bool), version, location,
              distributions {name: version} (tensorflow*, tf-nightly, keras, tf-keras, nvidia-*...),
+             duplicates {name: [versions]} (installed more than once on sys.path), namespace_package,
              build_info {cuda_version, cudnn_version, cuda_compute_capabilities, is_cuda_build, ...},
              error
 runtime:     ran (bool), python, steps [{name, device, status, seconds, ...}], tf_visible_gpus,

@@ -1,0 +1,283 @@
+"""The static TensorFlow probe: the real venv, a bare venv, fake packages on PYTHONPATH, bad targets."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import runpy
+import subprocess
+import sys
+import time
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+from conftest import write_fake
+
+from tfdoctor.probes import Context
+from tfdoctor.probes import tensorflow as tfp
+
+# What the generator writes around the mapping (tensorflow/tools/build_info/gen_build_info.py,
+# quoted in /work/shared/compat-facts.md section (f)).
+TEMPLATE = (
+    '"""Auto-generated module providing information about the build."""\nimport collections\n\n'
+    "build_info = collections.OrderedDict({})\n"
+)
+
+# Real build_info mappings (compat-facts.md (f)), each with where it was read.
+LINUX_2_20 = (  # user paste of tf.sysconfig.get_build_info() on TF 2.20.0, Python < 3.12 repr
+    "[('cpu_compiler', 'clang 18'), ('cuda_compute_capabilities', ['sm_60', 'sm_70', 'sm_80', 'sm_89', "
+    "'compute_90']), ('cuda_version', '12.5.1'), ('cudnn_version', '9'), ('is_cuda_build', True), "
+    "('is_rocm_build', False), ('is_tensorrt_build', False)]"
+)
+LINUX_2_16 = (  # pip install tensorflow[and-cuda] 2.16, Python 3.12 repr
+    "{'cpu_compiler': '/usr/lib/llvm-17/bin/clang', 'cuda_compute_capabilities': ['sm_50', 'sm_60', 'sm_70', "
+    "'sm_80', 'compute_90'], 'cuda_version': '12.3', 'cudnn_version': '8', 'is_cuda_build': True, "
+    "'is_rocm_build': False, 'is_tensorrt_build': True}"
+)
+WINDOWS_GPU_2_9 = (  # tf_gpu-2.9.1-cp38-win_amd64 (pypi-data/pypi-mirror-154 packages/tf-gpu/...)
+    "[('cpu_compiler', 'C:/Program Files (x86)/Microsoft Visual Studio/2019/Professional/VC/Tools/MSVC/"
+    "14.29.30133/bin/HostX64/x64/cl.exe'), ('cuda_compute_capabilities', ['compute_50', 'compute_52', "
+    "'compute_60', 'compute_61', 'compute_70', 'compute_75', 'compute_86']), ('cuda_version', '64_116'), "
+    "('cudart_dll_name', 'cudart64_116.dll'), ('cudnn_dll_name', 'cudnn64_8.dll'), "
+    "('cudnn_version', '64_8'), "
+    "('is_cuda_build', True), ('is_rocm_build', False), ('is_tensorrt_build', False), "
+    "('msvcp_dll_names', 'msvcp140.dll,msvcp140_1.dll'), ('nvcuda_dll_name', 'nvcuda.dll')]"
+)
+WINDOWS_CPU = (  # keras-team/keras repo copy of Lib/site-packages/tensorflow/python/platform/build_info.py
+    "[('is_cuda_build', False), ('is_rocm_build', False), ('is_tensorrt_build', False), "
+    "('msvcp_dll_names', 'msvcp140.dll,msvcp140_1.dll')]"
+)
+# TF 1.x Windows module-level form, pasted in a public GitHub file (code-search index id 178256306).
+LEGACY = (
+    "cuda_version_number = '10.0'\ncudnn_version_number = '7'\nmsvcp_dll_name = 'msvcp140.dll'\n"
+    "nvcuda_dll_name = 'nvcuda.dll'\ncudart_dll_name = 'cudart64_100.dll'\ncudnn_dll_name = 'cudnn64_7.dll'\n"
+)
+
+TF_SPEC = importlib.util.find_spec("tensorflow")
+needs_tf = pytest.mark.skipif(TF_SPEC is None, reason="TensorFlow is not installed in this interpreter")
+
+
+def test_ordered_dict_list_form():
+    info = tfp.parse_build_info(TEMPLATE.format(LINUX_2_20))
+    assert info["cuda_version"] == "12.5.1" and info["cudnn_version"] == "9" and info["is_cuda_build"] is True
+    assert info["cuda_compute_capabilities"] == ["sm_60", "sm_70", "sm_80", "sm_89", "compute_90"]
+
+
+def test_ordered_dict_dict_form():
+    info = tfp.parse_build_info(TEMPLATE.format(LINUX_2_16))
+    assert info["cuda_version"] == "12.3" and info["is_tensorrt_build"] is True
+
+
+def test_plain_dict_and_bare_ordered_dict_name():
+    assert tfp.parse_build_info(f"build_info = {LINUX_2_16}\n")["cudnn_version"] == "8"
+    text = f"from collections import OrderedDict\nbuild_info = OrderedDict({LINUX_2_20})\n"
+    assert tfp.parse_build_info(text)["cuda_version"] == "12.5.1"
+
+
+def test_windows_builds():
+    gpu = tfp.parse_build_info(TEMPLATE.format(WINDOWS_GPU_2_9))
+    assert gpu["cuda_version"] == "64_116" and gpu["cudart_dll_name"] == "cudart64_116.dll"
+    cpu = tfp.parse_build_info(TEMPLATE.format(WINDOWS_CPU))
+    assert cpu["is_cuda_build"] is False and "cuda_version" not in cpu
+
+
+def test_legacy_module_level_form():
+    info = tfp.parse_build_info(LEGACY)
+    assert info["cuda_version"] == "10.0" and info["cudnn_version"] == "7"
+    assert info["cudart_dll_name"] == "cudart64_100.dll"
+
+
+def test_build_info_is_never_executed(tmp_path):
+    marker = tmp_path / "ran"
+    text = f"import os\nos.mkdir({str(marker)!r})\n" + TEMPLATE.format(LINUX_2_20)
+    assert tfp.parse_build_info(text)["cuda_version"] == "12.5.1"
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "build_info = collections.OrderedDict([(\n",
+        "\x00\x01 not python",
+        "x = 1\n",
+        "build_info = compute()\n",
+        "",
+    ],
+)
+def test_bad_build_info_raises_plain_value_error(text):
+    with pytest.raises(ValueError):
+        tfp.parse_build_info(text)
+
+
+def test_distribution_selection_and_duplicates():
+    pairs = [
+        ["tensorflow", "2.21.0"],
+        ["Tensorflow_CPU", "2.20.0"],
+        ["numpy", "2.1.0"],
+        ["tf_nightly", "2.23.0.dev1"],
+        ["nvidia-cudnn-cu12", "9.3.0.75"],
+        ["tensorflow", "2.19.0"],
+        ["keras", "3.9.0"],
+        ["", "1"],
+        "junk",
+    ]
+    dists, dups = tfp.select_distributions(pairs)
+    assert dists == {
+        "keras": "3.9.0",
+        "nvidia-cudnn-cu12": "9.3.0.75",
+        "tensorflow": "2.21.0",
+        "tensorflow-cpu": "2.20.0",
+        "tf-nightly": "2.23.0.dev1",
+    }
+    assert dups == {"tensorflow": ["2.21.0", "2.19.0"]}
+    assert tfp.tensorflow_version(dists) == "2.21.0"
+    assert tfp.tensorflow_version({"tf-nightly": "2.23.0.dev1"}) == "2.23.0.dev1"
+    assert tfp.tensorflow_version({"keras": "3"}) is None
+
+
+@needs_tf
+def test_real_venv_tensorflow():
+    facts = tfp.probe(Context(python=sys.executable, env=dict(os.environ), timeout=60))
+    location = TF_SPEC.submodule_search_locations[0]
+    oracle = runpy.run_path(os.path.join(location, "python", "platform", "build_info.py"))["build_info"]
+    assert facts["error"] is None and facts["installed"] is True
+    assert facts["version"] == metadata.version("tensorflow")
+    assert facts["location"] == location
+    assert facts["python_version"] == ".".join(map(str, sys.version_info[:3]))
+    assert facts["build_info"] == dict(oracle)
+    assert facts["build_info"]["cuda_version"] == "12.5.1"
+    assert facts["build_info"]["cudnn_version"] == "9"
+    assert facts["build_info"]["is_cuda_build"] is True
+    assert facts["distributions"]["tensorflow"] == metadata.version("tensorflow")
+    assert any(name.startswith("nvidia-") for name in facts["distributions"])
+
+
+@pytest.fixture(scope="session")
+def bare_python(tmp_path_factory) -> str:
+    venv = tmp_path_factory.mktemp("bare") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    return str(venv / "bin" / "python")
+
+
+def test_bare_venv_has_no_tensorflow(bare_python):
+    facts = tfp.probe_tensorflow(bare_python, {"PATH": "/usr/bin:/bin"}, timeout=60)
+    assert facts["error"] is None
+    assert facts["installed"] is False and facts["version"] is None and facts["build_info"] is None
+    assert facts["distributions"] == {}
+    assert facts["python_version"] == ".".join(map(str, sys.version_info[:3]))
+
+
+def fake_tf(
+    root: Path, init: str, build_info: str | None, version: str = "2.16.1", dist: str = "tensorflow"
+) -> Path:
+    """A tensorflow package dir plus its dist-info: the edge fake of an install on PYTHONPATH."""
+    pkg = root / "tensorflow"
+    (pkg / "python" / "platform").mkdir(parents=True)
+    (pkg / "__init__.py").write_text(init)
+    if build_info is not None:
+        (pkg / "python" / "platform" / "build_info.py").write_text(build_info)
+    info = root / f"{dist.replace('-', '_')}-{version}.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n")
+    return pkg
+
+
+def test_package_whose_import_raises_is_read_not_imported(bare_python, tmp_path):
+    pkg = fake_tf(tmp_path, "raise RuntimeError('tensorflow was imported')\n", TEMPLATE.format(LINUX_2_16))
+    facts = tfp.probe_tensorflow(
+        bare_python, {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tmp_path)}, timeout=60
+    )
+    assert facts["error"] is None
+    assert facts["installed"] is True and facts["location"] == str(pkg)
+    assert facts["version"] == "2.16.1" and facts["build_info"]["cuda_version"] == "12.3"
+
+
+def test_package_whose_import_hangs_does_not_hang_the_probe(bare_python, tmp_path):
+    fake_tf(tmp_path, "import time\ntime.sleep(120)\n", TEMPLATE.format(LINUX_2_20), version="2.20.0")
+    start = time.monotonic()
+    facts = tfp.probe_tensorflow(
+        bare_python, {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tmp_path)}, timeout=30
+    )
+    assert time.monotonic() - start < 15
+    assert facts["error"] is None and facts["build_info"]["cuda_version"] == "12.5.1"
+
+
+def test_unparseable_build_info_is_an_error_fact(bare_python, tmp_path):
+    fake_tf(tmp_path, "", "build_info = collections.OrderedDict([(\n")
+    facts = tfp.probe_tensorflow(
+        bare_python, {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tmp_path)}, timeout=60
+    )
+    assert facts["installed"] is True and facts["build_info"] is None
+    assert "not valid Python" in facts["error"]
+
+
+def test_missing_build_info_is_an_error_fact(bare_python, tmp_path):
+    fake_tf(tmp_path, "", None)
+    facts = tfp.probe_tensorflow(
+        bare_python, {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tmp_path)}, timeout=60
+    )
+    assert facts["installed"] is True and "build_info.py" in facts["error"]
+
+
+def test_two_installs_on_the_path_are_reported(bare_python, tmp_path):
+    first, second = tmp_path / "a", tmp_path / "b"
+    fake_tf(first, "", TEMPLATE.format(LINUX_2_20), version="2.20.0")
+    fake_tf(second, "", TEMPLATE.format(LINUX_2_16), version="2.16.1")
+    (second / "tensorflow_cpu-2.16.1.dist-info").mkdir()
+    (second / "tensorflow_cpu-2.16.1.dist-info" / "METADATA").write_text(
+        "Name: tensorflow-cpu\nVersion: 2.16.1\n"
+    )
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{first}{os.pathsep}{second}"}
+    facts = tfp.probe_tensorflow(bare_python, env, timeout=60)
+    assert facts["version"] == "2.20.0" and facts["build_info"]["cuda_version"] == "12.5.1"
+    assert facts["duplicates"] == {"tensorflow": ["2.20.0", "2.16.1"]}
+    assert facts["distributions"]["tensorflow-cpu"] == "2.16.1"
+
+
+def test_missing_interpreter(tmp_path):
+    facts = tfp.probe_tensorflow(str(tmp_path / "nope" / "python"), {"PATH": ""}, timeout=10)
+    assert facts["installed"] is None and "not found" in facts["error"]
+
+
+def test_interpreter_that_is_not_python(bindir):
+    fake = write_fake(bindir, "python", "echo 'usage: frobnicate [-h]'")
+    facts = tfp.probe_tensorflow(str(fake), {"PATH": "/usr/bin:/bin"}, timeout=10)
+    assert "printed no result" in facts["error"] and "frobnicate" in facts["error"]
+
+
+def test_interpreter_that_fails(bindir):
+    fake = write_fake(bindir, "python", "echo 'Fatal Python error: init_fs_encoding' >&2\nexit 1")
+    facts = tfp.probe_tensorflow(str(fake), {"PATH": "/usr/bin:/bin"}, timeout=10)
+    assert "exit status 1" in facts["error"] and "init_fs_encoding" in facts["error"]
+
+
+def test_not_executable_file(tmp_path):
+    target = tmp_path / "python"
+    target.write_text("just text")
+    facts = tfp.probe_tensorflow(str(target), {"PATH": ""}, timeout=10)
+    assert "permission denied" in facts["error"]
+
+
+def test_hanging_interpreter_is_killed(bindir):
+    fake = write_fake(bindir, "python", "sleep 60")
+    start = time.monotonic()
+    facts = tfp.probe_tensorflow(str(fake), {"PATH": "/usr/bin:/bin"}, timeout=1)
+    assert time.monotonic() - start < 5
+    assert "did not answer within" in facts["error"]
+
+
+def test_probe_never_imports_tensorflow_in_this_process():
+    code = (
+        "import sys, os; sys.path.insert(0, os.getcwd());"
+        "from tfdoctor.probes import Context, tensorflow as t;"
+        "t.probe(Context(python=sys.executable)); print('tensorflow' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    assert out.stdout.strip() == "False", out.stderr

@@ -1,0 +1,747 @@
+"""The bundled compatibility matrix (compat/*.toml): loading, validation, lookups, `tfdoctor matrix`.
+
+Data: meta.toml (version), tensorflow.toml (one row per TF minor release), cuda.toml (CUDA toolkit ->
+minimum driver, minor-version-compatibility floors), gpus.toml (GPU name patterns -> compute capability,
+peak TFLOPS). Every row carries a source URL; the loader rejects anything malformed with a CompatError
+naming the file and the row.
+
+Lookups (`tf_release`, `min_driver`, `minor_compat_floor`, `gpu`) answer None for unknown or malformed
+input; comparisons (`driver_supports_cuda`, `releases_for_driver`, `kernel_fit`) raise ValueError on a
+malformed version, because a wrong yes/no is worse than a clear error.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+FILES = ("meta.toml", "tensorflow.toml", "cuda.toml", "gpus.toml")
+PLATFORMS = ("linux", "wsl2", "windows", "macos")
+_NUMERIC = re.compile(r"^\d+(\.\d+)*$")
+_KERNEL = re.compile(r"^(sm|compute)_(\d+)(\d)([af]?)$")
+_CC = re.compile(r"^(\d+)\.(\d)$")
+_URL = re.compile(r"^https?://\S+$")
+_DIST = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$")
+
+
+class CompatError(Exception):
+    """The compat data is unreadable or malformed: one plain line naming the file and what is wrong."""
+
+
+@dataclass(frozen=True)
+class TFRelease:
+    version: str
+    python_min: str
+    python_max: str
+    cuda: str
+    cudnn: str
+    compute_capabilities: tuple[str, ...]
+    linux_gpu: bool
+    windows_gpu: bool
+    macos_gpu: bool
+    and_cuda: dict[str, str]
+    source: str
+    notes: str = ""
+    see_also: tuple[str, ...] = ()
+
+    def gpu_on(self, platform: str) -> bool:
+        """Whether the official wheels of this release use the GPU on linux|wsl2|windows|macos."""
+        _check_platform(platform)
+        return {"linux": self.linux_gpu, "wsl2": self.linux_gpu, "windows": self.windows_gpu}.get(
+            platform, self.macos_gpu
+        )
+
+
+@dataclass(frozen=True)
+class CudaDriver:
+    cuda: str
+    label: str
+    linux: str | None
+    windows: str | None
+    source: str
+    rc: bool = False
+
+
+@dataclass(frozen=True)
+class MinorCompat:
+    major: str
+    linux: str | None
+    windows: str | None
+    source: str
+    notes: str = ""
+
+
+@dataclass(frozen=True)
+class GpuModel:
+    name: str
+    patterns: tuple[str, ...]
+    compute_capability: str
+    architecture: str
+    fp32_tflops: float | None
+    fp16_tflops: float | None
+    bf16_tflops: float | None
+    source: str
+    tf32_tflops: float | None = None
+    memory_bandwidth_gbs: float | None = None
+    notes: str = ""
+    see_also: tuple[str, ...] = ()
+
+
+def _check_platform(platform: str) -> str:
+    if platform not in PLATFORMS:
+        raise ValueError(f"unknown platform {platform!r}: expected one of {', '.join(PLATFORMS)}")
+    return platform
+
+
+def _column(platform: str) -> str | None:
+    """The driver column for a platform: WSL2 runs the Windows host's driver; macOS has none."""
+    return {"linux": "linux", "wsl2": "windows", "windows": "windows"}.get(_check_platform(platform))
+
+
+def parse_version(text: str, what: str = "version") -> Any:
+    """A packaging Version for dotted numbers (PEP 440 suffixes allowed); ValueError with a plain message."""
+    from packaging.version import InvalidVersion, Version
+
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"{what} {text!r}: not a version")
+    try:
+        return Version(text.strip())
+    except InvalidVersion:
+        raise ValueError(f"{what} {text!r}: not a version") from None
+
+
+def _release(text: str, what: str) -> tuple[int, ...]:
+    return tuple(parse_version(text, what).release)
+
+
+@dataclass(frozen=True)
+class Matrix:
+    version: str
+    tensorflow: tuple[TFRelease, ...]
+    cuda_drivers: tuple[CudaDriver, ...]
+    gpus: tuple[GpuModel, ...]
+    minor_compat: tuple[MinorCompat, ...] = ()
+    location: str = ""
+
+    # ---- TensorFlow -----------------------------------------------------------------------------------
+    def tf_release(self, version: str) -> TFRelease | None:
+        """The minor-release row for "2.15", "2.15.1", "2.15.0.post1", "2.21.0rc1"; None if unknown."""
+        try:
+            rel = _release(version, "TensorFlow version")
+        except ValueError:
+            return None
+        if len(rel) < 2:
+            return None
+        key = f"{rel[0]}.{rel[1]}"
+        return next((r for r in self.tensorflow if r.version == key), None)
+
+    def newest_tf(self) -> TFRelease:
+        return self.tensorflow[-1]
+
+    # ---- CUDA and drivers ------------------------------------------------------------------------------
+    def driver_row(self, cuda: str) -> CudaDriver | None:
+        """"12.2" -> the 12.2 GA row; "12.5.1" -> 12.5 Update 1; "10.1.243" -> the newest 10.1 row <= it."""
+        try:
+            rel = _release(cuda, "CUDA version")
+        except ValueError:
+            return None
+        if len(rel) < 2:
+            return None
+        same = [d for d in self.cuda_drivers if _release(d.cuda, "")[:2] == rel[:2]]
+        final = [d for d in same if not d.rc] or same
+        if not final:
+            return None
+        if len(rel) == 2:
+            return final[0]
+        exact = [d for d in same if _release(d.cuda, "") == rel[:3]]
+        if exact:
+            return exact[0]
+        below = [d for d in final if _release(d.cuda, "") <= rel]
+        return below[-1] if below else final[0]
+
+    def min_driver(self, cuda: str, platform: str = "linux") -> str | None:
+        """The exact minimum driver for a CUDA toolkit version on linux|wsl2|windows; None if unknown."""
+        col = _column(platform)
+        row = self.driver_row(cuda)
+        return getattr(row, col) if row is not None and col else None
+
+    def minor_compat_floor(self, cuda: str, platform: str = "linux") -> str | None:
+        """The lowest driver running any CUDA of that major through minor-version compatibility."""
+        col = _column(platform)
+        try:
+            major = str(_release(cuda, "CUDA version")[0])
+        except ValueError:
+            return None
+        row = next((m for m in self.minor_compat if m.major == major), None)
+        return getattr(row, col) if row is not None and col else None
+
+    def driver_supports_cuda(
+        self, driver: str, cuda: str, platform: str = "linux"
+    ) -> tuple[bool, str | None]:
+        """(True, None): driver >= the exact minimum; (True, caveat): only minor-version compatibility
+        holds; (False, None): neither, or nothing is known for this CUDA on this platform."""
+        have = parse_version(driver, "driver version")
+        parse_version(cuda, "CUDA version")
+        exact = self.min_driver(cuda, platform)
+        if exact is not None and have >= parse_version(exact):
+            return True, None
+        floor = self.minor_compat_floor(cuda, platform)
+        if floor is not None and have >= parse_version(floor):
+            major = str(_release(cuda, "")[0])
+            below = f"below CUDA {cuda}'s minimum {exact}" if exact else f"of unknown fit for CUDA {cuda}"
+            caveat = (
+                f"driver {driver} is {below} and runs it only through CUDA {major}.x minor-version "
+                f"compatibility (floor {floor}): precompiled kernels and the libraries work, but PTX newer "
+                f"than the driver cannot be JIT-compiled (XLA, or a GPU without matching SASS, may fail with "
+                f"CUDA_ERROR_UNSUPPORTED_PTX_VERSION) and newer-driver features are missing"
+                + (f"; a driver >= {exact} removes this caveat" if exact else "")
+            )
+            return True, caveat
+        return False, None
+
+    def releases_for_driver(self, driver: str, platform: str = "linux") -> list[tuple[TFRelease, str | None]]:
+        """TF releases whose CUDA this driver runs (caveat when only minor compat holds), ascending;
+        releases without GPU support on the platform are left out."""
+        parse_version(driver, "driver version")
+        out = []
+        for rel in self.tensorflow:
+            if not rel.gpu_on(platform):
+                continue
+            ok, caveat = self.driver_supports_cuda(driver, rel.cuda, platform)
+            if ok:
+                out.append((rel, caveat))
+        return out
+
+    # ---- GPUs ------------------------------------------------------------------------------------------
+    def gpu(self, name: str) -> GpuModel | None:
+        """The first GPU row whose pattern matches an NVML / nvidia-smi product name."""
+        if not isinstance(name, str) or not name.strip():
+            return None
+        for model in self.gpus:
+            if any(rx.search(name) for rx in _compiled(model.patterns)):
+                return model
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-able data (used by `tfdoctor matrix --json`)."""
+        from dataclasses import asdict
+
+        def row(obj: Any) -> dict[str, Any]:
+            return {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(obj).items()}
+
+        return {
+            "version": self.version,
+            "tensorflow": [row(r) for r in self.tensorflow],
+            "cuda_drivers": [row(d) for d in self.cuda_drivers],
+            "minor_compat": [row(m) for m in self.minor_compat],
+            "gpus": [row(g) for g in self.gpus],
+        }
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(p, re.IGNORECASE) for p in patterns)
+
+
+def _kernel_parse(entry: str) -> tuple[str, int, int, bool] | None:
+    m = _KERNEL.match(entry.strip())
+    if not m:
+        return None
+    return m.group(1), int(m.group(2)), int(m.group(3)), m.group(4) == "a"
+
+
+def _cc(cc: str) -> tuple[int, int]:
+    m = _CC.match(cc.strip()) if isinstance(cc, str) else None
+    if not m:
+        raise ValueError(f"compute capability {cc!r}: expected MAJOR.MINOR such as 8.6")
+    return int(m.group(1)), int(m.group(2))
+
+
+def kernel_fit(compute_capabilities: Sequence[str] | str, cc: str) -> str | None:
+    """How a build's kernels reach a GPU of compute capability `cc` ("8.6").
+
+    "sass": an sm_XY / compute_XY of the same major with minor <= cc's (binary compatible);
+    "ptx": only a compute_XY <= cc (the driver JIT-compiles PTX, slow first run, needs a new-enough driver);
+    None: nothing fits. Entries may be a list or a space/comma separated string; unparseable entries and
+    arch-specific ones (sm_90a) that are not exact are ignored. Raises ValueError for a malformed `cc`.
+    """
+    major, minor = _cc(cc)
+    if isinstance(compute_capabilities, str):
+        compute_capabilities = compute_capabilities.replace(",", " ").split()
+    parsed = [p for p in (_kernel_parse(str(e)) for e in compute_capabilities) if p]
+    for _kind, maj, mnr, specific in parsed:
+        if maj == major and (mnr == minor if specific else mnr <= minor):
+            return "sass"
+    for kind, maj, mnr, specific in parsed:
+        if kind == "compute" and not specific and (maj, mnr) <= (major, minor):
+            return "ptx"
+    return None
+
+
+# ---- loading and validation --------------------------------------------------------------------------
+
+
+def _toml_loads(text: str) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.9/3.10 only
+        import tomli as tomllib
+    return tomllib.loads(text)
+
+
+class _Rows:
+    """Validation helpers bound to one file, so every error names it."""
+
+    def __init__(self, fname: str) -> None:
+        self.fname = fname
+
+    def fail(self, where: str, what: str) -> CompatError:
+        return CompatError(f"{self.fname}: {where}: {what}" if where else f"{self.fname}: {what}")
+
+    def keys(self, row: Any, where: str, required: set[str], optional: set[str]) -> dict[str, Any]:
+        if not isinstance(row, dict):
+            raise self.fail(where, "expected a table")
+        missing = sorted(required - row.keys())
+        if missing:
+            raise self.fail(where, f"missing key {missing[0]!r}")
+        unknown = sorted(row.keys() - required - optional)
+        if unknown:
+            raise self.fail(where, f"unknown key {unknown[0]!r}")
+        return row
+
+    def string(self, row: dict[str, Any], key: str, where: str, default: str | None = None) -> str:
+        value = row.get(key, default)
+        if not isinstance(value, str) or (not value.strip() and default is None):
+            raise self.fail(where, f"{key!r} must be a non-empty string")
+        return value
+
+    def version(self, row: dict[str, Any], key: str, where: str, na: bool = False) -> str | None:
+        value = self.string(row, key, where)
+        if na and value == "N/A":
+            return None
+        if not _NUMERIC.match(value):
+            raise self.fail(where, f"{key} {value!r} is not a dotted version" + (' or "N/A"' if na else ""))
+        return value
+
+    def url(self, value: Any, where: str, key: str = "source") -> str:
+        if not isinstance(value, str) or not _URL.match(value):
+            raise self.fail(where, f"{key} {value!r} is not an http(s) URL")
+        return value
+
+    def urls(self, row: dict[str, Any], where: str) -> tuple[str, ...]:
+        value = row.get("see_also", [])
+        if not isinstance(value, list):
+            raise self.fail(where, "'see_also' must be a list of URLs")
+        return tuple(self.url(v, where, "see_also") for v in value)
+
+    def boolean(self, row: dict[str, Any], key: str, where: str, default: bool | None = None) -> bool:
+        value = row.get(key, default)
+        if not isinstance(value, bool):
+            raise self.fail(where, f"{key!r} must be true or false")
+        return value
+
+    def number(self, row: dict[str, Any], key: str, where: str) -> float | None:
+        value = row.get(key)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            raise self.fail(where, f"{key!r} must be a positive number")
+        return float(value)
+
+    def table(self, data: dict[str, Any], key: str) -> list[Any]:
+        rows = data.get(key)
+        if not isinstance(rows, list) or not rows:
+            raise self.fail("", f"no [[{key}]] rows")
+        return rows
+
+    def ascending(self, keys: list[tuple[int, ...]], labels: list[str], what: str) -> None:
+        for i in range(1, len(keys)):
+            if keys[i] == keys[i - 1]:
+                raise self.fail(f"{what} {labels[i]}", "duplicate row")
+            if keys[i] < keys[i - 1]:
+                raise self.fail(f"{what} {labels[i]}", f"out of order after {labels[i - 1]} (keep ascending)")
+
+
+def _parse_meta(v: _Rows, data: dict[str, Any]) -> str:
+    v.keys(data, "", {"version"}, set())
+    return v.version(data, "version", "") or ""
+
+
+def _parse_tensorflow(v: _Rows, data: dict[str, Any]) -> tuple[TFRelease, ...]:
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    v.keys(data, "", {"release"}, set())
+    required = {"version", "python_min", "python_max", "cuda", "cudnn", "compute_capabilities",
+                "linux_gpu", "windows_gpu", "macos_gpu", "source"}
+    out = []
+    for i, row in enumerate(v.table(data, "release"), 1):
+        where = f"release #{i}" + (f" ({row.get('version')})" if isinstance(row, dict) else "")
+        v.keys(row, where, required, {"notes", "see_also", "and_cuda"})
+        version = v.version(row, "version", where) or ""
+        if len(_release(version, "")) != 2:
+            raise v.fail(where, f"version {version!r} must be MAJOR.MINOR, e.g. 2.15")
+        py_min, py_max = v.version(row, "python_min", where), v.version(row, "python_max", where)
+        if parse_version(py_min) > parse_version(py_max):
+            raise v.fail(where, f"python_min {py_min} is above python_max {py_max}")
+        ccs = row["compute_capabilities"]
+        if not isinstance(ccs, list) or not all(isinstance(c, str) and _kernel_parse(c) for c in ccs):
+            raise v.fail(where, "compute_capabilities must be a list like ['sm_60', 'compute_90']")
+        pins = row.get("and_cuda", {})
+        if not isinstance(pins, dict):
+            raise v.fail(where, "and_cuda must be a table of distribution = requirement specifier")
+        for dist, spec in pins.items():
+            if not _DIST.match(dist) or not isinstance(spec, str):
+                raise v.fail(where, f"and_cuda: bad entry {dist!r}")
+            try:
+                SpecifierSet(spec)
+            except InvalidSpecifier:
+                raise v.fail(where, f"and_cuda: {dist} = {spec!r} is not a requirement specifier") from None
+        out.append(TFRelease(
+            version=version, python_min=py_min or "", python_max=py_max or "",
+            cuda=v.version(row, "cuda", where) or "", cudnn=v.version(row, "cudnn", where) or "",
+            compute_capabilities=tuple(ccs), linux_gpu=v.boolean(row, "linux_gpu", where),
+            windows_gpu=v.boolean(row, "windows_gpu", where), macos_gpu=v.boolean(row, "macos_gpu", where),
+            and_cuda=dict(pins), source=v.url(row["source"], where),
+            notes=v.string(row, "notes", where, ""), see_also=v.urls(row, where),
+        ))
+    v.ascending([_release(r.version, "") for r in out], [r.version for r in out], "release")
+    return tuple(out)
+
+
+def _parse_cuda(v: _Rows, data: dict[str, Any]) -> tuple[tuple[CudaDriver, ...], tuple[MinorCompat, ...]]:
+    v.keys(data, "", {"driver", "minor_compat"}, set())
+    drivers = []
+    for i, row in enumerate(v.table(data, "driver"), 1):
+        where = f"driver #{i}" + (f" ({row.get('cuda')})" if isinstance(row, dict) else "")
+        v.keys(row, where, {"cuda", "label", "linux", "windows", "source"}, {"rc"})
+        cuda = v.version(row, "cuda", where) or ""
+        if len(_release(cuda, "")) != 3:
+            raise v.fail(where, f"cuda {cuda!r} must be MAJOR.MINOR.PATCH (X.Y.0 for GA, X.Y.N for Update N)")
+        linux, windows = v.version(row, "linux", where, na=True), v.version(row, "windows", where, na=True)
+        drivers.append(CudaDriver(cuda, v.string(row, "label", where), linux, windows,
+                                  v.url(row["source"], where), v.boolean(row, "rc", where, False)))
+    v.ascending([_release(d.cuda, "") for d in drivers], [d.cuda for d in drivers], "driver")
+    floors = []
+    for i, row in enumerate(v.table(data, "minor_compat"), 1):
+        where = f"minor_compat #{i}" + (f" ({row.get('major')})" if isinstance(row, dict) else "")
+        v.keys(row, where, {"major", "linux", "windows", "source"}, {"notes"})
+        major = v.string(row, "major", where)
+        if not major.isdigit():
+            raise v.fail(where, f"major {major!r} must be a whole number such as 12")
+        floors.append(MinorCompat(major, v.version(row, "linux", where, na=True),
+                                  v.version(row, "windows", where, na=True), v.url(row["source"], where),
+                                  v.string(row, "notes", where, "")))
+    v.ascending([(int(m.major),) for m in floors], [m.major for m in floors], "minor_compat")
+    return tuple(drivers), tuple(floors)
+
+
+def _parse_gpus(v: _Rows, data: dict[str, Any]) -> tuple[GpuModel, ...]:
+    v.keys(data, "", {"gpu"}, set())
+    models, names = [], set()
+    for i, row in enumerate(v.table(data, "gpu"), 1):
+        where = f"gpu #{i}" + (f" ({row.get('name')})" if isinstance(row, dict) else "")
+        v.keys(row, where, {"name", "patterns", "compute_capability", "architecture", "source"},
+               {"fp32_tflops", "tf32_tflops", "fp16_tflops", "bf16_tflops", "memory_bandwidth_gbs",
+                "notes", "see_also"})
+        name = v.string(row, "name", where)
+        if name in names:
+            raise v.fail(where, "duplicate row")
+        names.add(name)
+        patterns = row["patterns"]
+        if not isinstance(patterns, list) or not all(isinstance(p, str) and p for p in patterns or [0]):
+            raise v.fail(where, "patterns must be a non-empty list of regular expressions")
+        try:
+            _compiled(tuple(patterns))
+        except re.error as exc:
+            raise v.fail(where, f"bad pattern: {exc}") from None
+        cc = v.string(row, "compute_capability", where)
+        if not _CC.match(cc):
+            raise v.fail(where, f"compute_capability {cc!r} must be MAJOR.MINOR such as 8.6")
+        models.append(GpuModel(
+            name=name, patterns=tuple(patterns), compute_capability=cc,
+            architecture=v.string(row, "architecture", where),
+            fp32_tflops=v.number(row, "fp32_tflops", where), fp16_tflops=v.number(row, "fp16_tflops", where),
+            bf16_tflops=v.number(row, "bf16_tflops", where), source=v.url(row["source"], where),
+            tf32_tflops=v.number(row, "tf32_tflops", where),
+            memory_bandwidth_gbs=v.number(row, "memory_bandwidth_gbs", where),
+            notes=v.string(row, "notes", where, ""), see_also=v.urls(row, where),
+        ))
+    return tuple(models)
+
+
+def _label(location: Any, fname: str) -> str:
+    return f"{location}{os.sep}{fname}" if isinstance(location, Path) else f"{location}/{fname}"
+
+
+def _read(location: Any, fname: str) -> dict[str, Any]:
+    label = _label(location, fname)
+    try:
+        raw = location.joinpath(fname).read_bytes()
+    except FileNotFoundError:
+        raise CompatError(f"{label}: missing compat data file") from None
+    except OSError as exc:
+        raise CompatError(f"{label}: cannot read: {exc.strerror or exc}") from None
+    try:
+        return _toml_loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise CompatError(f"{label}: not UTF-8 text") from None
+    except ValueError as exc:  # tomllib.TOMLDecodeError is a ValueError
+        raise CompatError(f"{label}: malformed TOML: {exc}") from None
+
+
+def parse_matrix(location: Any) -> Matrix:
+    """Read and validate the four files under a directory (Path or importlib Traversable)."""
+    def rows(fname: str) -> _Rows:
+        return _Rows(_label(location, fname))
+
+    version = _parse_meta(rows("meta.toml"), _read(location, "meta.toml"))
+    tensorflow = _parse_tensorflow(rows("tensorflow.toml"), _read(location, "tensorflow.toml"))
+    drivers, floors = _parse_cuda(rows("cuda.toml"), _read(location, "cuda.toml"))
+    gpus = _parse_gpus(rows("gpus.toml"), _read(location, "gpus.toml"))
+    matrix = Matrix(version, tensorflow, drivers, gpus, floors, str(location))
+    tfv = rows("tensorflow.toml")
+    for rel in tensorflow:  # every CUDA a release names needs a driver row for each platform it supports
+        row = matrix.driver_row(rel.cuda)
+        if row is None:
+            raise tfv.fail(f"release {rel.version}", f"CUDA {rel.cuda} has no row in cuda.toml")
+        if rel.windows_gpu and row.windows is None:
+            raise tfv.fail(f"release {rel.version}", f"CUDA {rel.cuda} has no Windows driver in cuda.toml")
+    return matrix
+
+
+def _package_location() -> Any:
+    """Where the compat data lives: the wheel's tfdoctor/compat_data, else the repository's compat/."""
+    from importlib import resources
+
+    for probe in (lambda: resources.files("tfdoctor").joinpath("compat_data"),
+                  lambda: resources.files("tfdoctor.compat_data")):
+        try:
+            candidate = probe()
+            if candidate.joinpath("meta.toml").is_file():
+                return candidate
+        except (ModuleNotFoundError, TypeError, OSError, ValueError):
+            continue
+    return Path(__file__).resolve().parent.parent / "compat"
+
+
+@functools.lru_cache(maxsize=8)
+def _load_cached(directory: str | None) -> Matrix:
+    if directory is None:
+        return parse_matrix(_package_location())
+    path = Path(directory)
+    if not path.is_dir():
+        raise CompatError(f"{path}: not a directory of compat data")
+    return parse_matrix(path)
+
+
+def load_matrix(path: str | Path | None = None) -> Matrix:
+    """The validated matrix from `path`, else $TFDOCTOR_COMPAT_DIR, else the bundled data (cached)."""
+    chosen = path if path is not None else os.environ.get("TFDOCTOR_COMPAT_DIR") or None
+    return _load_cached(None if chosen is None else str(Path(chosen).expanduser().resolve()))
+
+
+# ---- `tfdoctor matrix` ---------------------------------------------------------------------------------
+
+
+def _usage(message: str) -> int:
+    print(f"tfdoctor: {message}", file=sys.stderr)
+    return 2
+
+
+def _span(rel: TFRelease) -> str:
+    return f"{rel.python_min}-{rel.python_max}"
+
+
+def release_needs(matrix: Matrix, rel: TFRelease) -> dict[str, Any]:
+    """What one release needs, as plain data (the --tensorflow answer)."""
+    return {
+        "tensorflow": rel.version,
+        "python": {"min": rel.python_min, "max": rel.python_max},
+        "cuda": rel.cuda,
+        "cudnn": rel.cudnn,
+        "min_driver": {
+            col: {"exact": matrix.min_driver(rel.cuda, col),
+                  "minor_compat": matrix.minor_compat_floor(rel.cuda, col)}
+            for col in ("linux", "windows")
+        },
+        "compute_capabilities": list(rel.compute_capabilities),
+        "platforms": {p: rel.gpu_on(p) for p in PLATFORMS},
+        "and_cuda": dict(rel.and_cuda),
+        "notes": rel.notes,
+        "source": rel.source,
+        "see_also": list(rel.see_also),
+        "compat_data": matrix.version,
+    }
+
+
+def _text_release(matrix: Matrix, rel: TFRelease) -> str:
+    need = release_needs(matrix, rel)
+    drv = need["min_driver"]
+
+    def driver_line(col: str) -> str:
+        exact, floor = drv[col]["exact"], drv[col]["minor_compat"]
+        text = f">= {exact}" if exact else "unknown"
+        major = rel.cuda.split(".")[0]
+        return text + (f" (>= {floor} with CUDA {major}.x minor-version compatibility)" if floor else "")
+
+    plat = need["platforms"]
+    yes = {True: "yes", False: "no"}
+    lines = [
+        f"TensorFlow {rel.version}  (compat data {matrix.version})",
+        f"  Python         {_span(rel)}",
+        f"  CUDA           {rel.cuda}, cuDNN {rel.cudnn}",
+        f"  Linux driver   {driver_line('linux')}",
+        f"  WSL2/Windows   {driver_line('windows')}  (the Windows host driver)",
+        f"  Kernels        {' '.join(rel.compute_capabilities)}",
+        f"  GPU support    Linux {yes[plat['linux']]} · WSL2 {yes[plat['wsl2']]} · "
+        f"native Windows {yes[plat['windows']]} · macOS {yes[plat['macos']]}",
+    ]
+    if rel.and_cuda:
+        lines.append(f'  and-cuda       pip install "tensorflow[and-cuda]=={rel.version}.*" pulls:')
+        lines += [f"                   {dist}{spec}" for dist, spec in sorted(rel.and_cuda.items())]
+    else:
+        lines.append("  and-cuda       none (the extra starts with 2.14; install CUDA and cuDNN separately)")
+    if rel.notes:
+        lines.append(f"  Notes          {rel.notes}")
+    lines.append(f"  Source         {rel.source}")
+    return "\n".join(lines) + "\n"
+
+
+def _driver_answer(matrix: Matrix, driver: str, platform: str = "linux") -> list[dict[str, Any]]:
+    return [
+        {"tensorflow": rel.version, "cuda": rel.cuda, "min_driver": matrix.min_driver(rel.cuda, platform),
+         "caveat": caveat}
+        for rel, caveat in matrix.releases_for_driver(driver, platform)
+    ]
+
+
+def _cuda_answer(matrix: Matrix, cuda: str) -> dict[str, Any]:
+    row = matrix.driver_row(cuda)
+    minor = _release(cuda, "CUDA version")[:2]
+    built = [r.version for r in matrix.tensorflow if _release(r.cuda, "")[:2] == minor]
+    return {
+        "cuda": cuda,
+        "row": row.cuda if row else None,
+        "label": row.label if row else None,
+        "min_driver": {"linux": row.linux if row else None, "windows": row.windows if row else None},
+        "minor_compat": {"linux": matrix.minor_compat_floor(cuda, "linux"),
+                         "windows": matrix.minor_compat_floor(cuda, "windows")},
+        "tensorflow": built,
+        "source": row.source if row else None,
+    }
+
+
+def _table(matrix: Matrix) -> None:
+    header = ("TF", "Python", "CUDA", "cuDNN", "Linux driver", "Win GPU", "Kernels")
+    rows = [
+        (r.version, _span(r), r.cuda, r.cudnn, f">= {matrix.min_driver(r.cuda) or '?'}",
+         "yes" if r.windows_gpu else "no", " ".join(r.compute_capabilities))
+        for r in reversed(matrix.tensorflow)
+    ]
+    title = f"TensorFlow releases, newest first (compat data {matrix.version})"
+    if sys.stdout.isatty():
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table(*header, title=title)
+        for row in rows:
+            table.add_row(*row)
+        Console().print(table)
+        return
+    widths = [max(len(str(x[i])) for x in (header, *rows)) for i in range(len(header))]
+    out = [title]
+    for row in (header, *rows):
+        out.append("  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip())
+    sys.stdout.write("\n".join(out) + "\n")
+
+
+def _bad_option(name: str, value: str | None) -> str | None:
+    """Why an option's value is not a usable version, or None."""
+    if value is None:
+        return None
+    if name != "--tensorflow" and not _NUMERIC.match(value.strip()):
+        return f"{name} {value!r}: not a version (expected digits and dots, e.g. 535.104.05)"
+    try:
+        parse_version(value, name)
+    except ValueError as exc:
+        return f"{exc} (expected e.g. 2.15 or 2.15.1)"
+    return None
+
+
+def matrix_command(tensorflow: str | None, driver: str | None, cuda: str | None, as_json: bool,
+                   platform: str = "linux") -> int:
+    """`tfdoctor matrix`: print the matrix, or answer one question about it. Exit 0, or 2 on bad input.
+
+    --driver lists, oldest first, the releases the driver can run; `platform` picks the driver column
+    (linux, or wsl2/windows for a Windows host driver).
+    """
+    import json
+
+    options = (("--tensorflow", tensorflow), ("--driver", driver), ("--cuda", cuda))
+    given = [name for name, value in options if value is not None]
+    if len(given) > 1:
+        return _usage(f"matrix: give one of --tensorflow, --driver, --cuda (got {' and '.join(given)})")
+    for name, value in options:
+        problem = _bad_option(name, value)
+        if problem:
+            return _usage(problem)
+    if platform not in PLATFORMS:
+        return _usage(f"unknown platform {platform!r} (expected one of {', '.join(PLATFORMS)})")
+    matrix = load_matrix()
+
+    def emit(data: Any, text: str) -> int:
+        sys.stdout.write(json.dumps(data, indent=2) + "\n" if as_json else text)
+        return 0
+
+    if tensorflow is not None:
+        rel = matrix.tf_release(tensorflow)
+        if rel is None:
+            known = f"{matrix.tensorflow[0].version}-{matrix.newest_tf().version}"
+            message = f"unknown TensorFlow release {tensorflow!r} (compat data {matrix.version} has {known})"
+            return _usage(message)
+        return emit(release_needs(matrix, rel), _text_release(matrix, rel))
+    if driver is not None:
+        driver = driver.strip()
+        answer = _driver_answer(matrix, driver, platform)
+        lines = [f"{platform} driver {driver} can run these TensorFlow releases, oldest first "
+                 f"(compat data {matrix.version}):"]
+        for item in answer:
+            how = "yes" if item["caveat"] is None else "yes, through minor-version compatibility only"
+            need = item["min_driver"] or "?"
+            lines.append(f"  {item['tensorflow']:<6} CUDA {item['cuda']:<7} needs >= {need:<11} {how}")
+        if not answer:
+            lines.append("  none: this driver is older than what every TensorFlow GPU release's CUDA needs")
+        caveats = [item["caveat"] for item in answer if item["caveat"]]
+        if caveats:
+            lines.append(f"Caveat: {caveats[-1]}")
+        return emit(answer, "\n".join(lines) + "\n")
+    if cuda is not None:
+        cuda = cuda.strip()
+        answer = _cuda_answer(matrix, cuda)
+        if answer["row"] is None:
+            return _usage(f"unknown CUDA version {cuda!r} (no driver row in compat data {matrix.version})")
+        floor = answer["minor_compat"]
+
+        def line(col: str) -> str:
+            text = f">= {answer['min_driver'][col] or 'N/A (none listed)'}"
+            return text + (f"  (minor-version compatibility: >= {floor[col]})" if floor[col] else "")
+
+        lines = [
+            f"{answer['label']}  (compat data {matrix.version})",
+            f"  Linux driver     {line('linux')}",
+            f"  Windows / WSL2   {line('windows')}",
+            f"  TensorFlow built with CUDA {'.'.join(map(str, _release(cuda, '')[:2]))}: "
+            + (", ".join(answer["tensorflow"]) or "none"),
+            f"  Source           {answer['source']}",
+        ]
+        return emit(answer, "\n".join(lines) + "\n")
+    if as_json:
+        return emit(matrix.to_dict(), "")
+    _table(matrix)
+    return 0

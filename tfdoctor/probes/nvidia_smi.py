@@ -1,0 +1,417 @@
+"""nvidia-smi probe: the plain banner and `nvidia-smi -q -x`, parsed by pure functions.
+
+nvidia-smi's text is not a stable API, so it is a cross-check of NVML and its fallback when NVML
+cannot be used. Facts (see tfdoctor/probes/__init__.py): found, path, error, error_kind
+(not-found|timeout|driver-not-loaded|lib-mismatch|no-permission|failed|unreadable), returncode,
+driver_version, cuda_version, gpus [per-GPU keys as the nvml probe's], raw, raw_xml, xml_error.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import xml.etree.ElementTree as ET
+from typing import Any
+
+from tfdoctor import proc
+
+FALLBACK_PATHS = ("/usr/bin/nvidia-smi", "/usr/lib/wsl/lib/nvidia-smi")
+
+# nvidia-smi's own failure texts, lowercased, and what they mean.
+FAILURE_TEXTS = (
+    ("couldn't communicate with the nvidia driver", "driver-not-loaded"),
+    ("driver/library version mismatch", "lib-mismatch"),
+    ("insufficient permissions", "no-permission"),
+    ("no devices were found", "no-devices"),
+    ("unable to determine the device handle", "gpu-lost"),
+    ("gpu is lost", "gpu-lost"),
+)
+
+_HEADER = re.compile(
+    r"NVIDIA-SMI\s+(?P<smi>[\d.]+)\s+(?:Driver|KMD) Version:\s*(?P<driver>[\d.]+)"
+    r"(?:\s+CUDA(?: UMD)? Version:\s*(?P<cuda>[\d.]+|N/A))?"
+)
+_GPU_ROW = re.compile(
+    r"^\|\s+(?P<index>\d+)\s+(?P<name>.+?)\s+(?P<pm>On|Off|WDDM|TCC|MCDM|N/A)\s*\|\s*"
+    r"(?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])\s"
+)
+_MEM = re.compile(r"(?P<used>\d+)MiB\s*/\s*(?P<total>\d+)MiB")
+_COMPUTE_MODE = re.compile(r"(Default|E\. Process|E\. Thread|Prohibited)\s*\|\s*$")
+_BANNER_MODES = {
+    "Default": "default",
+    "E. Process": "exclusive_process",
+    "E. Thread": "exclusive_thread",
+    "Prohibited": "prohibited",
+}
+
+# `-q -x` clock reason tags (clocks_throttle_reason_* before R535, clocks_event_reason_* after).
+THROTTLE_TAGS = {
+    "gpu_idle": "idle",
+    "applications_clocks_setting": "applications_clocks",
+    "sw_power_cap": "power_cap",
+    "hw_slowdown": "hw_slowdown",
+    "hw_thermal_slowdown": "hw_thermal",
+    "hw_power_brake_slowdown": "hw_power_brake",
+    "sync_boost": "sync_boost",
+    "sw_thermal_slowdown": "sw_thermal",
+    "display_clocks_setting": "display_clocks",
+}
+_MISSING = {
+    "",
+    "n/a",
+    "[n/a]",
+    "not supported",
+    "[not supported]",
+    "unknown error",
+    "[unknown error]",
+    "none",
+    "not available",
+    "[insufficient permissions]",
+    "insufficient permissions",
+}
+
+
+class SmiParseError(ValueError):
+    """Output that is not what nvidia-smi prints."""
+
+
+# --- pure parsers -----------------------------------------------------------------------------
+
+
+def failure_kind(text: str) -> str | None:
+    """The error_kind for nvidia-smi's own failure messages, or None."""
+    low = text.lower()
+    return next((kind for needle, kind in FAILURE_TEXTS if needle in low), None)
+
+
+def parse_banner(text: str) -> dict[str, Any]:
+    """Parse plain `nvidia-smi` output (R331..R610 layouts). Raises SmiParseError on anything else."""
+    m = _HEADER.search(text)
+    if not m:
+        raise SmiParseError("no 'NVIDIA-SMI ... Driver Version' header")
+    cuda = m.group("cuda")
+    gpus: list[dict[str, Any]] = []
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        row = _GPU_ROW.match(line)
+        if not row:
+            continue
+        gpu: dict[str, Any] = {
+            "index": int(row.group("index")),
+            "name": row.group("name").strip(),
+            "name_truncated": row.group("name").strip().endswith("..."),
+            "pci_bus_id": row.group("bus"),
+            "persistence_mode": {"On": True, "Off": False}.get(row.group("pm")),
+            "memory_total_mib": None,
+            "memory_used_mib": None,
+            "compute_mode": None,
+        }
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        mem = _MEM.search(nxt)
+        if mem:
+            gpu["memory_used_mib"] = int(mem.group("used"))
+            gpu["memory_total_mib"] = int(mem.group("total"))
+        mode = _COMPUTE_MODE.search(nxt)
+        if mode:
+            gpu["compute_mode"] = _BANNER_MODES[mode.group(1)]
+        gpus.append(gpu)
+    return {
+        "smi_version": m.group("smi"),
+        "driver_version": m.group("driver"),
+        "cuda_version": None if cuda in (None, "N/A") else cuda,
+        "gpus": gpus,
+    }
+
+
+def _text(node: ET.Element | None, path: str) -> str | None:
+    if node is None:
+        return None
+    found = node.find(path)
+    if found is None or found.text is None:
+        return None
+    value = found.text.strip()
+    return None if value.lower() in _MISSING else value
+
+
+def _number(node: ET.Element | None, path: str) -> float | None:
+    """'81559 MiB', '30 C', '100.89 W', '16x', '4' -> a number; N/A -> None."""
+    value = _text(node, path)
+    m = re.match(r"^-?\d+(?:\.\d+)?", value or "")
+    return float(m.group(0)) if m else None
+
+
+def _int(node: ET.Element | None, path: str) -> int | None:
+    value = _number(node, path)
+    return int(value) if value is not None else None
+
+
+def _flag(node: ET.Element | None, path: str) -> bool | None:
+    value = (_text(node, path) or "").lower()
+    return {
+        "enabled": True,
+        "yes": True,
+        "active": True,
+        "disabled": False,
+        "no": False,
+        "not active": False,
+    }.get(value)
+
+
+def _first(*values: Any) -> Any:
+    return next((v for v in values if v is not None), None)
+
+
+def _ecc_counts(node: ET.Element | None) -> dict[str, int | None]:
+    """Sum corrected/uncorrected counts over the schema in use (R418 single/double bit, R470+ SRAM/DRAM)."""
+    if node is None:
+        return {"corrected": None, "uncorrected": None}
+    single, double = _int(node, "single_bit/total"), _int(node, "double_bit/total")
+    if single is not None or double is not None:
+        return {"corrected": single, "uncorrected": double}
+    corrected = uncorrected = None
+    for child in node:
+        tag = child.tag.lower()
+        value = _int(node, child.tag)
+        if value is None or "threshold" in tag:
+            continue
+        if "uncorrectable" in tag:
+            uncorrected = (uncorrected or 0) + value
+        elif tag.endswith("correctable"):
+            corrected = (corrected or 0) + value
+    return {"corrected": corrected, "uncorrected": uncorrected}
+
+
+def _throttle(gpu: ET.Element) -> list[str] | None:
+    block = _first(gpu.find("clocks_event_reasons"), gpu.find("clocks_throttle_reasons"))
+    if block is None:
+        return None
+    active = []
+    for child in block:
+        suffix = re.sub(r"^clocks_(event|throttle)_reason_", "", child.tag)
+        if (child.text or "").strip().lower() == "active":
+            active.append(THROTTLE_TAGS.get(suffix, suffix))
+    return active
+
+
+def _processes(gpu: ET.Element) -> list[dict[str, Any]]:
+    out = []
+    for p in gpu.findall("processes/process_info"):
+        out.append(
+            {
+                "pid": _int(p, "pid"),
+                "name": _text(p, "process_name"),
+                "type": _text(p, "type"),
+                "used_mib": _int(p, "used_memory"),
+            }
+        )
+    return out
+
+
+def _mig(gpu: ET.Element) -> dict[str, Any]:
+    devices = []
+    for d in gpu.findall("mig_devices/mig_device"):
+        devices.append(
+            {
+                "index": _int(d, "index"),
+                "gpu_instance_id": _int(d, "gpu_instance_id"),
+                "compute_instance_id": _int(d, "compute_instance_id"),
+                "uuid": _text(d, "uuid"),
+                "memory_total_mib": _int(d, "fb_memory_usage/total"),
+            }
+        )
+    return {
+        "current": _flag(gpu, "mig_mode/current_mig"),
+        "pending": _flag(gpu, "mig_mode/pending_mig"),
+        "devices": devices,
+    }
+
+
+def _power(gpu: ET.Element) -> tuple[float | None, float | None]:
+    block = _first(gpu.find("gpu_power_readings"), gpu.find("power_readings"))
+    draw = _first(
+        _number(block, "power_draw"),
+        _number(block, "instant_power_draw"),
+        _number(block, "average_power_draw"),
+    )
+    limit = _first(
+        _number(block, "enforced_power_limit"),
+        _number(block, "current_power_limit"),
+        _number(block, "power_limit"),
+    )
+    return draw, limit
+
+
+def _gpu(index: int, gpu: ET.Element) -> dict[str, Any]:
+    link = gpu.find("pci/pci_gpu_link_info")
+    power_w, power_limit_w = _power(gpu)
+    remap = gpu.find("remapped_rows")
+    retired = gpu.find("retired_pages")
+    return {
+        "index": index,
+        "name": _text(gpu, "product_name"),
+        "uuid": _text(gpu, "uuid"),
+        "serial": _text(gpu, "serial"),
+        "pci_bus_id": _first(_text(gpu, "pci/pci_bus_id"), gpu.get("id")),
+        "compute_capability": _text(gpu, "compute_cap"),
+        "memory_total_mib": _int(gpu, "fb_memory_usage/total"),
+        "memory_used_mib": _int(gpu, "fb_memory_usage/used"),
+        "memory_free_mib": _int(gpu, "fb_memory_usage/free"),
+        "ecc": {
+            "mode_current": _flag(gpu, "ecc_mode/current_ecc"),
+            "volatile": _ecc_counts(gpu.find("ecc_errors/volatile")),
+            "aggregate": _ecc_counts(gpu.find("ecc_errors/aggregate")),
+        },
+        "retired_pages": {
+            "single_bit": _int(retired, "multiple_single_bit_retirement/retired_count"),
+            "double_bit": _int(retired, "double_bit_retirement/retired_count"),
+            "pending": _first(_flag(retired, "pending_retirement"), _flag(retired, "pending_blacklist")),
+        },
+        "remapped_rows": {
+            "pending": _flag(remap, "remapped_row_pending"),
+            "failure": _flag(remap, "remapped_row_failure"),
+            "correctable": _int(remap, "remapped_row_corr"),
+            "uncorrectable": _int(remap, "remapped_row_unc"),
+        },
+        "throttle_reasons": _throttle(gpu),
+        "pcie": {
+            "gen": _int(link, "pcie_gen/current_link_gen"),
+            "max_gen": _int(link, "pcie_gen/max_link_gen"),
+            "width": _int(link, "link_widths/current_link_width"),
+            "max_width": _int(link, "link_widths/max_link_width"),
+        },
+        "persistence_mode": _flag(gpu, "persistence_mode"),
+        "compute_mode": (_text(gpu, "compute_mode") or "").lower() or None,
+        "mig": _mig(gpu),
+        "processes": _processes(gpu),
+        "temperature_c": _number(gpu, "temperature/gpu_temp"),
+        "temperature_limit_c": _number(gpu, "temperature/gpu_temp_slow_threshold"),
+        "power_w": power_w,
+        "power_limit_w": power_limit_w,
+    }
+
+
+def parse_query_xml(text: str) -> dict[str, Any]:
+    """Parse `nvidia-smi -q -x`. Raises SmiParseError when it is not an nvidia_smi_log document."""
+    start = text.find("<")
+    if start < 0:
+        raise SmiParseError("no XML in the output")
+    body = re.sub(r"<\?xml[^>]*\?>", "", text[start:], count=1)  # a str input must not declare bytes
+    try:
+        root = ET.fromstring(body)
+    except ET.ParseError as exc:
+        raise SmiParseError(f"not well-formed XML ({exc})") from None
+    if root.tag != "nvidia_smi_log":
+        raise SmiParseError(f"XML root is <{root.tag}>, not <nvidia_smi_log>")
+    return {
+        "driver_version": _text(root, "driver_version"),
+        "cuda_version": _text(root, "cuda_version"),
+        "attached_gpus": _int(root, "attached_gpus"),
+        "gpus": [_gpu(i, g) for i, g in enumerate(root.findall("gpu"))],
+    }
+
+
+# --- the probe --------------------------------------------------------------------------------
+
+
+def find_nvidia_smi(env: dict[str, str]) -> str | None:
+    """nvidia-smi on the target's PATH, else the usual Linux and WSL2 locations."""
+    found = shutil.which("nvidia-smi", path=env.get("PATH", os.defpath))
+    if found:
+        return found
+    return next((p for p in FALLBACK_PATHS if os.path.isfile(p) and os.access(p, os.X_OK)), None)
+
+
+def _failure(res: proc.Result, what: str) -> tuple[str, str]:
+    """(error, error_kind) in plain words for a failed run."""
+    output = f"{res.stdout}\n{res.stderr}".strip()
+    kind = failure_kind(output)
+    first = next((ln.strip() for ln in output.splitlines() if ln.strip()), "")
+    if res.timed_out:
+        return f"`{what}` {res.describe().split(' ', 1)[1]}", "timeout"
+    if kind:
+        return f"`{what}` failed: {first}", kind
+    if res.error:
+        return f"`{what}`: {res.error}", "failed"
+    said = f": {first[:200]}" if first else " and printed nothing"
+    return f"`{what}` {res.describe().split(' ', 1)[1]}{said}", "failed"
+
+
+def _unreadable(raw: str, what: str, why: str) -> str:
+    bad_utf8 = "\ufffd" in raw
+    if bad_utf8:
+        return f"`{what}` printed bytes that are not valid UTF-8; tfdoctor could not read it ({why})"
+    if not raw.strip():
+        return f"`{what}` printed nothing"
+    return f"`{what}` printed something that is not nvidia-smi's usual output ({why})"
+
+
+def probe(ctx: Any) -> dict[str, Any]:
+    facts: dict[str, Any] = {
+        "found": False,
+        "path": None,
+        "error": None,
+        "error_kind": None,
+        "returncode": None,
+        "driver_version": None,
+        "cuda_version": None,
+        "gpus": [],
+        "raw": None,
+        "raw_xml": None,
+        "xml_error": None,
+    }
+    path = find_nvidia_smi(ctx.env)
+    if not path:
+        facts.update(
+            error="nvidia-smi is not on PATH (nor in /usr/bin or /usr/lib/wsl/lib)", error_kind="not-found"
+        )
+        return facts
+    facts.update(found=True, path=path)
+    banner = proc.run([path], timeout=ctx.timeout, env=ctx.env)
+    facts["returncode"] = banner.returncode
+    facts["raw"] = proc.trim((banner.stdout + ("\n" + banner.stderr if banner.stderr else "")).strip())
+    if not banner.ok:
+        facts["error"], facts["error_kind"] = _failure(banner, "nvidia-smi")
+        return facts  # -q -x would fail (or hang) the same way
+    try:
+        parsed = parse_banner(banner.stdout)
+    except SmiParseError as exc:
+        kind = failure_kind(banner.stdout)
+        if kind:
+            facts["error"], facts["error_kind"] = _failure(banner, "nvidia-smi")
+        else:
+            facts["error"] = _unreadable(banner.stdout, "nvidia-smi", str(exc))
+            facts["error_kind"] = "unreadable"
+        parsed = None
+    if parsed:
+        facts.update(
+            driver_version=parsed["driver_version"], cuda_version=parsed["cuda_version"], gpus=parsed["gpus"]
+        )
+    query = proc.run([path, "-q", "-x"], timeout=ctx.timeout, env=ctx.env)
+    facts["raw_xml"] = proc.trim(query.stdout.strip()) if query.stdout.strip() else None
+    if not query.ok:
+        facts["xml_error"] = _failure(query, "nvidia-smi -q -x")[0]
+        return facts
+    try:
+        xml = parse_query_xml(query.stdout)
+    except SmiParseError as exc:
+        facts["xml_error"] = _unreadable(query.stdout, "nvidia-smi -q -x", str(exc))
+        return facts
+    facts["driver_version"] = xml["driver_version"] or facts["driver_version"]
+    facts["cuda_version"] = xml["cuda_version"] or facts["cuda_version"]
+    if xml["gpus"]:
+        facts["gpus"] = _merge(facts["gpus"], xml["gpus"])
+    if parsed is None and xml["gpus"]:
+        facts["error"], facts["error_kind"] = None, None  # the XML answered what the banner did not
+    return facts
+
+
+def _merge(banner: list[dict[str, Any]], xml: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """XML per-GPU facts, with banner values filling what the XML left out."""
+    out = []
+    for i, gpu in enumerate(xml):
+        extra = banner[i] if i < len(banner) else {}
+        out.append(
+            {**gpu, **{k: v for k, v in extra.items() if gpu.get(k) is None and k != "name_truncated"}}
+        )
+    return out

@@ -1,0 +1,148 @@
+"""The runtime probe: run the TensorFlow worker in the target interpreter and read its answer.
+
+The worker (tfdoctor/worker/worker.py) is passed by file path, so the target environment needs
+TensorFlow but not tfdoctor. It prints `TFDOCTOR-STEP <json>` lines as it goes and one
+`TFDOCTOR-RESULT <json>` at the end; a crash, hang or garbage output becomes facts here
+(error, signal, timed_out) and the steps are rebuilt from the STEP lines that did arrive.
+
+Facts beyond the shape in tfdoctor/probes/__init__.py: gpus [{tf_device, name,
+compute_capability, pci_bus_id, memory_mib}], gpu_reason (TensorFlow's words for seeing no GPU),
+tf_version, memory {device: {memory_current_mib, memory_peak_mib}}, seconds, result_line (bool),
+stdout_junk (what stdout held besides the protocol, trimmed), worker (path), argv.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+from pathlib import Path
+from typing import Any
+
+from tfdoctor import proc
+from tfdoctor.probes import Context
+
+RESULT = "TFDOCTOR-RESULT "
+STEP = "TFDOCTOR-STEP "
+WORKER = Path(__file__).resolve().parent.parent / "worker" / "worker.py"
+
+
+def worker_env(ctx: Context) -> dict[str, str]:
+    """The user's environment, plus what the worker needs to report TensorFlow's own reasons."""
+    env = dict(ctx.env)
+    env["TF_CPP_MIN_LOG_LEVEL"] = "0"  # cuInit / dlopen reasons are INFO..ERROR lines
+    env["KERAS_BACKEND"] = "tensorflow"
+    env["PYTHONUNBUFFERED"] = "1"
+    env.setdefault("PYTHONDONTWRITEBYTECODE", "1")
+    return env
+
+
+def worker_argv(ctx: Context, extra: tuple[str, ...] = ()) -> list[str]:
+    argv = [ctx.python, str(WORKER)]
+    if ctx.memory_limit_mib:
+        argv += ["--memory-limit", str(ctx.memory_limit_mib)]
+    return argv + list(extra)
+
+
+def _signal_name(returncode: int | None) -> str | None:
+    if returncode is None or returncode >= 0:
+        return None
+    try:
+        return signal.Signals(-returncode).name
+    except ValueError:
+        return f"signal {-returncode}"
+
+
+def _json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def parse_output(stdout: str) -> tuple[dict[str, Any] | None, list[dict[str, Any]], list[str]]:
+    """(result or None, steps rebuilt from STEP lines, other stdout lines)."""
+    result = None
+    latest: dict[tuple[str, Any], dict[str, Any]] = {}
+    junk: list[str] = []
+    for line in stdout.splitlines():
+        if line.startswith(RESULT):
+            value = _json(line[len(RESULT):])
+            if isinstance(value, dict):
+                result = value
+                continue
+        elif line.startswith(STEP):
+            value = _json(line[len(STEP):])
+            if isinstance(value, dict) and isinstance(value.get("name"), str):
+                latest[(value["name"], value.get("device"))] = value
+                continue
+        if line.strip():
+            junk.append(line)
+    return result, list(latest.values()), junk
+
+
+def _interrupted(steps: list[dict[str, Any]], what: str) -> list[dict[str, Any]]:
+    """A step left "running" is the one the worker died in: mark it failed, in plain words."""
+    out = []
+    for step in steps:
+        if step.get("status") == "running":
+            step = {**step, "status": "fail", "interrupted": True, "error": f"{what} during this step"}
+        out.append(step)
+    return out
+
+
+def facts_from(res: proc.Result, python: str, timeout: float) -> dict[str, Any]:
+    """Turn the worker's exit and output into runtime facts (pure: no I/O)."""
+    result, steps, junk = parse_output(res.stdout)
+    sig = _signal_name(res.returncode)
+    log = res.stderr + ("\n" + "\n".join(junk) if junk else "")
+    facts: dict[str, Any] = {
+        "ran": res.error is None,
+        "python": python,
+        "returncode": res.returncode,
+        "timed_out": res.timed_out,
+        "signal": sig,
+        "seconds": round(res.seconds, 3),
+        "result_line": result is not None,
+        "log": proc.trim(log.strip()),
+        "stdout_junk": proc.trim("\n".join(junk), 4000) if junk else None,
+        "error": None,
+    }
+    if result is not None:
+        facts["steps"] = result.get("steps") if isinstance(result.get("steps"), list) else steps
+        for key in ("tf_version", "gpus", "gpu_reason", "memory", "python_version"):
+            facts[key] = result.get(key)
+        facts["tf_visible_gpus"] = result.get("tf_visible_gpus")
+        if result.get("error"):
+            facts["error"] = f"the TensorFlow worker stopped early: {result['error']}"
+    else:
+        facts["steps"] = steps
+        devices = next((s for s in steps if s.get("name") == "devices" and s.get("status") == "pass"), None)
+        facts["gpus"] = devices.get("gpus") if devices else None
+        facts["tf_visible_gpus"] = len(devices["gpus"]) if devices and isinstance(devices.get("gpus"), list) else None
+    if res.error:
+        facts["error"] = f"the TensorFlow worker could not be started: {res.error}"
+    elif res.timed_out:
+        what = f"the TensorFlow worker did not finish within {timeout:g} s and was killed with its process group"
+        facts["error"] = what
+        facts["steps"] = _interrupted(facts["steps"], "timed out")
+    elif sig:
+        facts["error"] = f"the TensorFlow worker was killed by {sig} (exit status {res.returncode})"
+        facts["steps"] = _interrupted(facts["steps"], f"killed by {sig}")
+    elif result is None and res.returncode:
+        facts["error"] = f"the TensorFlow worker exited with status {res.returncode} without a result"
+        facts["steps"] = _interrupted(facts["steps"], f"exited with status {res.returncode}")
+    elif result is None:
+        said = "printed no output" if not res.stdout.strip() else "printed no result line"
+        facts["error"] = f"the TensorFlow worker {said} (exit status 0)"
+        facts["steps"] = _interrupted(facts["steps"], "stopped answering")
+    return facts
+
+
+def probe(ctx: Context, extra: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Run the worker with the target interpreter; never raises."""
+    if not WORKER.is_file():
+        return {"ran": False, "python": ctx.python, "steps": [], "error": f"the worker script is missing: {WORKER}"}
+    res = proc.run(worker_argv(ctx, extra), timeout=ctx.worker_timeout, env=worker_env(ctx))
+    facts = facts_from(res, ctx.python, ctx.worker_timeout)
+    facts["worker"] = str(WORKER)
+    return facts

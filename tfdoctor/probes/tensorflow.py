@@ -1,0 +1,224 @@
+"""TensorFlow as installed in the target interpreter, without importing it.
+
+The target interpreter runs a stdlib-only snippet: distribution metadata, where the tensorflow
+package lives (importlib.util.find_spec on a top-level name locates it without running its
+__init__), and the text of tensorflow/python/platform/build_info.py. tfdoctor parses that text
+with ast; neither process imports TensorFlow.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import tempfile
+from typing import Any
+
+from tfdoctor import proc
+from tfdoctor.probes import Context
+
+_MARK = "TFDOCTOR-STATIC "
+SNIPPET = r"""
+import json, os, sys
+out = {"python": sys.executable, "python_version": "%d.%d.%d" % tuple(sys.version_info[:3]),
+       "distributions": [], "location": None, "build_info_text": None}
+try:
+    from importlib import metadata
+    for d in metadata.distributions():
+        out["distributions"].append([(d.metadata.get("Name") or "").strip(), d.version])
+except Exception as exc:
+    out["metadata_error"] = "reading installed distributions failed: %r" % (exc,)
+try:
+    import importlib.util
+    spec = importlib.util.find_spec("tensorflow")
+except Exception as exc:
+    spec = None
+    out["find_spec_error"] = "locating tensorflow failed: %r" % (exc,)
+if spec is not None:
+    locs = list(spec.submodule_search_locations or [])
+    out["location"] = locs[0] if locs else (os.path.dirname(spec.origin) if spec.origin else None)
+    out["namespace_package"] = spec.origin in (None, "namespace")
+    if out["location"]:
+        path = os.path.join(out["location"], "python", "platform", "build_info.py")
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                out["build_info_text"] = fh.read(200000)
+        except OSError as exc:
+            out["build_info_error"] = "%s: %s" % (path, exc.strerror or exc)
+print("TFDOCTOR-STATIC " + json.dumps(out))
+"""
+
+_EXACT = {
+    "tensorflow",
+    "tensorflow-cpu",
+    "tensorflow-gpu",
+    "tensorflow-intel",
+    "intel-tensorflow",
+    "tensorflow-macos",
+    "tensorflow-metal",
+    "tensorflow-rocm",
+    "tensorflow-aarch64",
+    "tf-keras",
+    "keras",
+}
+_PREFIXES = ("tf-nightly", "tensorflow-io", "nvidia-")
+# Which distribution's version is "the TensorFlow version", most specific first.
+_TF_DISTS = (
+    "tensorflow",
+    "tensorflow-cpu",
+    "tensorflow-gpu",
+    "tensorflow-intel",
+    "intel-tensorflow",
+    "tensorflow-macos",
+    "tensorflow-rocm",
+    "tensorflow-aarch64",
+)
+_LEGACY_KEYS = {"cuda_version_number": "cuda_version", "cudnn_version_number": "cudnn_version"}
+
+
+def normalize(name: str) -> str:
+    """PEP 503 normalized distribution name."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def of_interest(name: str) -> bool:
+    return name in _EXACT or name.startswith(_PREFIXES)
+
+
+def select_distributions(pairs: list) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """Distributions of interest (first on sys.path wins) and those installed more than once."""
+    chosen: dict[str, str] = {}
+    every: dict[str, list[str]] = {}
+    for pair in pairs:
+        if not (isinstance(pair, (list, tuple)) and len(pair) == 2 and pair[0]):
+            continue
+        name = normalize(str(pair[0]))
+        if of_interest(name):
+            every.setdefault(name, []).append(str(pair[1]))
+            chosen.setdefault(name, str(pair[1]))
+    return dict(sorted(chosen.items())), {n: v for n, v in sorted(every.items()) if len(v) > 1}
+
+
+def tensorflow_version(dists: dict[str, str]) -> str | None:
+    for name in _TF_DISTS:
+        if name in dists:
+            return dists[name]
+    nightly = sorted(n for n in dists if n.startswith("tf-nightly"))
+    return dists[nightly[0]] if nightly else None
+
+
+def _literal(node: ast.AST) -> Any:
+    return ast.literal_eval(node)
+
+
+def _callee(call: ast.Call) -> str | None:
+    func = call.func
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+
+
+def _mapping_from_call(call: ast.Call) -> dict[str, Any]:
+    """OrderedDict([(k, v), ...]), OrderedDict({k: v}), dict(...), with keyword arguments too."""
+    out: dict[str, Any] = {}
+    for arg in call.args:
+        value = _literal(arg)
+        items = value.items() if isinstance(value, dict) else value
+        for key, val in items:
+            out[str(key)] = val
+    for kw in call.keywords:
+        if kw.arg:
+            out[kw.arg] = _literal(kw.value)
+    return out
+
+
+def parse_build_info(text: str) -> dict[str, Any]:
+    """The build_info mapping of build_info.py, read with ast (never executed).
+
+    Handles `build_info = collections.OrderedDict([...])` (Python < 3.12 repr),
+    `OrderedDict({...})`, a plain dict, and legacy module-level `cuda_version_number = '10.0'`.
+    Raises ValueError when the text is not Python or holds none of these.
+    """
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as exc:
+        raise ValueError(f"build_info.py is not valid Python (line {exc.lineno}): {exc.msg}") from None
+    legacy: dict[str, Any] = {}
+    info: dict[str, Any] | None = None
+    for node in tree.body:
+        if not (
+            isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+        ):
+            continue
+        name, value = node.targets[0].id, node.value
+        try:
+            if name == "build_info":
+                if isinstance(value, ast.Call) and _callee(value) in ("OrderedDict", "dict"):
+                    info = _mapping_from_call(value)
+                else:
+                    literal = _literal(value)
+                    info = dict(literal) if isinstance(literal, dict) else None
+            else:
+                legacy[_LEGACY_KEYS.get(name, name)] = _literal(value)
+        except (ValueError, TypeError, SyntaxError):
+            continue  # not a literal: not build data
+    if info is None and not (legacy.keys() & {"cuda_version", "cudnn_version", "is_cuda_build"}):
+        raise ValueError("build_info.py holds no build_info mapping and no cuda_version_number")
+    return {**legacy, **(info or {})}
+
+
+def _plain(result: proc.Result, python: str) -> str:
+    if result.error or result.timed_out:
+        return result.describe()
+    tail = (result.stderr or result.stdout).strip().splitlines()
+    said = f" ({tail[-1][:200]})" if tail else ""
+    if result.returncode:
+        return f"{python} is not a working Python interpreter: exit status {result.returncode}{said}"
+    return f"{python} printed no result; is it a Python interpreter?{said}"
+
+
+def probe_tensorflow(python: str, env: dict[str, str], timeout: float) -> dict[str, Any]:
+    facts: dict[str, Any] = {
+        "python": python,
+        "python_version": None,
+        "installed": None,
+        "version": None,
+        "location": None,
+        "distributions": {},
+        "duplicates": {},
+        "build_info": None,
+        "error": None,
+    }
+    # The snippet runs in a neutral directory (no stray ./tensorflow); keep a relative path valid.
+    exe = os.path.abspath(python) if os.sep in python else python
+    result = proc.run([exe, "-c", SNIPPET], timeout=timeout, env=env, cwd=tempfile.gettempdir())
+    line = next((x for x in result.stdout.splitlines() if x.startswith(_MARK)), None)
+    try:
+        data = json.loads(line[len(_MARK) :]) if line else None
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        facts["error"] = _plain(result, python)
+        return facts
+    dists, dups = select_distributions(data.get("distributions") or [])
+    facts.update(
+        python_version=data.get("python_version"),
+        installed=data.get("location") is not None,
+        version=tensorflow_version(dists),
+        location=data.get("location"),
+        namespace_package=data.get("namespace_package"),
+        distributions=dists,
+        duplicates=dups,
+    )
+    errors = [data[k] for k in ("metadata_error", "find_spec_error", "build_info_error") if data.get(k)]
+    text = data.get("build_info_text")
+    if text is not None:
+        try:
+            facts["build_info"] = parse_build_info(text)
+        except ValueError as exc:
+            errors.append(str(exc))
+    facts["error"] = "; ".join(errors) or None
+    return facts
+
+
+def probe(ctx: Context) -> dict[str, Any]:
+    return probe_tensorflow(ctx.python, dict(ctx.env), ctx.timeout)
