@@ -414,6 +414,37 @@ def test_cli_table():
     assert [line.split()[0] for line in lines[2:]] == TF_ROWS[::-1]
 
 
+def test_cli_table_on_a_terminal_uses_rich():
+    """On a real (pseudo-)terminal the table is drawn by rich; every release still appears."""
+    import pty
+
+    primary, secondary = pty.openpty()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "160", "NO_COLOR": "1"}
+    child = subprocess.Popen(
+        [sys.executable, "-m", "tfdoctor", "matrix"],
+        stdout=secondary,
+        stderr=subprocess.PIPE,
+        cwd=str(ROOT),
+        env=env,
+    )
+    os.close(secondary)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(primary, 65536)
+        except OSError:  # EIO once the child has closed the terminal
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(primary)
+    assert child.wait(timeout=60) == 0, child.stderr.read()
+    text = b"".join(chunks).decode("utf-8", "replace")
+    assert "┃" in text or "│" in text  # rich's box drawing
+    for version in TF_ROWS:
+        assert f" {version} " in text, version
+
+
 def test_cli_full_json(m):
     result = run_cli("matrix", "--json")
     assert result.returncode == 0, result.stderr

@@ -187,5 +187,20 @@ def test_markdown_for_a_bug_tracker(saved: tuple[Path, dict, int], tmp_path: Pat
             assert f["fix"].splitlines()[0][:40] in opened
     assert "Captured output: nvidia-smi" in hidden and "565.57.01" in hidden
     assert "mdPassw0rd9" not in md
-    assert "&lt;redacted&gt;" in md  # visible on GitHub, not swallowed as an HTML tag
+    assert "https://<redacted>@example.com/" in hidden.split("Facts (JSON)")[1]  # literal in the code block
     assert md.count("<details>") == md.count("</details>")
+
+
+def test_markdown_escapes_prose_and_fits_an_issue(saved: tuple[Path, dict, int]) -> None:
+    from tfdoctor.render.markdown import render
+
+    _, live, _ = saved
+    report = json.loads(json.dumps(live))
+    report["findings"].append({"id": "gpu.example", "status": "fail", "title": "GPU <hostname> | lost",
+                               "detail": "seen on <hostname> at /dev/nvidia*", "fix": "sudo reboot",
+                               "docs": None, "facts": [], "confidence": "likely"})
+    report["facts"]["runtime"] = {"ran": True, "log": "E0101 cuInit failed\n" * 20_000}
+    md = render(validate(report))
+    assert "GPU &lt;hostname&gt; \\| lost" in md  # shown on GitHub, not taken for an HTML tag
+    assert "/dev/nvidia\\*" in md
+    assert len(md) < 65_536 and "characters trimmed" in md

@@ -65,12 +65,15 @@ def test_schema_ships_in_the_wheel(tmp_path: Path) -> None:
     ("report", "--quick"),
     ("check", "--quick", "--json"),
     ("report", "--quick", "--anonymize"),
+    ("report",),  # the full run: the TensorFlow worker's facts too
 ])
 def test_live_reports_match_schema(args: tuple[str, ...]) -> None:
     result = run_cli(*args)
     assert result.returncode in (0, 1), result.stderr
     data = validate(result.json())
-    assert data["mode"] == "quick"
+    assert data["mode"] == ("quick" if "--quick" in args else "full")
+    if data["mode"] == "full":
+        assert data["facts"]["runtime"].get("ran") is True
     assert (result.returncode == 1) == (data["summary"]["status"] == "fail")
 
 

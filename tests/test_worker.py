@@ -17,7 +17,6 @@ from schema_check import validate
 
 from tfdoctor import proc
 from tfdoctor.checks.runtime import runtime as runtime_check
-from tfdoctor.model import Status
 from tfdoctor.probes import Context
 from tfdoctor.probes import runtime as rprobe
 from tfdoctor.worker import worker as w
@@ -196,7 +195,8 @@ def test_worker_options():
     argv = rprobe.worker_argv(ctx)
     assert argv[:2] == ["/x/python", str(rprobe.WORKER)] and argv[2:] == ["--memory-limit", "2048"]
     assert rprobe.worker_argv(Context(python="p"))[2:] == []
-    assert rprobe.worker_env(Context(python="p", env={"TF_CPP_MIN_LOG_LEVEL": "3"}))["TF_CPP_MIN_LOG_LEVEL"] == "0"
+    env = rprobe.worker_env(Context(python="p", env={"TF_CPP_MIN_LOG_LEVEL": "3"}))
+    assert env["TF_CPP_MIN_LOG_LEVEL"] == "0"
 
 
 def test_worker_file_is_stdlib_only_at_module_level():

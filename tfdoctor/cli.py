@@ -120,6 +120,9 @@ def build_parser() -> argparse.ArgumentParser:
     matrix.add_argument(
         "--cuda", metavar="V", help="minimum driver for this CUDA, and TF releases built with it"
     )
+    matrix.add_argument(
+        "--platform", choices=("linux", "wsl2", "windows"), default="linux", help="which driver column to use"
+    )
     matrix.add_argument("--json", action="store_true")
 
     fleet = sub.add_parser("fleet", help="many nodes' reports side by side, drift highlighted")
@@ -244,7 +247,13 @@ def cmd_explain(args: argparse.Namespace) -> int:
 def cmd_matrix(args: argparse.Namespace) -> int:
     from tfdoctor.compat import matrix_command
 
-    return matrix_command(tensorflow=args.tensorflow, driver=args.driver, cuda=args.cuda, as_json=args.json)
+    return matrix_command(
+        tensorflow=args.tensorflow,
+        driver=args.driver,
+        cuda=args.cuda,
+        as_json=args.json,
+        platform=args.platform,
+    )
 
 
 def cmd_fleet(args: argparse.Namespace) -> int:

@@ -17,11 +17,10 @@ import os
 import re
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-FILES = ("meta.toml", "tensorflow.toml", "cuda.toml", "gpus.toml")
 PLATFORMS = ("linux", "wsl2", "windows", "macos")
 _NUMERIC = re.compile(r"^\d+(\.\d+)*$")
 _KERNEL = re.compile(r"^(sm|compute)_(\d+)(\d)([af]?)$")
@@ -45,7 +44,7 @@ class TFRelease:
     linux_gpu: bool
     windows_gpu: bool
     macos_gpu: bool
-    and_cuda: dict[str, str]
+    and_cuda: dict[str, str] = field(hash=False)
     source: str
     notes: str = ""
     see_also: tuple[str, ...] = ()
@@ -146,7 +145,7 @@ class Matrix:
 
     # ---- CUDA and drivers ------------------------------------------------------------------------------
     def driver_row(self, cuda: str) -> CudaDriver | None:
-        """"12.2" -> the 12.2 GA row; "12.5.1" -> 12.5 Update 1; "10.1.243" -> the newest 10.1 row <= it."""
+        """The toolkit row: 12.2 -> 12.2 GA; 12.5.1 -> 12.5 Update 1; 10.1.243 -> newest 10.1 row <= it."""
         try:
             rel = _release(cuda, "CUDA version")
         except ValueError:

@@ -83,6 +83,7 @@ _PREFIXES = (
     # [2024-01-01 12:00:00] / [23:28:14 - Predict] / [INFO]
     re.compile(r"^\[[^\]]{0,40}\d\d:\d\d[^\]]{0,40}\]\s*"),
 )
+_PREFIX_START = frozenset("IWEF0123456789[")
 _QUOTING = re.compile(r"^(?:\s|>|`|\*|#\s)+")
 
 
@@ -93,13 +94,18 @@ def normalize(line: str) -> str:
     if "\x1b" in line:
         line = _ANSI.sub("", line)
     line = line.strip().strip("`").strip()
-    line = _QUOTING.sub("", line)
+    if line and line[0] in "> `*#\t":
+        line = _QUOTING.sub("", line)
     for _ in range(2):  # e.g. "2023/10/26 12:12:06 2023-10-26 12:12:06.704113: E ..."
+        if not line or line[0] not in _PREFIX_START:
+            break
         for rx in _PREFIXES:
             stripped = rx.sub("", line, count=1)
             if stripped != line:
                 line = stripped
                 break
+        else:
+            break
     return line.strip()
 
 
@@ -195,7 +201,7 @@ class _Scanner:
         if not line:
             return
         low = line.lower()
-        for anchor, sigs in sg.ANCHORS.items():
+        for anchor, sigs in sg.ANCHOR_ITEMS if sg.ANY_ANCHOR.search(low) else ():
             if anchor in low:
                 for sig in sigs:
                     m = sig.regex.search(line)
@@ -229,18 +235,19 @@ class _Scanner:
         if self._pending_heading and not line.startswith("#"):
             self._heading_value(self._pending_heading, line)
             self._pending_heading = None
-        hm = sg.RE_HEADING.match(line)
+        hm = sg.RE_HEADING.match(line) if "version" in low or "platform" in low else None
         if hm:
             self._pending_heading = hm.group(1).lower()
         if "version" in low or "compilation tools" in low:
             self._version_values(line, low)
-        if "tensorflow" in low or "tf-nightly" in low or low.startswith("v"):
+        if self.values.get("tensorflow_version") is None and (
+                "tensorflow" in low or "tf-nightly" in low or low.startswith("v")):
             for rx in sg.RE_TF_VERSION:
                 m = rx.search(line)
                 if m:
                     self._set("tensorflow_version", m.group(1))
                     break
-        if "python" in low:
+        if "python" in low and self.values.get("python_version") is None:
             for rx in sg.RE_PYTHON:
                 m = rx.search(line)
                 if m:
@@ -264,7 +271,7 @@ class _Scanner:
         if self._prev.startswith("name: tensorflow") and low.startswith("version:"):
             self._set("tensorflow_version", line.split(":", 1)[1].strip() or None)
         self._gpu_values(line, low)
-        self._platform_values(line)
+        self._platform_values(line, low)
 
     def _heading_value(self, heading: str, line: str) -> None:
         m = re.search(r"(\d+\.\d+(?:\.\d+)?)", line)
@@ -344,31 +351,38 @@ class _Scanner:
                 self.smi_gpus[self._last_smi]["memory_total_mib"] = int(m.group(2))
                 self._last_smi = None
 
-    def _platform_values(self, line: str) -> None:
-        m = sg.RE_WSL.search(line)
-        if m:
-            self.hints["wsl2"] = self.hints.get("wsl2", 0) + 1
-            km = sg.RE_WSL_KERNEL.search(line)
-            if km:
-                self._set("kernel", km.group(1))
-        if sg.RE_WINDOWS.search(line):
-            self.hints["windows"] = self.hints.get("windows", 0) + 1
-        elif sg.RE_LINUX.search(line):
-            self.hints["linux"] = self.hints.get("linux", 0) + 1
-        if sg.RE_MACOS.search(line):
-            self.hints["macos"] = self.hints.get("macos", 0) + 1
-        if sg.RE_CONDA.search(line):
-            self.hints["conda"] = 1
-        om = sg.RE_OS.search(line)
-        if om and "windows" not in om.group(1).lower():
-            self._set("os", om.group(1))
-        elif om:
-            self.hints["windows"] = self.hints.get("windows", 0) + 1
-        low = line.lower()
+    def _platform_values(self, line: str, low: str) -> None:
+        """Platform hints: each regex runs only when a cheap substring test says it may match."""
+        hints = self.hints
+        if "wsl" in low or "/usr/lib/wsl" in low:
+            if sg.RE_WSL.search(line):
+                hints["wsl2"] = hints.get("wsl2", 0) + 1
+                km = sg.RE_WSL_KERNEL.search(line)
+                if km:
+                    self._set("kernel", km.group(1))
+        if "windows" not in hints and any(k in low for k in _WINDOWS_KEYS) and sg.RE_WINDOWS.search(line):
+            hints["windows"] = 1
+        if "linux" not in hints and any(k in low for k in _LINUX_KEYS) and sg.RE_LINUX.search(line):
+            hints["linux"] = 1
+        if "macos" not in hints and ("mac" in low or "darwin" in low) and sg.RE_MACOS.search(line):
+            hints["macos"] = 1
+        if "conda" not in hints and ("conda" in low or "/envs/" in low or "forge" in low) and sg.RE_CONDA.search(line):
+            hints["conda"] = 1
+        if self.values.get("os") is None and any(k in low for k in _OS_KEYS):
+            om = sg.RE_OS.search(line)
+            if om:
+                self._set("os", om.group(1))
+                if "windows" in om.group(1).lower():
+                    hints["windows"] = 1
         if "cuda_visible_devices" in low and sg.RE_CUDA_VISIBLE.search(line):
-            self.hints["cuda_visible_devices_empty"] = 1
+            hints["cuda_visible_devices_empty"] = 1
         if "cuda_error_invalid_handle" in low:
-            self.hints["invalid_handle"] = 1
+            hints["invalid_handle"] = 1
+
+
+_WINDOWS_KEYS = (":\\", ".dll", "wddm", "windows", "win_amd64", "win32", "tensorflow-intel")
+_LINUX_KEYS = (".so", "/usr/", "/home/", "linux", "ubuntu")
+_OS_KEYS = ("ubuntu", "centos", "rocky", "red hat", "fedora", "debian", "windows", "amazon linux", "opensuse")
 
 
 def _cudnn_str(value: str) -> str:
@@ -508,8 +522,9 @@ def _build(fid: str, ev: _Evidence, env: dict[str, Any], conda: bool) -> Finding
     ctx = _fixctx(env, conda)
     plat = env.get("platform")
     pip = fx.pip_install(ctx, _tf_req(env))
-    quoted = "; ".join(f"line {n}: {t}" if n else t for n, t in ev.lines)
-    more = f" (+{ev.count - len(ev.lines)} more)" if ev.count > len(ev.lines) else ""
+    shown = ev.lines[:2]
+    quoted = "; ".join(f"line {n}: {_clip(t)}" if n else _clip(t) for n, t in shown)
+    more = f" (+{ev.count - len(shown)} more)" if ev.count > len(shown) else ""
     extra = ", ".join(ev.details)
     title, fix, docs, why = _TEXT.get(fid, _default_text)(ev, env, ctx, pip, plat)
     detail = f"{why} Evidence: {quoted}{more}."
@@ -519,6 +534,10 @@ def _build(fid: str, ev: _Evidence, env: dict[str, Any], conda: bool) -> Finding
         title = f"{title} ({extra})" if len(extra) < 80 else title
     return Finding(fid, Status.FAIL if ev.status == sg.FAIL else Status.WARN, title, detail=detail, fix=fix,
                    docs=docs, facts=("explain",), confidence=ev.confidence)
+
+
+def _clip(text: str, width: int = 160) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _default_text(ev: _Evidence, env: dict[str, Any], ctx: dict[str, Any], pip: str, plat: str | None):

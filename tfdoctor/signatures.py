@@ -165,6 +165,9 @@ SIGNATURES: tuple[Signature, ...] = (
 ANCHORS: dict[str, tuple[Signature, ...]] = {}
 for _s in SIGNATURES:
     ANCHORS[_s.anchor] = (*ANCHORS.get(_s.anchor, ()), _s)
+ANCHOR_ITEMS = tuple(ANCHORS.items())
+# One C-level search that says whether a (lower-cased) line holds any anchor at all.
+ANY_ANCHOR = re.compile("|".join(re.escape(a) for a in sorted(ANCHORS, key=len, reverse=True)))
 
 
 # --- environment values (never findings by themselves) ----------------------------------------------

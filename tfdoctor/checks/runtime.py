@@ -27,18 +27,23 @@ USED = ("runtime.steps", "runtime.log", "runtime.error")
 IDS = {
     "runtime.skipped": "The TensorFlow worker was not run (--quick), so nothing was proven at run time.",
     "runtime.worker-not-started": "The target interpreter could not be started to run the TensorFlow worker.",
-    "runtime.worker-crashed": "The TensorFlow worker died (a signal such as SIGSEGV, or an exit) before answering.",
-    "runtime.worker-timeout": "The TensorFlow worker did not finish within --timeout; its process group was killed.",
+    "runtime.worker-crashed": "The TensorFlow worker died (a signal such as SIGSEGV, or an exit) before"
+    " answering.",
+    "runtime.worker-timeout": "The TensorFlow worker did not finish within --timeout; its process group was"
+    " killed.",
     "runtime.worker-garbage": "The TensorFlow worker exited without its result line (junk or no output).",
     "runtime.import-failed": "`import tensorflow` raised in the target interpreter.",
     "runtime.cpu-verified": "TensorFlow computed a correct matmul and trained a small model on the CPU.",
-    "runtime.gpu-verified": "TensorFlow computed a correct matmul and trained on this GPU, placement verified.",
+    "runtime.gpu-verified": "TensorFlow computed a correct matmul and trained on this GPU, placement"
+    " verified.",
     "runtime.no-gpu-visible": "TensorFlow lists no GPU; its own reason is quoted.",
     "runtime.matmul-mismatch": "A matmul result differs from the NumPy reference: silent data corruption.",
-    "runtime.placement-mismatch": "TensorFlow's placement log shows the work ran on another device than asked.",
+    "runtime.placement-mismatch": "TensorFlow's placement log shows the work ran on another device than"
+    " asked.",
     "runtime.train-failed": "A short Keras training run failed: an error, a non-finite loss or no learning.",
     "runtime.step-failed": "A runtime step (devices, throughput, mixed precision, XLA) raised or was wrong.",
-    "runtime.slow-throughput": "Matmul throughput is far below the GPU's datasheet peak (throttling, power cap).",
+    "runtime.slow-throughput": "Matmul throughput is far below the GPU's datasheet peak (throttling, power"
+    " cap).",
     "runtime.throughput-ok": "Matmul throughput measured on the GPU, within reach of its datasheet peak.",
     "runtime.multi-gpu-verified": "A MirroredStrategy all-reduce and training step ran across all GPUs.",
     "runtime.multi-gpu-failed": "The MirroredStrategy step across all GPUs failed.",
@@ -133,7 +138,8 @@ def _no_gpu_fix(facts: dict[str, Any], reason: str) -> tuple[str, str]:
     low = reason.lower()
     plat = fx.platform(facts)
     if plat == "macos":
-        return "TensorFlow has no GPU support on macOS: use a Linux or WSL2 machine with an NVIDIA GPU.", DOCS_PIP
+        return ("TensorFlow has no GPU support on macOS: use a Linux or WSL2 machine with an NVIDIA GPU.",
+                DOCS_PIP)
     if plat == "windows":
         return ("TensorFlow >= 2.11 has no GPU support on native Windows: install it inside WSL2"
                 " (`wsl --install`, then pip install 'tensorflow[and-cuda]' there).", DOCS_PIP)
@@ -144,9 +150,9 @@ def _no_gpu_fix(facts: dict[str, Any], reason: str) -> tuple[str, str]:
         return f"{fx.pip_install(facts, 'tensorflow[and-cuda]')}{fx.conda_note(facts)}", DOCS_PIP
     if "cuinit" in low or "driver" in low or "no cuda-capable" in low:
         return fx.driver_install(facts)
+    probe = "import tensorflow as tf; print(tf.config.list_physical_devices('GPU'))"
     return (f"Fix the driver and CUDA findings in this report, then check "
-            f"`{fx.python_cmd(facts)} -c \"import tensorflow as tf; print(tf.config.list_physical_devices('GPU'))\"`",
-            DOCS_GPU)
+            f"`{fx.python_cmd(facts)} -c \"{probe}\"`", DOCS_GPU)
 
 
 def _fmt_losses(losses: Any) -> str:
@@ -317,7 +323,7 @@ def runtime(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             findings.append(_finding(
                 "runtime.import-failed", Status.FAIL, f"import tensorflow failed: {_first_line(error, 160)}",
                 detail=error,
-                fix=f"{fx.pip_install(facts, '--force-reinstall', 'tensorflow[and-cuda]')}{fx.conda_note(facts)}",
+                fix=fx.pip_install(facts, "--force-reinstall", "tensorflow[and-cuda]") + fx.conda_note(facts),
                 docs=DOCS_PIP,
             ))
     for step in steps:
@@ -354,8 +360,8 @@ def runtime(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         findings.append(_finding(
             "runtime.multi-gpu-verified", Status.PASS,
             f"MirroredStrategy ran across {multi.get('replicas')} GPUs",
-            detail=(f"all-reduce sum {multi.get('all_reduce_sum')} as expected ({multi.get('cross_device_ops')});"
-                    f" {_fmt_losses(multi.get('losses'))}"),
+            detail=(f"all-reduce sum {multi.get('all_reduce_sum')} as expected"
+                    f" ({multi.get('cross_device_ops')}); {_fmt_losses(multi.get('losses'))}"),
         ))
     extra = _explain(str(rt.get("log") or "")) + extra
     seen = {f.id for f in findings}

@@ -13,11 +13,23 @@ system:      platform (linux|wsl2|windows|macos), wsl_version (1|2|null), os (PR
              modules {nvidia, nouveau} (bools; the whole dict null when /proc/modules is unreadable),
              wsl_libcuda [paths under /usr/lib/wsl/lib], env {NAME: value} (allowlisted, redacted)
 nvml:        available (bool), error, error_kind (library-not-found|driver-not-loaded|no-permission|
-             lib-mismatch|gpu-lost|unknown|fork), driver_version, cuda_driver_version ("12.4"),
-             gpus [{index, name, uuid, serial, pci_bus_id, compute_capability ("9.0"),
-             memory_total_mib, memory_used_mib, ...health keys}]
-nvidia_smi:  found, path, error, returncode, driver_version, cuda_version, gpus [{index, name,
-             memory_total_mib, pci_bus_id, ...}], raw (trimmed text)
+             lib-mismatch|gpu-lost|not-supported|bindings-missing|unknown|fork),
+             bindings {module, distributions}, driver_version, cuda_driver_version ("12.4"),
+             gpus [GPU], where GPU = {index, name, uuid, serial, pci_bus_id, compute_capability ("9.0"),
+             memory_total_mib, memory_used_mib, memory_free_mib,
+             ecc {mode_current, volatile {corrected, uncorrected}, aggregate {...}},
+             retired_pages {single_bit, double_bit, pending},
+             remapped_rows {pending, failure, correctable, uncorrectable},
+             throttle_reasons [idle|applications_clocks|power_cap|hw_slowdown|sync_boost|sw_thermal|
+             hw_thermal|hw_power_brake|display_clocks], pcie {gen, max_gen, width, max_width},
+             persistence_mode, compute_mode (default|exclusive_process|exclusive_thread|prohibited),
+             mig {current, pending, devices [...]}, processes [{pid, name, type, used_mib}],
+             temperature_c, temperature_limit_c, power_w, power_limit_w, error, error_kind}
+nvidia_smi:  found, path, error, error_kind (not-found|timeout|driver-not-loaded|lib-mismatch|
+             no-permission|no-devices|gpu-lost|failed|unreadable), returncode, driver_version,
+             cuda_version, gpus [GPU keys as for nvml when `-q -x` parsed; banner-only GPUs carry
+             name_truncated, persistence_mode, compute_mode, memory_used_mib], raw (banner, trimmed),
+             raw_xml (trimmed), xml_error
 nvcc:        found, version ("13.0", of the first install: PATH, then CUDA_HOME, /usr/local/cuda*),
              installs [{path, version, build ("V13.0.88"), source (PATH|CUDA_HOME|CUDA_PATH|/usr/local/...),
              error}], raw, error (plain words when one failed)
@@ -30,7 +42,10 @@ tensorflow:  python (path), python_version, installed (bool), version, location,
              build_info {cuda_version, cudnn_version, cuda_compute_capabilities, is_cuda_build, ...},
              error
 runtime:     ran (bool), python, steps [{name, device, status, seconds, ...}], tf_visible_gpus,
+             gpus [{tf_device, name, compute_capability, pci_bus_id}],
              log (TensorFlow's captured output, trimmed), error, returncode, timed_out
+collective:  ran (bool), local_addresses, ... (see tfdoctor/probes/collective.py)
+options:     require_gpus (from the command line; not a probe)
 """
 
 from __future__ import annotations

@@ -118,12 +118,13 @@ def facts_from(res: proc.Result, python: str, timeout: float) -> dict[str, Any]:
         facts["steps"] = steps
         devices = next((s for s in steps if s.get("name") == "devices" and s.get("status") == "pass"), None)
         facts["gpus"] = devices.get("gpus") if devices else None
-        facts["tf_visible_gpus"] = len(devices["gpus"]) if devices and isinstance(devices.get("gpus"), list) else None
+        listed = devices.get("gpus") if devices else None
+        facts["tf_visible_gpus"] = len(listed) if isinstance(listed, list) else None
     if res.error:
         facts["error"] = f"the TensorFlow worker could not be started: {res.error}"
     elif res.timed_out:
-        what = f"the TensorFlow worker did not finish within {timeout:g} s and was killed with its process group"
-        facts["error"] = what
+        facts["error"] = (f"the TensorFlow worker did not finish within {timeout:g} s and was killed"
+                          " with its process group")
         facts["steps"] = _interrupted(facts["steps"], "timed out")
     elif sig:
         facts["error"] = f"the TensorFlow worker was killed by {sig} (exit status {res.returncode})"
@@ -141,7 +142,8 @@ def facts_from(res: proc.Result, python: str, timeout: float) -> dict[str, Any]:
 def probe(ctx: Context, extra: tuple[str, ...] = ()) -> dict[str, Any]:
     """Run the worker with the target interpreter; never raises."""
     if not WORKER.is_file():
-        return {"ran": False, "python": ctx.python, "steps": [], "error": f"the worker script is missing: {WORKER}"}
+        error = f"the worker script is missing: {WORKER}"
+        return {"ran": False, "python": ctx.python, "steps": [], "error": error}
     res = proc.run(worker_argv(ctx, extra), timeout=ctx.worker_timeout, env=worker_env(ctx))
     facts = facts_from(res, ctx.python, ctx.worker_timeout)
     facts["worker"] = str(WORKER)

@@ -520,8 +520,8 @@ class Worker:
         err = float(np.max(np.abs(got - ref)) / max(float(np.max(np.abs(ref))), 1e-30))
         rec["max_rel_error"] = err
         if not np.all(np.isfinite(got)) or err > 1e-3:
-            raise Fail(f"XLA-compiled result on {device} differs from the eager one (max rel. error {err:.3g})",
-                       "mismatch")
+            raise Fail(f"XLA-compiled result on {device} differs from the eager one"
+                       f" (max rel. error {err:.3g})", "mismatch")
 
     def do_multi(self, rec: dict[str, Any], devices: list[str]) -> None:
         tf = self.tf
