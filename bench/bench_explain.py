@@ -41,8 +41,12 @@ def build_one_line(path: Path, size_mb: int) -> int:
 def run(path: Path) -> tuple[float, int, int]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "tfdoctor", "explain", str(path), "--json"],
-                          capture_output=True, env=env, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "tfdoctor", "explain", str(path), "--json"],
+        capture_output=True,
+        env=env,
+        timeout=600,
+    )
     elapsed = time.perf_counter() - start
     peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     return elapsed, proc.returncode, peak_kib
@@ -55,8 +59,10 @@ def main() -> None:
             path = Path(tmp) / f"{name}.log"
             nbytes = builder(path, size_mb)
             elapsed, rc, peak_kib = run(path)
-            print(f"{name:<16} {nbytes / 2**20:7.1f} MB  {elapsed:6.2f} s  {nbytes / 2**20 / elapsed:6.1f} MB/s"
-                  f"  exit {rc}  peak RSS (max over children so far) {peak_kib / 1024:.0f} MiB")
+            print(
+                f"{name:<16} {nbytes / 2**20:7.1f} MB  {elapsed:6.2f} s  {nbytes / 2**20 / elapsed:6.1f} MB/s"
+                f"  exit {rc}  peak RSS (max over children so far) {peak_kib / 1024:.0f} MiB"
+            )
             path.unlink()
 
 

@@ -22,7 +22,7 @@ HEALTHY = CORPUS / "034-created-device-gtx1080ti-healthy.txt"
 # Real lines from the corpus, reused below to build inputs.
 LIBCUDA_LINE = (CORPUS / "006-libcuda-missing-cuinit-303.txt").read_text().splitlines()[0]
 BANNER_460 = (CORPUS / "035-nvidia-smi-460-v100-healthy.txt").read_text().splitlines()[0]
-OOM_LINE = (CORPUS / "022-oom-bfc-tile.txt").read_text().splitlines()[9]
+OOM_LINE = (CORPUS / "022-oom-bfc-tile.txt").read_text().splitlines()[8]
 
 
 def ids(result) -> set[str]:
@@ -98,10 +98,18 @@ def test_missing_or_unreadable_file_exits_2_with_one_line(tmp_path, target):
 
 
 def test_importing_explain_stays_light():
-    code = ("import sys, tfdoctor.explain; "
-            "print(sorted(m for m in ('tensorflow', 'rich', 'pynvml') if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
-                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, timeout=120)
+    code = (
+        "import sys, tfdoctor.explain; "
+        "print(sorted(m for m in ('tensorflow', 'rich', 'pynvml') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
 
@@ -117,15 +125,20 @@ def test_ansi_crlf_and_prefixes_do_not_hide_a_signature():
     assert result.environment["cudnn_version"] == "8.0.4"
 
 
-@pytest.mark.parametrize("prefix", [
-    "I0000 00:00:1700000000.123456  1234 cuda_executor.cc:1015] ",
-    "2023-06-01 12:00:00.123456: W tensorflow/stream_executor/cuda/cuda_driver.cc:318] ",
-    "[2024-01-01 12:00:00] ",
-    "(pid=11300) ",
-    ">>> ",
-])
+@pytest.mark.parametrize(
+    "prefix",
+    [
+        "I0000 00:00:1700000000.123456  1234 cuda_executor.cc:1015] ",
+        "2023-06-01 12:00:00.123456: W tensorflow/stream_executor/cuda/cuda_driver.cc:318] ",
+        "[2024-01-01 12:00:00] ",
+        "(pid=11300) ",
+        ">>> ",
+    ],
+)
 def test_log_prefixes(prefix):
-    result = explain_text(prefix + "failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected")
+    result = explain_text(
+        prefix + "failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected"
+    )
     assert "cuda.init-failed" in ids(result)
 
 
@@ -163,6 +176,7 @@ def test_many_lines_use_bounded_memory():
             yield f"2023-01-01 00:00:00.000000: I tensorflow/core/x.cc:1] step {i} loss 0.{i}\n"
             if i % 1000 == 0:
                 yield OOM_LINE + "\n"
+
     tracemalloc.start()
     result = explain_lines(lines())
     peak = tracemalloc.get_traced_memory()[1]
@@ -196,7 +210,7 @@ def test_banner_new_enough_for_tf_is_not_too_old():
 
 
 def test_windows_with_old_tf_is_not_windows_native_failure():
-    result = explain_text("C:\\Users\\me> python -c \"import tensorflow\"\ntensorflow-gpu        2.10.0\n")
+    result = explain_text('C:\\Users\\me> python -c "import tensorflow"\ntensorflow-gpu        2.10.0\n')
     assert result.environment["platform"] == "windows"
     assert "platform.windows-native" not in ids(result)
 
@@ -213,7 +227,8 @@ def test_harmless_lines_raise_nothing():
         "Unable to register cuDNN factory: Attempting to register factory for plugin cuDNN when one has "
         "already been registered",
         "TF-TRT Warning: Could not find TensorRT",
-        "Could not load dynamic library 'libnvinfer.so.7'; dlerror: libnvinfer.so.7: cannot open shared object file",
+        "Could not load dynamic library 'libnvinfer.so.7'; dlerror: libnvinfer.so.7: "
+        "cannot open shared object file",
         "NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>",
         "Epoch 1/5 - loss: 0.3 - the model ran out of patience",
         "Loaded cuDNN version 8902",

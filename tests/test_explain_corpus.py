@@ -81,8 +81,10 @@ def test_precision_recall_per_id(capsys):
         r = tp[fid] / (tp[fid] + fn[fid]) if tp[fid] + fn[fid] else 1.0
         lines.append(f"{fid:<36} {tp[fid]:>3} {fp[fid]:>3} {fn[fid]:>3} {p:>9.2f} {r:>7.2f}")
     total_tp, total_fp, total_fn = sum(tp.values()), sum(fp.values()), sum(fn.values())
-    lines.append(f"{'ALL':<36} {total_tp:>3} {total_fp:>3} {total_fn:>3} "
-                 f"{total_tp / max(1, total_tp + total_fp):>9.2f} {total_tp / max(1, total_tp + total_fn):>7.2f}")
+    lines.append(
+        f"{'ALL':<36} {total_tp:>3} {total_fp:>3} {total_fn:>3} "
+        f"{total_tp / max(1, total_tp + total_fp):>9.2f} {total_tp / max(1, total_tp + total_fn):>7.2f}"
+    )
     with capsys.disabled():
         print("\n" + "\n".join(lines))
     assert total_tp / max(1, total_tp + total_fp) >= 0.9

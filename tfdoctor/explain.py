@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, Iterable, Iterator
+from typing import Any, BinaryIO
 
 from tfdoctor import signatures as sg
 from tfdoctor.checks import CATALOGUE, declare
@@ -37,7 +38,8 @@ MEANINGS = {
     "TensorFlow was built with.",
     "cudnn.init-failed": "cuDNN was found but failed to initialise (often GPU memory, sometimes a cuDNN/CUDA "
     "mismatch).",
-    "tensorflow.cpu-only-build": "The installed TensorFlow is a CPU-only build (tensorflow-cpu, intel, macOS, "
+    "tensorflow.cpu-only-build": "The installed TensorFlow is a CPU-only build (tensorflow-cpu, intel, "
+    "macOS, "
     "or a Windows release >= 2.11).",
     "platform.windows-native": "Native Windows with TensorFlow >= 2.11: no CUDA GPU support (WSL2 or "
     "TensorFlow <= 2.10 instead).",
@@ -56,14 +58,19 @@ MEANINGS = {
 
 
 def _declare() -> None:
-    """Declare every id explain emits, with the meaning the owning check module already uses."""
-    try:  # the core check modules declare most shared ids; take their wording when present
-        import tfdoctor.checks.cuda  # noqa: F401
-        import tfdoctor.checks.driver  # noqa: F401
-        import tfdoctor.checks.platform  # noqa: F401
-        import tfdoctor.checks.tensorflow  # noqa: F401
-    except Exception:  # noqa: BLE001 - explain works without them
-        pass
+    """Declare every id explain emits, with the meaning the check modules already use for it."""
+    import importlib
+    import pkgutil
+
+    import tfdoctor.checks as checks_pkg
+
+    for mod in pkgutil.iter_modules(checks_pkg.__path__):
+        if mod.name.startswith("_"):  # __main__ prints the catalogue
+            continue
+        try:  # the check modules declare most shared ids: take their wording when present
+            importlib.import_module(f"tfdoctor.checks.{mod.name}")
+        except Exception:  # noqa: BLE001 - explain works without them
+            continue
     declare({fid: CATALOGUE.get(fid, meaning) for fid, meaning in MEANINGS.items()})
 
 
@@ -74,10 +81,12 @@ _declare()
 _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 _PREFIXES = (
     # absl: I0000 00:00:1700000000.123456  1234 cuda_executor.cc:1015]
-    re.compile(r"^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+\s+[\w./-]+:\d+\]\s?"),
+    re.compile(r"^[IWEF]\d{4} \d\d:\d\d:\d+\.\d+\s+\d+\s+[\w./-]+:\d+\]\s?"),
     # 2023-06-01 12:00:00.123456: W tensorflow/core/...cc:123]
-    re.compile(r"^\d{4}[-/]\d\d[-/]\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?:?\s+"
-               r"(?:[IWEF]\s+[\w./-]+:\d+\]\s?)?"),
+    re.compile(
+        r"^\d{4}[-/]\d\d[-/]\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?:?\s+"
+        r"(?:[IWEF]\s+[\w./-]+:\d+\]\s?)?"
+    ),
     # E tensorflow/stream_executor/cuda/cuda_driver.cc:318]
     re.compile(r"^[IWEF] [\w./-]+\.(?:cc|h|cpp|py):\d+\]\s?"),
     # [2024-01-01 12:00:00] / [23:28:14 - Predict] / [INFO]
@@ -222,9 +231,12 @@ class _Scanner:
         elif sig.name == "cc-jit-from-ptx":
             self.values.setdefault("_cc", m.group(1))
         self.evidence.setdefault(sig.fid, _Evidence()).add(
-            sig.status, sig.confidence, self.lines, line, sig.name, detail.strip())
+            sig.status, sig.confidence, self.lines, line, sig.name, detail.strip()
+        )
         if len(self.matches) < MAX_MATCHES:
-            self.matches.append({"signature": sig.name, "id": sig.fid, "line": self.lines, "text": line[:300]})
+            self.matches.append(
+                {"signature": sig.name, "id": sig.fid, "line": self.lines, "text": line[:300]}
+            )
 
     # -- environment values
     def _set(self, key: str, value: Any) -> None:
@@ -241,7 +253,8 @@ class _Scanner:
         if "version" in low or "compilation tools" in low:
             self._version_values(line, low)
         if self.values.get("tensorflow_version") is None and (
-                "tensorflow" in low or "tf-nightly" in low or low.startswith("v")):
+            "tensorflow" in low or "tf-nightly" in low or low.startswith("v")
+        ):
             for rx in sg.RE_TF_VERSION:
                 m = rx.search(line)
                 if m:
@@ -263,7 +276,12 @@ class _Scanner:
             self._set("tf_built_with_cuda", low == "true")
             if low == "false":
                 self.evidence.setdefault("tensorflow.cpu-only-build", _Evidence()).add(
-                    sg.FAIL, sg.CERTAIN, self.lines, "is_built_with_cuda() -> False", "is-built-with-cuda-false")
+                    sg.FAIL,
+                    sg.CERTAIN,
+                    self.lines,
+                    "is_built_with_cuda() -> False",
+                    "is-built-with-cuda-false",
+                )
         if "'" in line and "__version__" in self._prev and "tf" in self._prev:
             m = re.match(r"^'(\d+\.\d+\.\d+\S*)'$", line)
             if m:
@@ -294,8 +312,12 @@ class _Scanner:
         m = sg.RE_SMI_Q.match(line)
         if m:
             self._set("driver_version" if m.group(1) == "Driver" else "cuda_driver_version", m.group(2))
-        for rx, key in ((sg.RE_KERNEL_REPORTED, "driver_version"), (sg.RE_PROC_DRIVER, "driver_version"),
-                        (sg.RE_NVCC, "nvcc_version"), (sg.RE_CUDNN_LOADED, "cudnn_version")):
+        for rx, key in (
+            (sg.RE_KERNEL_REPORTED, "driver_version"),
+            (sg.RE_PROC_DRIVER, "driver_version"),
+            (sg.RE_NVCC, "nvcc_version"),
+            (sg.RE_CUDNN_LOADED, "cudnn_version"),
+        ):
             m = rx.search(line)
             if m:
                 value = _cudnn_str(m.group(1)) if key == "cudnn_version" else m.group(1)
@@ -304,8 +326,9 @@ class _Scanner:
     def _gpu(self, index: int, name: str | None, cc: str | None, mem: int | None = None) -> None:
         if len(self.gpus) >= MAX_GPUS and index not in self.gpus:
             return
-        gpu = self.gpus.setdefault(index, {"index": index, "name": None, "compute_capability": None,
-                                           "memory_total_mib": None})
+        gpu = self.gpus.setdefault(
+            index, {"index": index, "name": None, "compute_capability": None, "memory_total_mib": None}
+        )
         for key, val in (("name", name), ("compute_capability", cc), ("memory_total_mib", mem)):
             if val is not None and gpu[key] is None:
                 gpu[key] = val.strip() if isinstance(val, str) else val
@@ -342,8 +365,15 @@ class _Scanner:
             if m:
                 idx = int(m.group(1))
                 if len(self.smi_gpus) < MAX_GPUS:
-                    self.smi_gpus.setdefault(idx, {"index": idx, "name": m.group(2).strip(),
-                                                   "compute_capability": None, "memory_total_mib": None})
+                    self.smi_gpus.setdefault(
+                        idx,
+                        {
+                            "index": idx,
+                            "name": m.group(2).strip(),
+                            "compute_capability": None,
+                            "memory_total_mib": None,
+                        },
+                    )
                 self._last_smi = idx
                 return
             m = sg.RE_SMI_MEM.match(line)
@@ -366,7 +396,11 @@ class _Scanner:
             hints["linux"] = 1
         if "macos" not in hints and ("mac" in low or "darwin" in low) and sg.RE_MACOS.search(line):
             hints["macos"] = 1
-        if "conda" not in hints and ("conda" in low or "/envs/" in low or "forge" in low) and sg.RE_CONDA.search(line):
+        if (
+            "conda" not in hints
+            and ("conda" in low or "/envs/" in low or "forge" in low)
+            and sg.RE_CONDA.search(line)
+        ):
             hints["conda"] = 1
         if self.values.get("os") is None and any(k in low for k in _OS_KEYS):
             om = sg.RE_OS.search(line)
@@ -447,15 +481,21 @@ def _infer(sc: _Scanner, env: dict[str, Any], matrix: Any) -> None:
     no_windows_gpu = (not rel.gpu_on("windows")) if rel is not None else fx.version_ge(tf_version, (2, 11))
     if plat == "windows" and tf_version and no_windows_gpu:
         sc.evidence.setdefault("platform.windows-native", _Evidence()).add(
-            sg.FAIL, sg.CERTAIN, 0,
-            f"native Windows and TensorFlow {tf_version}", "windows-tf-2.11+", f"TensorFlow {tf_version}")
+            sg.FAIL,
+            sg.CERTAIN,
+            0,
+            f"native Windows and TensorFlow {tf_version}",
+            "windows-tf-2.11+",
+            f"TensorFlow {tf_version}",
+        )
     # A driver whose CUDA version is older than the one TensorFlow was built with.
     tf_cuda = _tf_cuda(matrix, tf_version) or env.get("tf_cuda_version")
     if tf_cuda and "driver.too-old" not in sc.evidence:
         too_old, why = _driver_too_old(matrix, env, tf_cuda, plat)
         if too_old:
             sc.evidence.setdefault("driver.too-old", _Evidence()).add(
-                sg.FAIL, sg.LIKELY, 0, why, "driver-vs-tf-cuda", why)
+                sg.FAIL, sg.LIKELY, 0, why, "driver-vs-tf-cuda", why
+            )
     # Python outside the TF release's range.
     py = env.get("python_version")
     if py and tf_version and matrix is not None and "tensorflow.python-unsupported" not in sc.evidence:
@@ -464,24 +504,36 @@ def _infer(sc: _Scanner, env: dict[str, Any], matrix: Any) -> None:
             lo, hi = rel.python_min, rel.python_max
             if rel is not None and lo and hi and not (fx.vtuple(lo) <= fx.vtuple(py)[:2] <= fx.vtuple(hi)):
                 sc.evidence.setdefault("tensorflow.python-unsupported", _Evidence()).add(
-                    sg.FAIL, sg.LIKELY, 0, f"Python {py} with TensorFlow {tf_version} (supports {lo}-{hi})",
-                    "python-vs-tf", f"Python {py}, TensorFlow {tf_version} supports {lo}-{hi}")
+                    sg.FAIL,
+                    sg.LIKELY,
+                    0,
+                    f"Python {py} with TensorFlow {tf_version} (supports {lo}-{hi})",
+                    "python-vs-tf",
+                    f"Python {py}, TensorFlow {tf_version} supports {lo}-{hi}",
+                )
         except Exception:  # noqa: BLE001
             pass
     # The generic "Cannot dlopen some GPU libraries" names no library: when the only missing one is
     # cuDNN, it is cuDNN's finding alone.
     lib = sc.evidence.get("cuda.libraries-missing")
-    if lib and lib.names <= {"cannot-dlopen-gpu-libs", "cudart-stub-no-cuda"} and "cudnn.missing" in sc.evidence:
+    if (
+        lib
+        and lib.names <= {"cannot-dlopen-gpu-libs", "cudart-stub-no-cuda"}
+        and "cudnn.missing" in sc.evidence
+    ):
         if lib.names == {"cannot-dlopen-gpu-libs"}:
             del sc.evidence["cuda.libraries-missing"]
     # "DNN library initialization failed" after a version mismatch or OOM is not a second problem.
-    if "cudnn.init-failed" in sc.evidence and ({"cudnn.version-mismatch", "cudnn.missing", "gpu.out-of-memory"}
-                                                & set(sc.evidence)):
+    if "cudnn.init-failed" in sc.evidence and (
+        {"cudnn.version-mismatch", "cudnn.missing", "gpu.out-of-memory"} & set(sc.evidence)
+    ):
         del sc.evidence["cudnn.init-failed"]
     # JIT from PTX followed by a kernel failure is a failure, not a slow start.
     cc = sc.evidence.get("gpu.compute-capability-unsupported")
     if cc and cc.names & {"cc-jit-from-ptx"} and ({"gpu.out-of-memory"} & set(sc.evidence)) == set():
-        if any("INVALID_HANDLE" in t or "INVALID_PTX" in t for _, t in cc.lines) or sc.hints.get("invalid_handle"):
+        if any("INVALID_HANDLE" in t or "INVALID_PTX" in t for _, t in cc.lines) or sc.hints.get(
+            "invalid_handle"
+        ):
             cc.status = sg.FAIL
 
 
@@ -492,8 +544,9 @@ def _driver_too_old(matrix: Any, env: dict[str, Any], tf_cuda: str, plat: str | 
     tfv = env.get("tensorflow_version") or "this TensorFlow"
     if driver and matrix is not None:
         try:
-            ok, _caveat = matrix.driver_supports_cuda(driver, tf_cuda, "windows" if plat in ("windows", "wsl2")
-                                                      else "linux")
+            ok, _caveat = matrix.driver_supports_cuda(
+                driver, tf_cuda, "windows" if plat in ("windows", "wsl2") else "linux"
+            )
             if not ok:
                 return True, f"driver {driver} cannot run CUDA {need}, which TensorFlow {tfv} was built with"
             return False, ""
@@ -509,7 +562,11 @@ def _driver_too_old(matrix: Any, env: dict[str, Any], tf_cuda: str, plat: str | 
 
 def _fixctx(env: dict[str, Any], conda: bool) -> dict[str, Any]:
     """Pseudo facts for tfdoctor.checks.fixes, from what the log told us."""
-    system = {"platform": env.get("platform"), "os": env.get("os"), "env": {"CONDA_PREFIX": "x"} if conda else {}}
+    system = {
+        "platform": env.get("platform"),
+        "os": env.get("os"),
+        "env": {"CONDA_PREFIX": "x"} if conda else {},
+    }
     return {"system": system, "tensorflow": {}}
 
 
@@ -532,8 +589,16 @@ def _build(fid: str, ev: _Evidence, env: dict[str, Any], conda: bool) -> Finding
         detail += " Inferred from indirect evidence: confirm with `tfdoctor check`."
     if extra and extra not in title:
         title = f"{title} ({extra})" if len(extra) < 80 else title
-    return Finding(fid, Status.FAIL if ev.status == sg.FAIL else Status.WARN, title, detail=detail, fix=fix,
-                   docs=docs, facts=("explain",), confidence=ev.confidence)
+    return Finding(
+        fid,
+        Status.FAIL if ev.status == sg.FAIL else Status.WARN,
+        title,
+        detail=detail,
+        fix=fix,
+        docs=docs,
+        facts=("explain",),
+        confidence=ev.confidence,
+    )
 
 
 def _clip(text: str, width: int = 160) -> str:
@@ -547,18 +612,24 @@ def _default_text(ev: _Evidence, env: dict[str, Any], ctx: dict[str, Any], pip: 
 def _t_driver_missing(ev, env, ctx, pip, plat):
     fix, docs = fx.driver_install(ctx)
     if "libcuda-missing" in ev.names and plat not in ("wsl2", "windows"):
-        fix += (" — if this runs in a container, start it with `--gpus all` and the NVIDIA Container"
-                " Toolkit so the host's libcuda.so.1 is mounted")
+        fix += (
+            " — if this runs in a container, start it with `--gpus all` and the NVIDIA Container"
+            " Toolkit so the host's libcuda.so.1 is mounted"
+        )
     why = "TensorFlow could not load the NVIDIA driver library (libcuda) or talk to the kernel driver."
     return "No usable NVIDIA driver", fix, docs, why
 
 
 def _t_library_mismatch(ev, env, ctx, pip, plat):
-    fix = ("sudo reboot  # loads the kernel module matching the upgraded libraries; without a reboot: "
-           "sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia")
+    fix = (
+        "sudo reboot  # loads the kernel module matching the upgraded libraries; without a reboot: "
+        "sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia"
+    )
     if plat == "wsl2":
-        fix = ("Remove any Linux NVIDIA driver installed inside WSL (sudo apt purge 'nvidia-*' 'libnvidia-*'), "
-               "then run `wsl --shutdown` in PowerShell")
+        fix = (
+            "Remove any Linux NVIDIA driver installed inside WSL (sudo apt purge 'nvidia-*' 'libnvidia-*'), "
+            "then run `wsl --shutdown` in PowerShell"
+        )
     why = "The NVIDIA user-space libraries were upgraded but the old kernel module is still loaded."
     return "NVIDIA driver libraries and kernel module versions differ", fix, fx.DOCS_DRIVER, why
 
@@ -567,35 +638,49 @@ def _t_too_old(ev, env, ctx, pip, plat):
     fix, docs = fx.driver_install(ctx)
     v = env.get("tensorflow_version")
     if v:
-        fix += f" — or keep the driver and install a TensorFlow built for the CUDA it supports (`tfdoctor matrix --driver {env.get('driver_version') or 'VERSION'}`)"
+        driver = env.get("driver_version") or "VERSION"
+        fix += (
+            " — or keep the driver and install a TensorFlow built for the CUDA it supports"
+            f" (`tfdoctor matrix --driver {driver}`)"
+        )
     why = "The NVIDIA driver is older than the CUDA runtime TensorFlow uses."
     return "NVIDIA driver too old for TensorFlow's CUDA", fix, fx.DOCS_CUDA_COMPAT, why
 
 
 def _t_libs_missing(ev, env, ctx, pip, plat):
     if plat == "windows":
-        fix = ("Native Windows GPU needs TensorFlow <= 2.10 with CUDA 11.2 + cuDNN 8.1: "
-               "conda install -c conda-forge cudatoolkit=11.2 cudnn=8.1.0 && python -m pip install "
-               "\"tensorflow<2.11\" — or use WSL2")
-        return "CUDA libraries TensorFlow needs were not found", fix, fx.DOCS_TF_PIP + "#windows-native", \
-            "TensorFlow could not load CUDA runtime libraries."
+        fix = (
+            "Native Windows GPU needs TensorFlow <= 2.10 with CUDA 11.2 + cuDNN 8.1: "
+            "conda install -c conda-forge cudatoolkit=11.2 cudnn=8.1.0 && python -m pip install "
+            '"tensorflow<2.11" — or use WSL2'
+        )
+        return (
+            "CUDA libraries TensorFlow needs were not found",
+            fix,
+            fx.DOCS_TF_PIP + "#windows-native",
+            "TensorFlow could not load CUDA runtime libraries.",
+        )
     v = env.get("tensorflow_version")
     if v and not fx.version_ge(v, (2, 14)):
-        fix = (f"Install the CUDA toolkit {'11.2' if fx.version_ge(v, (2, 5)) else 'of your TF release'} "
-               "libraries and put their lib64 directory on LD_LIBRARY_PATH, or upgrade: " + fx.pip_install(
-                   ctx, "tensorflow[and-cuda]"))
+        fix = (
+            f"Install the CUDA toolkit {'11.2' if fx.version_ge(v, (2, 5)) else 'of your TF release'} "
+            "libraries and put their lib64 directory on LD_LIBRARY_PATH, or upgrade: "
+            + fx.pip_install(ctx, "tensorflow[and-cuda]")
+        )
     else:
         fix = pip + "  # the pip wheels provide libcudart, libcublas, cuDNN... matching this TensorFlow"
     why = "TensorFlow could not load the CUDA runtime libraries it was built against, so it skips the GPU."
     if "cudart-stub-no-cuda" in ev.names:
-        why += (" (\"Could not find cuda drivers\" is printed when libcudart cannot be loaded: despite the"
-                " wording it is usually the CUDA libraries, not the driver.)")
+        why += (
+            ' ("Could not find cuda drivers" is printed when libcudart cannot be loaded: despite the'
+            " wording it is usually the CUDA libraries, not the driver.)"
+        )
     return "CUDA libraries TensorFlow needs were not found", fix, fx.DOCS_TF_PIP, why
 
 
 def _t_cudnn_missing(ev, env, ctx, pip, plat):
     if plat == "windows":
-        fix = "conda install -c conda-forge cudatoolkit=11.2 cudnn=8.1.0  # TensorFlow <= 2.10 on native Windows"
+        fix = "conda install -c conda-forge cudatoolkit=11.2 cudnn=8.1.0  # TF <= 2.10 on native Windows"
     else:
         fix = fx.pip_install(ctx, "nvidia-cudnn-cu12") + "  # or reinstall: " + pip
     why = "TensorFlow could not load cuDNN, which convolutions and RNNs on the GPU need."
@@ -606,25 +691,36 @@ def _t_cudnn_mismatch(ev, env, ctx, pip, plat):
     built = env.get("tf_cudnn_version")
     fix = pip + "  # pip's nvidia-cudnn wheel matching this TensorFlow"
     if built:
-        fix += (f"; then make sure no older libcudnn shadows it: unset LD_LIBRARY_PATH entries pointing at"
-                f" another cuDNN (needs >= {built})")
+        fix += (
+            f"; then make sure no older libcudnn shadows it: unset LD_LIBRARY_PATH entries pointing at"
+            f" another cuDNN (needs >= {built})"
+        )
     if ev.names and fx.version_ge(built, (9,)) and not env.get("tensorflow_version"):
         fix += " — also check that PyTorch/JAX in the same environment do not pin an older nvidia-cudnn-cu12"
-    why = "The cuDNN loaded at run time is older than (or a different major from) the one TensorFlow was built with."
+    why = "The cuDNN loaded at run time is older than (or of another major than) TensorFlow's build."
     return "Loaded cuDNN does not match TensorFlow's build", fix, fx.DOCS_TF_BUILDS, why
 
 
 def _t_cudnn_init(ev, env, ctx, pip, plat):
-    fix = ("Let TensorFlow allocate GPU memory on demand: export TF_FORCE_GPU_ALLOW_GROWTH=true (or "
-           "tf.config.experimental.set_memory_growth(gpu, True)); if it persists, reinstall matching CUDA/cuDNN: "
-           + pip)
-    why = "cuDNN failed to start; usually another process holds the GPU memory, sometimes cuDNN/CUDA mismatch."
-    return "cuDNN failed to initialise", fix, "https://www.tensorflow.org/guide/gpu#limiting_gpu_memory_growth", why
+    fix = (
+        "Let TensorFlow allocate GPU memory on demand: export TF_FORCE_GPU_ALLOW_GROWTH=true (or "
+        "tf.config.experimental.set_memory_growth(gpu, True)); if it persists, reinstall CUDA/cuDNN: "
+        + pip
+    )
+    why = (
+        "cuDNN failed to start; usually another process holds the GPU memory, sometimes cuDNN/CUDA mismatch."
+    )
+    return (
+        "cuDNN failed to initialise",
+        fix,
+        "https://www.tensorflow.org/guide/gpu#limiting_gpu_memory_growth",
+        why,
+    )
 
 
 def _t_cpu_only(ev, env, ctx, pip, plat):
     if plat == "windows":
-        fix = "Use WSL2 (" + fx.DOCS_TF_PIP + "#windows-wsl2), or python -m pip install \"tensorflow<2.11\""
+        fix = "Use WSL2 (" + fx.DOCS_TF_PIP + '#windows-wsl2), or python -m pip install "tensorflow<2.11"'
     elif plat == "macos":
         fix = "No CUDA on macOS: use python -m pip install tensorflow-metal for Apple GPUs"
     else:
@@ -634,26 +730,40 @@ def _t_cpu_only(ev, env, ctx, pip, plat):
 
 
 def _t_windows(ev, env, ctx, pip, plat):
-    fix = ("Install TensorFlow in WSL2 (wsl --install, then inside it: python3 -m pip install "
-           "'tensorflow[and-cuda]'), or stay native with python -m pip install \"tensorflow<2.11\" plus "
-           "conda install -c conda-forge cudatoolkit=11.2 cudnn=8.1.0")
+    fix = (
+        "Install TensorFlow in WSL2 (wsl --install, then inside it: python3 -m pip install "
+        "'tensorflow[and-cuda]'), or stay native with python -m pip install \"tensorflow<2.11\" plus "
+        "conda install -c conda-forge cudatoolkit=11.2 cudnn=8.1.0"
+    )
     why = "TensorFlow 2.10 was the last release with GPU support on native Windows."
-    return "TensorFlow >= 2.11 has no GPU support on native Windows", fix, fx.DOCS_TF_PIP + "#windows-native", why
+    return (
+        "TensorFlow >= 2.11 has no GPU support on native Windows",
+        fix,
+        fx.DOCS_TF_PIP + "#windows-native",
+        why,
+    )
 
 
 def _t_init(ev, env, ctx, pip, plat):
     text = " ".join(t for _, t in ev.lines)
     if "NO_DEVICE" in text or "no CUDA-capable device" in text:
-        fix = ("Make the GPU visible: unset CUDA_VISIBLE_DEVICES (or set it to 0); in a container run with "
-               "`--gpus all`; check `nvidia-smi` lists the GPU")
+        fix = (
+            "Make the GPU visible: unset CUDA_VISIBLE_DEVICES (or set it to 0); in a container run with "
+            "`--gpus all`; check `nvidia-smi` lists the GPU"
+        )
         if plat == "wsl2":
-            fix = "Update the Windows NVIDIA driver, run `wsl --shutdown`, and check /usr/lib/wsl/lib/libcuda.so.1 exists"
+            fix = (
+                "Update the Windows NVIDIA driver, run `wsl --shutdown`, and check that "
+                "/usr/lib/wsl/lib/libcuda.so.1 exists"
+            )
     elif "303" in text or "SHARED_OBJECT" in text:
         fix = fx.driver_install(ctx)[0]
     else:
-        fix = ("Check `nvidia-smi` works; run as a user in the `video`/`render` groups (or with access to "
-               "/dev/nvidia*); after a driver upgrade or suspend: sudo reboot (or sudo rmmod nvidia_uvm && "
-               "sudo modprobe nvidia_uvm)")
+        fix = (
+            "Check `nvidia-smi` works; run as a user in the `video`/`render` groups (or with access to "
+            "/dev/nvidia*); after a driver upgrade or suspend: sudo reboot (or sudo rmmod nvidia_uvm && "
+            "sudo modprobe nvidia_uvm)"
+        )
     why = "The CUDA driver API (cuInit) failed, so TensorFlow sees no GPU."
     if sg_hint(env, "cuda_visible_devices_empty"):
         why += " CUDA_VISIBLE_DEVICES is empty or -1 in this log, which hides every GPU."
@@ -665,17 +775,22 @@ def sg_hint(env: dict[str, Any], name: str) -> bool:
 
 
 def _t_cc(ev, env, ctx, pip, plat):
-    cc = env.get("_cc") or next((g.get("compute_capability") for g in env.get("gpus") or []
-                                 if g.get("compute_capability")), None)
+    cc = env.get("_cc") or next(
+        (g.get("compute_capability") for g in env.get("gpus") or [] if g.get("compute_capability")), None
+    )
     if ev.status == sg.WARN:
-        fix = ("Expect a long first start while kernels JIT-compile from PTX; keep the cache: export "
-               "CUDA_CACHE_MAXSIZE=4294967296; or use a TensorFlow release with native kernels for this GPU "
-               "(`tfdoctor matrix`)")
+        fix = (
+            "Expect a long first start while kernels JIT-compile from PTX; keep the cache: export "
+            "CUDA_CACHE_MAXSIZE=4294967296; or use a TensorFlow release with native kernels for this GPU "
+            "(`tfdoctor matrix`)"
+        )
         why = "This TensorFlow build has no native kernels for this GPU; they are JIT-compiled from PTX."
     else:
-        fix = ("Install a TensorFlow release built for this GPU's compute capability (see `tfdoctor matrix`), "
-               "e.g. " + pip + "; GPUs older than the release's minimum need an older TensorFlow, "
-               "GPUs newer than it need tf-nightly or a source build with TF_CUDA_COMPUTE_CAPABILITIES")
+        fix = (
+            "Install a TensorFlow release built for this GPU's compute capability (see `tfdoctor matrix`), "
+            "e.g. " + pip + "; GPUs older than the release's minimum need an older TensorFlow, "
+            "GPUs newer than it need tf-nightly or a source build with TF_CUDA_COMPUTE_CAPABILITIES"
+        )
         why = "This TensorFlow build has no usable kernels for this GPU's compute capability."
     if cc:
         why += f" Compute capability: {cc}."
@@ -683,62 +798,101 @@ def _t_cc(ev, env, ctx, pip, plat):
 
 
 def _t_xla(ev, env, ctx, pip, plat):
-    fix = (pip + "  # ships nvidia-cuda-nvcc (ptxas, libdevice); or point XLA at a CUDA toolkit: "
-           "export XLA_FLAGS=--xla_gpu_cuda_data_dir=/usr/local/cuda")
+    fix = (
+        pip + "  # ships nvidia-cuda-nvcc (ptxas, libdevice); or point XLA at a CUDA toolkit: "
+        "export XLA_FLAGS=--xla_gpu_cuda_data_dir=/usr/local/cuda"
+    )
     if "ptxas-too-old" in ev.names:
-        fix = ("ptxas is older than the GPU: " + fx.pip_install(ctx, "nvidia-cuda-nvcc-cu12")
-               + " or put a newer CUDA toolkit's bin first on PATH")
+        fix = (
+            "ptxas is older than the GPU: "
+            + fx.pip_install(ctx, "nvidia-cuda-nvcc-cu12")
+            + " or put a newer CUDA toolkit's bin first on PATH"
+        )
     why = "XLA (jit_compile, some Keras layers) needs libdevice and ptxas from the CUDA toolkit."
     return "XLA cannot find the CUDA compiler tools", fix, "https://www.tensorflow.org/xla", why
 
 
 def _t_oom(ev, env, ctx, pip, plat):
-    fix = ("Reduce the batch size or model size; enable memory growth (export TF_FORCE_GPU_ALLOW_GROWTH=true); "
-           "check other processes holding GPU memory with `nvidia-smi`")
+    fix = (
+        "Reduce the batch size or model size; enable memory growth (export TF_FORCE_GPU_ALLOW_GROWTH=true); "
+        "check other processes holding GPU memory with `nvidia-smi`"
+    )
     why = "The GPU ran out of memory for this allocation."
     return "GPU out of memory", fix, "https://www.tensorflow.org/guide/gpu#limiting_gpu_memory_growth", why
 
 
 def _t_nccl(ev, env, ctx, pip, plat):
-    fix = ("Rerun with NCCL_DEBUG=INFO to see the failing transport; for InfiniBand/IB verbs errors try "
-           "NCCL_IB_DISABLE=1, for P2P/NVLink problems NCCL_P2P_DISABLE=1; in containers add --ipc=host or "
-           "--shm-size=1g; or use tf.distribute.HierarchicalCopyAllReduce() instead of NCCL")
+    fix = (
+        "Rerun with NCCL_DEBUG=INFO to see the failing transport; for InfiniBand/IB verbs errors try "
+        "NCCL_IB_DISABLE=1, for P2P/NVLink problems NCCL_P2P_DISABLE=1; in containers add --ipc=host or "
+        "--shm-size=1g; or use tf.distribute.HierarchicalCopyAllReduce() instead of NCCL"
+    )
     why = "An NCCL collective used by MirroredStrategy / MultiWorkerMirroredStrategy failed."
-    return "NCCL collective failed", fix, \
-        "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html", why
+    return (
+        "NCCL collective failed",
+        fix,
+        "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html",
+        why,
+    )
 
 
 def _t_tf_missing(ev, env, ctx, pip, plat):
-    return ("TensorFlow is not installed in this Python", pip if plat != "windows" else
-            "python -m pip install tensorflow  # GPU on Windows: use WSL2", fx.DOCS_TF_PIP,
-            "Python could not import the tensorflow module.")
+    return (
+        "TensorFlow is not installed in this Python",
+        pip if plat != "windows" else "python -m pip install tensorflow  # GPU on Windows: use WSL2",
+        fx.DOCS_TF_PIP,
+        "Python could not import the tensorflow module.",
+    )
 
 
 def _t_tf_import(ev, env, ctx, pip, plat):
-    fix = ("Windows: install the Microsoft Visual C++ Redistributable (https://aka.ms/vs/17/release/vc_redist.x64.exe);"
-           " a CPU without AVX needs a TensorFlow built without AVX; then reinstall: " + pip)
-    return ("TensorFlow's native runtime failed to load", fix, fx.DOCS_TF_PIP,
-            "The tensorflow package is present but its compiled library could not be loaded.")
+    fix = (
+        "Windows: install the Microsoft Visual C++ Redistributable (https://aka.ms/vs/17/release/vc_redist.x64.exe);"
+        " a CPU without AVX needs a TensorFlow built without AVX; then reinstall: " + pip
+    )
+    return (
+        "TensorFlow's native runtime failed to load",
+        fix,
+        fx.DOCS_TF_PIP,
+        "The tensorflow package is present but its compiled library could not be loaded.",
+    )
 
 
 def _t_python(ev, env, ctx, pip, plat):
     py = env.get("python_version")
-    fix = ("Create an environment with a Python TensorFlow supports (3.10-3.13 for TensorFlow 2.21; see "
-           "https://pypi.org/project/tensorflow/): e.g. python3.12 -m venv .venv && .venv/bin/python -m pip "
-           "install 'tensorflow[and-cuda]'; also check it is a 64-bit Python")
+    fix = (
+        "Create an environment with a Python TensorFlow supports (3.10-3.13 for TensorFlow 2.21; see "
+        "https://pypi.org/project/tensorflow/): e.g. python3.12 -m venv .venv && .venv/bin/python -m pip "
+        "install 'tensorflow[and-cuda]'; also check it is a 64-bit Python"
+    )
     why = "pip found no TensorFlow wheel for this Python (version or 32-bit/platform not supported)."
     if py:
         why += f" Python {py}."
-    return "This Python version is not supported by TensorFlow", fix, fx.DOCS_TF_PIP + "#software_requirements", why
+    return (
+        "This Python version is not supported by TensorFlow",
+        fix,
+        fx.DOCS_TF_PIP + "#software_requirements",
+        why,
+    )
 
 
 _TEXT = {
-    "driver.missing": _t_driver_missing, "driver.library-mismatch": _t_library_mismatch,
-    "driver.too-old": _t_too_old, "cuda.libraries-missing": _t_libs_missing, "cudnn.missing": _t_cudnn_missing,
-    "cudnn.version-mismatch": _t_cudnn_mismatch, "cudnn.init-failed": _t_cudnn_init,
-    "tensorflow.cpu-only-build": _t_cpu_only, "platform.windows-native": _t_windows, "cuda.init-failed": _t_init,
-    "gpu.compute-capability-unsupported": _t_cc, "xla.toolchain-missing": _t_xla, "gpu.out-of-memory": _t_oom,
-    "nccl.error": _t_nccl, "tensorflow.missing": _t_tf_missing, "tensorflow.import-failed": _t_tf_import,
+    "driver.missing": _t_driver_missing,
+    "driver.library-mismatch": _t_library_mismatch,
+    "driver.too-old": _t_too_old,
+    "cuda.libraries-missing": _t_libs_missing,
+    "cudnn.missing": _t_cudnn_missing,
+    "cudnn.version-mismatch": _t_cudnn_mismatch,
+    "cudnn.init-failed": _t_cudnn_init,
+    "tensorflow.cpu-only-build": _t_cpu_only,
+    "platform.windows-native": _t_windows,
+    "cuda.init-failed": _t_init,
+    "gpu.compute-capability-unsupported": _t_cc,
+    "xla.toolchain-missing": _t_xla,
+    "gpu.out-of-memory": _t_oom,
+    "nccl.error": _t_nccl,
+    "tensorflow.missing": _t_tf_missing,
+    "tensorflow.import-failed": _t_tf_import,
     "tensorflow.python-unsupported": _t_python,
 }
 
@@ -757,11 +911,14 @@ def explain_lines(lines: Iterable[str], matrix: Any = None) -> Explanation:
         matrix = _matrix()
     private = {"_hints": sc.hints, "_cc": sc.values.get("_cc")}
     _infer(sc, env, matrix)
-    findings = [_build(fid, sc.evidence[fid], {**env, **private}, bool(sc.hints.get("conda")))
-                for fid in sorted(sc.evidence, key=lambda f: (_ORDER.index(f) if f in _ORDER else 99, f))]
+    findings = [
+        _build(fid, sc.evidence[fid], {**env, **private}, bool(sc.hints.get("conda")))
+        for fid in sorted(sc.evidence, key=lambda f: (_ORDER.index(f) if f in _ORDER else 99, f))
+    ]
     hints = sorted(k for k in sc.hints if k in ("wsl2", "windows", "linux", "macos", "conda", "nvidia-smi"))
-    return Explanation(environment=env, findings=findings, lines_read=sc.lines, matches=sc.matches,
-                       platform_hints=hints)
+    return Explanation(
+        environment=env, findings=findings, lines_read=sc.lines, matches=sc.matches, platform_hints=hints
+    )
 
 
 def explain_text(text: str) -> Explanation:
@@ -860,8 +1017,14 @@ def _report(result: Explanation) -> Any:
     from tfdoctor.model import Report
     from tfdoctor.report import now_iso, tool_info
 
-    return Report(mode="explain", environment=result.environment, facts={"explain": result.facts()},
-                  findings=result.findings, tool=tool_info(_matrix()), created_at=now_iso())
+    return Report(
+        mode="explain",
+        environment=result.environment,
+        facts={"explain": result.facts()},
+        findings=result.findings,
+        tool=tool_info(_matrix()),
+        created_at=now_iso(),
+    )
 
 
 def _print(data: dict[str, Any], result: Explanation, file: str, color: bool) -> None:
@@ -878,7 +1041,9 @@ def _print(data: dict[str, Any], result: Explanation, file: str, color: bool) ->
     else:
         _plain(data)
     if not result.findings:
-        print(f"tfdoctor explain: read {result.lines_read} lines of {source}; no known failure signature found.")
+        print(
+            f"tfdoctor explain: read {result.lines_read} lines of {source}; no known failure signature found."
+        )
 
 
 def _plain(data: dict[str, Any]) -> None:

@@ -12,6 +12,7 @@ from tfdoctor import __version__
 from tfdoctor.checks import run_checks
 from tfdoctor.environment import environment
 from tfdoctor.model import SCHEMA_VERSION, Report
+from tfdoctor.privacy import redact_report
 
 
 class ReportError(Exception):
@@ -34,6 +35,7 @@ def build_report(
     skip: tuple[str, ...] = (),
     timings: dict[str, float] | None = None,
 ) -> Report:
+    facts = redact_report(facts)  # secrets never reach a check, a finding or any output format
     start = time.monotonic()
     findings = run_checks(facts, matrix, only, skip)
     timings = dict(timings or {})
