@@ -44,7 +44,8 @@ def test_json_report_shape_and_exit_1_on_failure():
     finding = data["findings"][0]
     assert finding["status"] == "fail" and finding["fix"] and finding["confidence"] == "certain"
     assert data["facts"]["explain"]["lines_read"] == 3
-    assert {m["line"] for m in data["facts"]["explain"]["matches"]} == {2, 3}
+    # line 3 repeats line 2 (log prefixes aside): a repeat adds no evidence and is not listed again
+    assert [m["line"] for m in data["facts"]["explain"]["matches"]] == [2]
     assert data["summary"]["status"] == "fail"
 
 

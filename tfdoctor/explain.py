@@ -24,6 +24,7 @@ MAX_LINE = 8192  # characters of one line that are looked at; the rest is droppe
 MAX_EVIDENCE = 5  # lines quoted per finding
 MAX_MATCHES = 200  # matches kept in facts.explain.matches
 MAX_GPUS = 64
+MAX_SEEN = 200_000  # distinct lines remembered to skip repeats (about 10 MB at most)
 
 MEANINGS = {
     "driver.missing": "No usable NVIDIA driver is loaded (absent, nouveau instead, or not exposed to WSL2 "
@@ -195,6 +196,7 @@ class _Scanner:
         self._pending_heading: str | None = None
         self._last_smi: int | None = None
         self._prev = ""
+        self._seen: set[int] = set()
 
     # -- per line
     def feed(self, raw: str) -> None:
@@ -209,6 +211,12 @@ class _Scanner:
     def _line(self, line: str) -> None:
         if not line:
             return
+        key = hash(line)
+        if key in self._seen:  # a repeated line adds no evidence or value: logs repeat a lot
+            self._prev = line.lower()
+            return
+        if len(self._seen) < MAX_SEEN:
+            self._seen.add(key)
         low = line.lower()
         for anchor, sigs in sg.ANCHOR_ITEMS if sg.ANY_ANCHOR.search(low) else ():
             if anchor in low:

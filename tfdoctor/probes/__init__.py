@@ -42,8 +42,11 @@ tensorflow:  python (path), python_version, installed (bool), version, location,
              build_info {cuda_version, cudnn_version, cuda_compute_capabilities, is_cuda_build, ...},
              error
 runtime:     ran (bool), python, steps [{name, device, status, seconds, ...}], tf_visible_gpus,
-             gpus [{tf_device, name, compute_capability, pci_bus_id}],
-             log (TensorFlow's captured output, trimmed), error, returncode, timed_out
+             gpus [{tf_device, name, compute_capability, pci_bus_id, memory_mib}],
+             log (TensorFlow's captured output, trimmed), error, returncode, timed_out,
+             signal ("SIGSEGV"), gpu_reason (TensorFlow's words for seeing no GPU), tf_version,
+             memory {device: {memory_current_mib, memory_peak_mib}}, result_line (bool),
+             stdout_junk, seconds; --quick: {ran: false, skipped} (see tfdoctor/probes/runtime.py)
 collective:  ran (bool), local_addresses, ... (see tfdoctor/probes/collective.py)
 options:     require_gpus (from the command line; not a probe)
 """
