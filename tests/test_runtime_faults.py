@@ -17,11 +17,15 @@ from pathlib import Path
 
 import pytest
 from conftest import DATA, ROOT, run_cli
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from schema_check import validate
 
+from tfdoctor import proc
 from tfdoctor.checks.runtime import runtime as runtime_check
 from tfdoctor.compat import load_matrix
 from tfdoctor.model import Status
+from tfdoctor.probes import runtime as rprobe
 
 REAL_PY = sys.executable
 
@@ -285,3 +289,40 @@ def test_no_gpu_fix_follows_the_reason():
     cuinit = "failed call to cuInit: INTERNAL: CUDA error: Failed call to cuInit: UNKNOWN ERROR (303)"
     found = _run(_facts(gpus=0, gpu_reason=cuinit))["runtime.no-gpu-visible"]
     assert "ubuntu-drivers" in found.fix
+
+
+# --- whatever the worker (or a saved report) says, the probe parser and the check never raise ----
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=20,
+)
+step_like = st.fixed_dictionaries(
+    {"name": st.sampled_from(["import", "devices", "matmul", "train", "throughput", "xla", "multi_gpu"]),
+     "status": st.sampled_from(["pass", "fail", "skip", "running", 3])},
+    optional={"device": json_values, "error": json_values, "failure": json_values, "tflops": json_values,
+              "losses": json_values, "interrupted": st.booleans()},
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(rt=st.dictionaries(st.sampled_from(["ran", "steps", "gpus", "tf_visible_gpus", "error", "signal",
+                                           "timed_out", "result_line", "returncode", "log", "gpu_reason"]),
+                          json_values, max_size=8),
+       steps=st.lists(step_like, max_size=6))
+def test_check_never_raises_on_odd_facts(rt, steps):
+    rt = {**rt, "steps": steps} if steps else rt
+    for f in runtime_check({"runtime": rt}, None):
+        assert f.id.startswith(("runtime.", "xla.", "gpu.", "nccl.", "cuda.", "cudnn.", "driver.",
+                                "tensorflow.", "platform."))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(["TFDOCTOR-STEP ", "TFDOCTOR-RESULT ", "{", "}", '"name"', ":", '"x"',
+                                  "\n", " ", "[", "]", "null", "\ufffd"]), max_size=60).map("".join))
+def test_worker_output_parser_never_raises(text):
+    result, steps, junk = rprobe.parse_output(text)
+    assert result is None or isinstance(result, dict)
+    facts = rprobe.facts_from(proc.Result(("py",), 0, text, "", 0.1), "py", 5)
+    assert facts["error"] is None or isinstance(facts["error"], str)

@@ -35,8 +35,13 @@ def check_run() -> dict:
 
 @pytest.fixture(scope="module")
 def split_run() -> dict:
-    ctx = Context(python=sys.executable, worker_timeout=300)
+    ctx = Context(python=sys.executable, worker_timeout=300, memory_limit_mib=512)
     return rprobe.probe(ctx, extra=("--logical-cpus", "2", "--exercise-cpu"))
+
+
+def test_memory_limit_reaches_the_worker(split_run):
+    devices = next(s for s in split_run["steps"] if s["name"] == "devices")
+    assert devices["status"] == "pass" and devices["memory_limit_mib"] == 512
 
 
 def _step(facts: dict, name: str, device: str) -> dict:
@@ -126,8 +131,11 @@ def test_log_goes_through_the_explain_engine(check_run):
     pytest.importorskip("tfdoctor.explain")
     from tfdoctor.explain import explain_text
 
-    expected = {f.id for f in explain_text(check_run["facts"]["runtime"]["log"]).findings}
+    log = check_run["facts"]["runtime"]["log"]
+    expected = {f.id for f in explain_text(log).findings if f.confidence == "certain"}
     assert expected <= set(_ids(check_run["findings"]))
+    if "failed call to cuInit" in log:
+        assert "cuda.init-failed" in expected  # the cuInit line became a finding with a fix
 
 
 # --- the split-CPU run: MirroredStrategy and the GPU-only steps, exercised on the CPU ------------
@@ -183,7 +191,7 @@ def test_created_device_line_gives_pci_bus_id():
 def test_gpu_reason_quotes_tensorflow():
     text = (DATA / "explain" / "008-cuinit-303-cpu-node.txt").read_text().splitlines()
     reason = w.gpu_reason(text, True)
-    assert "cuInit" in reason
+    assert reason.startswith("failed call to cuInit: UNKNOWN ERROR (303)")  # log prefix stripped
     assert "no CUDA support" in w.gpu_reason(text, False)
     assert "logged no reason" in w.gpu_reason(["nothing to see"], True)
 

@@ -82,7 +82,19 @@ def run_checks(
                 )
             ]
         findings.extend(f for f in produced if _selected(f.id, only, skip))
-    return findings
+    return _unique(findings)
+
+
+def _unique(findings: list[Finding]) -> list[Finding]:
+    """Two checks may reach the same conclusion (e.g. a probe and a log line): say it once."""
+    seen: set[tuple[str, Status, str]] = set()
+    kept = []
+    for f in findings:
+        key = (f.id, f.status, f.title)
+        if key not in seen:
+            seen.add(key)
+            kept.append(f)
+    return kept
 
 
 def catalogue_text() -> str:

@@ -1,7 +1,9 @@
 """Judge the TensorFlow worker's steps (facts["runtime"]) and run its log through `explain`.
 
 One registered check, so that findings drawn from the log and from step errors are
-deduplicated against the ones the steps already gave.
+deduplicated against the ones the steps already gave. Signature findings the engine only
+infers ("likely", e.g. a driver guessed from a cuInit line) are left out: in `check` the probes
+give direct evidence for those, and their own checks report it.
 """
 
 from __future__ import annotations
@@ -65,7 +67,7 @@ def _explain(text: str) -> list[Finding]:
         if exc.name == "tfdoctor.explain":
             return []
         raise
-    return list(explain_text(text).findings)
+    return [f for f in explain_text(text).findings if f.confidence != "likely"]
 
 
 def _worker_cmd(facts: dict[str, Any], rt: dict[str, Any]) -> str:
@@ -338,7 +340,9 @@ def runtime(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     if cpu:
         mm, tr = cpu
         findings.append(_finding(
-            "runtime.cpu-verified", Status.PASS, "TensorFlow computes and trains on the CPU",
+            "runtime.cpu-verified", Status.PASS,
+            f"TensorFlow computes and trains on the CPU: matmul max rel. error "
+            f"{mm.get('max_rel_error', 0):.1g}, {_fmt_losses(tr.get('losses'))}",
             detail=(f"matmul on /device:CPU:0 max rel. error {mm.get('max_rel_error', 0):.2g} vs NumPy; "
                     f"{len(fx.as_list(tr.get('losses')))} training steps, {_fmt_losses(tr.get('losses'))},"
                     f" {tr.get('steps_per_second')} steps/s"),

@@ -41,7 +41,8 @@ CREATED = re.compile(
     r"Created device \S*?(/?device:GPU:\d+) with (\d+) MB memory:?\s*->\s*device: (\d+), name: (.*?), "
     r"pci bus id: ([0-9a-fA-F:.]+)(?:, compute capability: (\d+\.\d+))?"
 )
-GLOG_PREFIX = re.compile(r"^[IWEF]\d{4} [\d:.]+\s+\d+ [\w.]+:\d+\] ")
+# "I0000 00:00:1795275291.37 9055 cuda_platform.cc:52] " (absl) or "2023-06-23 17:14:24.42: E x/y.cc:12] "
+GLOG_PREFIX = re.compile(r"^(?:[IWEF]\d{4} [\d:.]+\s+\d+ |\d{4}-\d\d-\d\d [\d:.]+: [IWEF] )\S+:\d+\] ")
 GPU_REASON = re.compile(
     r"cuInit|Cannot dlopen|Could not find cuda drivers|Skipping registering GPU|CUDA_ERROR|"
     r"cuda(?:_| )driver|no CUDA-capable|could not retrieve CUDA device|CUDA error",
@@ -281,6 +282,7 @@ class Worker:
             else:
                 tf.config.experimental.set_memory_growth(gpu, True)
         rec["memory_mode"] = (f"limit {limit} MiB" if limit else "growth") if physical else None
+        rec["memory_limit_mib"] = limit
         if self.args.logical_cpus > 1 and cpus:
             cfg = [tf.config.LogicalDeviceConfiguration() for _ in range(self.args.logical_cpus)]
             tf.config.set_logical_device_configuration(cpus[0], cfg)
