@@ -6,8 +6,8 @@ from __future__ import annotations
 import copy
 
 import pytest
+from conftest import DATA
 
-from tests.conftest import DATA
 from tfdoctor.checks import health
 from tfdoctor.model import Status
 from tfdoctor.probes.nvidia_smi import parse_query_xml

@@ -9,8 +9,8 @@ import subprocess
 import sys
 
 import pytest
-
-from tests.conftest import ROOT, run_cli
+from conftest import ROOT, run_cli
+from schema_check import validate
 
 SECTIONS = {"system", "nvml", "nvidia_smi", "nvcc", "libraries", "tensorflow", "runtime"}
 HEAVY = ("rich", "tensorflow", "pynvml", "numpy", "jsonschema", "tfdoctor.compat")
@@ -72,7 +72,7 @@ def _real_nvcc_release() -> str:
 @pytest.fixture(scope="module")
 def quick_report():
     result = run_cli("check", "--quick", "--json")
-    return result, result.json()
+    return result, validate(result.json())
 
 
 def test_quick_check_on_this_machine_fails_on_the_missing_driver(quick_report) -> None:
@@ -83,15 +83,7 @@ def test_quick_check_on_this_machine_fails_on_the_missing_driver(quick_report) -
     assert driver and driver[0]["status"] == "fail" and driver[0]["fix"]
     assert report["mode"] == "quick"
     assert report["summary"]["status"] == "fail"
-    assert set(report["facts"]) >= {
-        "system",
-        "nvml",
-        "nvidia_smi",
-        "nvcc",
-        "libraries",
-        "tensorflow",
-        "runtime",
-    }
+    assert set(report["facts"]) >= SECTIONS
 
 
 def test_quick_check_reports_real_nvcc_and_tensorflow_build(quick_report) -> None:
@@ -178,18 +170,10 @@ def test_without_tensorflow_and_nvml_the_report_is_complete(bare_python) -> None
     )
     assert proc.returncode == 1, proc.stderr
     assert proc.stderr == ""
-    report = json.loads(proc.stdout)
+    report = validate(json.loads(proc.stdout))
     ids = {f["id"]: f for f in report["findings"]}
     assert ids["tensorflow.missing"]["status"] == "fail"
     assert "pip install" in ids["tensorflow.missing"]["fix"]
     assert report["facts"]["nvml"]["available"] is False
     assert "nvidia-ml-py" in report["facts"]["nvml"]["error"]
-    assert set(report["facts"]) >= {
-        "system",
-        "nvml",
-        "nvidia_smi",
-        "nvcc",
-        "libraries",
-        "tensorflow",
-        "runtime",
-    }
+    assert set(report["facts"]) >= SECTIONS

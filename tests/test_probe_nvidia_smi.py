@@ -6,8 +6,8 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import DATA, run_cli, write_fake
 
-from tests.conftest import DATA, run_cli, write_fake
 from tfdoctor.probes.nvidia_smi import SmiParseError, failure_kind, parse_banner, parse_query_xml
 
 SMI = DATA / "nvidia-smi"

@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import DATA, ROOT, run_cli
 
-from tests.conftest import DATA, ROOT, run_cli
 from tfdoctor.probes import Context
 from tfdoctor.probes.nvml import classify_bindings, describe_error, probe
 
