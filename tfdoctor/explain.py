@@ -144,16 +144,19 @@ class _Evidence:
     count: int = 0
     names: set[str] = field(default_factory=set)  # signature names
     details: list[str] = field(default_factory=list)  # extracted bits (library names, error codes)
+    last_line: int = -1
 
     def add(self, status: str, confidence: str, line_no: int, text: str, name: str, detail: str = "") -> None:
         if status == sg.FAIL:
             self.status = sg.FAIL
         if confidence == sg.CERTAIN:
             self.confidence = sg.CERTAIN
-        self.count += 1
         self.names.add(name)
-        if len(self.lines) < MAX_EVIDENCE:
-            self.lines.append((line_no, text[:300]))
+        if line_no != self.last_line:  # two signatures on one line are one piece of evidence
+            self.last_line = line_no
+            self.count += 1
+            if len(self.lines) < MAX_EVIDENCE:
+                self.lines.append((line_no, text[:300]))
         if detail and detail not in self.details and len(self.details) < 20:
             self.details.append(detail)
 

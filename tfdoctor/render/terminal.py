@@ -50,7 +50,7 @@ def system_line(env: dict[str, Any]) -> str:
     if gpus:
         names = sorted({g.get("name") or "unknown GPU" for g in gpus})
         parts.append(f"{len(gpus)} × {', '.join(names)}" if len(names) == 1 else f"{len(gpus)} GPUs")
-    return " · ".join(p for p in parts if p) or "nothing known"
+    return " · ".join(p for p in parts if p)
 
 
 def verdict(report: dict[str, Any]) -> str:
@@ -99,7 +99,10 @@ def render(report: dict[str, Any], verbose: bool = False, color: bool = True) ->
         head.append(f"   {seconds:.1f} s", style="dim")
     console.print(head)
     env = report.get("environment") or {}
-    console.print(Text(f"{'System':<{LABEL_WIDTH}}{system_line(env)}"))
+    known = system_line(env) or (
+        "no versions or names found in this output" if report.get("mode") == "explain" else "nothing known"
+    )
+    console.print(Text(f"{'System':<{LABEL_WIDTH}}{known}"))
 
     groups: dict[str, list[dict[str, Any]]] = {}
     for f in report.get("findings") or []:
