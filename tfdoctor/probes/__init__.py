@@ -47,7 +47,9 @@ runtime:     ran (bool), python, steps [{name, device, status, seconds, ...}], t
              signal ("SIGSEGV"), gpu_reason (TensorFlow's words for seeing no GPU), tf_version,
              memory {device: {memory_current_mib, memory_peak_mib}}, result_line (bool),
              stdout_junk, seconds; --quick: {ran: false, skipped} (see tfdoctor/probes/runtime.py)
-collective:  ran (bool), local_addresses, ... (see tfdoctor/probes/collective.py)
+collective:  requested, ran, skipped, local_names, local_addresses, task, address, peers, ok, stage,
+             error, seconds, members, mismatches, steps, unreachable, log (only when TF_CONFIG is
+             set; full shape in tfdoctor/probes/collective.py)
 options:     require_gpus (from the command line; not a probe)
 """
 

@@ -9,7 +9,7 @@ waits for the others), and meanwhile polls each peer's port with a plain TCP con
 peer that never comes up is named. Then a real all-reduce, an all-gather of each worker's
 TensorFlow/Python/driver versions, and a few synchronized training steps whose weights must end
 identical on every worker. Every stage is bounded: collectives by CommunicationOptions'
-timeout, the whole run by --deadline (a watchdog prints the result and exits).
+timeout, the whole run by --deadline (a forked monitor kills it and prints the result).
 
 Progress lines `TFDOCTOR-PEER <json>` and one final `TFDOCTOR-RESULT <json>` go to stdout.
 """
@@ -20,9 +20,10 @@ import argparse
 import json
 import os
 import platform
+import select
+import signal
 import socket
 import sys
-import threading
 import time
 
 RESULT = "TFDOCTOR-RESULT"
@@ -30,9 +31,9 @@ PEER = "TFDOCTOR-PEER"
 INFO_LEN = 192  # bytes of "task|tensorflow|python|driver" exchanged between workers
 STEPS = 3
 
-_lock = threading.Lock()
 _start = time.monotonic()
-_state: dict = {"ok": False, "stage": "start", "error": None, "steps": [], "peers": []}
+_state: dict = {"ok": False, "stage": "start", "error": None, "steps": []}
+_monitor_fd: int | None = None  # write end of the pipe to the monitor process
 
 
 def _elapsed() -> float:
@@ -46,17 +47,21 @@ def _emit(marker: str, payload: dict) -> None:
 
 def finish(code: int, **updates) -> None:
     """Print the one result line and leave at once (a TF server cannot be shut down cleanly)."""
-    with _lock:
-        _state.update(updates)
-        _state["elapsed"] = _elapsed()
-        _emit(RESULT, _state)
-        sys.stderr.flush()
-        os._exit(code)
+    _state.update(updates)
+    _state["elapsed"] = _elapsed()
+    _emit(RESULT, _state)
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def stage(name: str) -> None:
-    with _lock:
-        _state["stage"] = name
+    """Record the stage here and tell the monitor (which reports it if this process hangs)."""
+    _state["stage"] = name
+    if _monitor_fd is not None:
+        try:
+            os.write(_monitor_fd, f"{name}\n".encode())
+        except OSError:
+            pass
 
 
 def split_address(address: str) -> tuple[str, int]:
@@ -88,21 +93,6 @@ def reachable(address: str, timeout: float = 1.0) -> bool:
         return False
 
 
-def wait_for_peers(peers: list[dict], wait: float, joined: threading.Event) -> list[dict]:
-    """Poll every peer until it accepts a TCP connection, the strategy joined, or `wait` passed."""
-    deadline = time.monotonic() + wait
-    status = {p["task"]: {**p, "reachable": False, "waited_s": None} for p in peers}
-    while True:
-        for task, entry in status.items():
-            if not entry["reachable"] and reachable(entry["address"]):
-                entry.update(reachable=True, waited_s=_elapsed())
-                _emit(PEER, entry)
-        pending = [e for e in status.values() if not e["reachable"]]
-        if not pending or joined.is_set() or time.monotonic() >= deadline:
-            return list(status.values())
-        time.sleep(0.25)
-
-
 def encode_info(text: str) -> list[float]:
     """A string as a fixed-length vector of byte values (floats: safe for any collective)."""
     data = text.encode("utf-8")[:INFO_LEN]
@@ -110,7 +100,7 @@ def encode_info(text: str) -> list[float]:
 
 
 def decode_info(row: list[float]) -> dict:
-    data = bytes(int(round(v)) for v in row if round(v) > 0)
+    data = bytes(int(round(v)) for v in row if 0 < round(v) < 256)
     task, tf_version, python, driver = (data.decode("utf-8", errors="replace").split("|") + [""] * 4)[:4]
     return {"task": task, "tensorflow": tf_version, "python": python, "driver": driver or None}
 
@@ -126,7 +116,8 @@ def compare_members(members: list[dict], me: str) -> list[dict]:
             continue
         for key in ("tensorflow", "python", "driver"):
             if member.get(key) != mine.get(key):
-                out.append({"task": member["task"], "key": key, "mine": mine.get(key), "theirs": member.get(key)})
+                theirs = member.get(key)
+                out.append({"task": member["task"], "key": key, "mine": mine.get(key), "theirs": theirs})
     return out
 
 
@@ -141,18 +132,90 @@ def driver_version() -> str:
     return ""
 
 
-def watchdog(deadline: float) -> None:
-    time.sleep(deadline)
-    finish(4, error=f"did not finish within {deadline:.0f} s (stuck at stage {_state['stage']!r})",
-           timed_out=True)
+def monitor(read_fd: int, parent: int, args: argparse.Namespace, peers: list[dict]) -> None:
+    """The forked watcher. TensorFlow's join holds the GIL, so no thread of the worker can time it
+    out: this process polls the peers once the worker is joining, and kills the worker (printing
+    the result for it) when a peer stays unreachable past --peer-wait or the run passes --deadline.
+    It leaves when the worker closes the pipe (the worker finished by itself)."""
+    status = [{**p, "reachable": False, "waited_s": None} for p in peers]
+    current, joining_since, joined = "start", None, False
+
+    def kill_and_report(code: int, **fields) -> None:
+        try:
+            os.kill(parent, signal.SIGKILL)
+        except OSError:
+            pass
+        _state.update(stage=current, peers=status, **fields)
+        finish(code)
+
+    while True:
+        ready, _, _ = select.select([read_fd], [], [], 0.25)
+        if ready:
+            data = os.read(read_fd, 4096)
+            if not data:
+                os._exit(0)
+            for line in data.decode(errors="replace").split():
+                joined = joined or line == "joined"
+                current = line
+                if line == "join" and joining_since is None:
+                    joining_since = time.monotonic()
+        if joining_since is not None and not joined:
+            for entry in status:
+                if not entry["reachable"] and reachable(entry["address"]):
+                    entry.update(reachable=True, waited_s=_elapsed())
+                    _emit(PEER, entry)
+            missing = [e for e in status if not e["reachable"]]
+            waited = time.monotonic() - joining_since
+            if missing and (waited > args.peer_wait or time.monotonic() - _start > args.deadline):
+                names = ", ".join(f"{e['task']} ({e['address']})" for e in missing)
+                kill_and_report(
+                    5,
+                    unreachable=[e["task"] for e in missing],
+                    error=f"peer{'s' if len(missing) > 1 else ''} never reachable within "
+                    f"{waited:.0f} s: {names}",
+                )
+        if time.monotonic() - _start > args.deadline:
+            waiting = (
+                ""
+                if joined or joining_since is None
+                else " while waiting for the peers to join (each accepted a TCP "
+                "connection: check that every worker has the same cluster and its own task index)"
+            )
+            kill_and_report(
+                4,
+                timed_out=True,
+                error=f"did not finish within {args.deadline:.0f} s (stuck at stage {current!r}){waiting}",
+            )
+
+
+def start_monitor(args: argparse.Namespace, peers: list[dict]) -> None:
+    global _monitor_fd
+    if not hasattr(os, "fork"):
+        return  # the caller's timeout is the only bound
+    read_fd, write_fd = os.pipe()
+    parent = os.getpid()
+    sys.stdout.flush()
+    if os.fork() == 0:
+        os.close(write_fd)
+        try:
+            monitor(read_fd, parent, args, peers)
+        finally:
+            os._exit(0)
+    os.close(read_fd)
+    _monitor_fd = write_fd
 
 
 def run(args: argparse.Namespace) -> None:
     peers = json.loads(args.peers)
     busy = port_in_use(split_address(args.address)[1])
     if busy:
-        finish(3, stage="bind", error=f"this task's port {args.address} is not free ({busy}): another "
-               "process, or another worker with the same task index, already uses it")
+        finish(
+            3,
+            stage="bind",
+            error=f"this task's port {args.address} is not free ({busy}): another "
+            "process, or another worker with the same task index, already uses it",
+        )
+    start_monitor(args, peers)
 
     stage("import")
     t = time.monotonic()
@@ -167,30 +230,17 @@ def run(args: argparse.Namespace) -> None:
             pass
     comm = tf.distribute.experimental.CommunicationImplementation
     impl = comm.AUTO if gpus else comm.RING
-    options = tf.distribute.experimental.CommunicationOptions(implementation=impl, timeout_seconds=args.op_timeout)
+    options = tf.distribute.experimental.CommunicationOptions(
+        implementation=impl, timeout_seconds=args.op_timeout
+    )
     _state.update(gpus=len(gpus), implementation=impl.name)
 
-    # The constructor starts this task's server and blocks until every peer answers: poll the
-    # peers meanwhile so that one that never comes up is named, and stop waiting after --peer-wait.
-    joined = threading.Event()
-
-    def preflight() -> None:
-        result = wait_for_peers(peers, args.peer_wait, joined)
-        with _lock:
-            _state["peers"] = result
-        missing = [p for p in result if not p["reachable"]]
-        if missing and not joined.is_set():
-            names = ", ".join(f"{p['task']} ({p['address']})" for p in missing)
-            finish(5, stage="peers", error=f"peer{'s' if len(missing) > 1 else ''} never reachable within "
-                   f"{args.peer_wait:.0f} s: {names}", unreachable=[p["task"] for p in missing])
-
-    checker = threading.Thread(target=preflight, daemon=True)
-    checker.start()
+    # The constructor starts this task's server and blocks (holding the GIL) until every peer
+    # answers; the monitor process polls the peers meanwhile and names one that never comes up.
     stage("join")
     t_collective = time.monotonic()
     strategy = tf.distribute.MultiWorkerMirroredStrategy(communication_options=options)
-    joined.set()
-    checker.join(5)
+    stage("joined")
     replicas = strategy.num_replicas_in_sync
     _state.update(replicas=replicas, join_seconds=round(time.monotonic() - t_collective, 3))
 
@@ -244,16 +294,20 @@ def run(args: argparse.Namespace) -> None:
         b.assign_sub(0.05 * gb)
         return loss
 
+    def train_step():
+        return strategy.reduce("MEAN", strategy.run(step, args=(xs, ys)), axis=None)
+
     losses = []
     for i in range(STEPS):
-        loss = timed(f"train-step-{i + 1}", lambda: strategy.reduce("MEAN", strategy.run(step, args=(xs, ys)), axis=None))
+        loss = timed(f"train-step-{i + 1}", train_step)
         losses.append(round(float(loss.numpy()), 6))
     _state["losses"] = losses
     if not all(v == v and abs(v) < 1e30 for v in losses) or losses[-1] >= losses[0]:
         finish(6, error=f"training loss not finite and falling across workers: {losses}")
 
     local = float(tf.reduce_sum(tf.abs(w.values[0])).numpy() + tf.reduce_sum(tf.abs(b.values[0])).numpy())
-    sums = timed("weights-agree", lambda: strategy.gather(per_replica(lambda ctx: tf.constant([local])), axis=0))
+    mine = per_replica(lambda ctx: tf.constant([local]))
+    sums = timed("weights-agree", lambda: strategy.gather(mine, axis=0))
     sums = [float(v) for v in sums.numpy().tolist()]
     if max(sums) - min(sums) > 1e-5 * max(1.0, abs(local)):
         finish(6, error=f"weights differ between workers after training: {sums}")
@@ -262,8 +316,12 @@ def run(args: argparse.Namespace) -> None:
     tf_diff = [m for m in mismatches if m["key"] == "tensorflow"]
     if tf_diff:
         names = ", ".join(f"{m['task']} has TensorFlow {m['theirs']}" for m in tf_diff)
-        finish(7, stage="compare", seconds=seconds,
-               error=f"TensorFlow versions differ: this task has {tf.__version__}, {names}")
+        finish(
+            7,
+            stage="compare",
+            seconds=seconds,
+            error=f"TensorFlow versions differ: this task has {tf.__version__}, {names}",
+        )
     finish(0, ok=True, stage="done", seconds=seconds)
 
 
@@ -277,11 +335,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--deadline", type=float, default=170.0)
     args = parser.parse_args(argv)
     _state.update(task=args.task, address=args.address)
-    threading.Thread(target=watchdog, args=(args.deadline,), daemon=True).start()
     try:
         run(args)
     except BaseException as exc:  # noqa: BLE001 - every failure becomes the result line
-        finish(2, error=f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}")
+        first = (str(exc).strip().splitlines() or [""])[0][:500]
+        finish(2, error=f"{type(exc).__name__}: {first}".rstrip(": "))
 
 
 if __name__ == "__main__":
