@@ -274,3 +274,18 @@ def test_corpus_files_are_all_listed():
     listed = Path(CORPUS / "cases.toml").read_text()
     for path in CORPUS.glob("*.txt"):
         assert path.name in listed
+
+
+def test_live_facts_tailor_the_fix_of_a_log_finding() -> None:
+    """The worker's log goes through the same engine; a live check's facts decide the fix."""
+    line = (
+        "E0000 00:00:1731000000.000000  12 cuda_executor.cc:1228] failed call to cuInit: INTERNAL: "
+        "CUDA error: Failed call to cuInit: UNKNOWN ERROR (303)"
+    )
+    alone = {f.id: f for f in explain_text(line).findings}["cuda.init-failed"]
+    in_container = {
+        f.id: f
+        for f in explain_text(line, {"system": {"platform": "linux", "container": "docker"}}).findings
+    }["cuda.init-failed"]
+    assert "--gpus all" in in_container.fix
+    assert alone.fix != in_container.fix

@@ -586,8 +586,8 @@ def _tf_req(env: dict[str, Any]) -> str:
     return fx.tf_requirement(v) if v and fx.version_ge(v, (2, 14)) else "tensorflow[and-cuda]"
 
 
-def _build(fid: str, ev: _Evidence, env: dict[str, Any], conda: bool) -> Finding:
-    ctx = _fixctx(env, conda)
+def _build(fid: str, ev: _Evidence, env: dict[str, Any], conda: bool, facts: dict | None = None) -> Finding:
+    ctx = facts or _fixctx(env, conda)
     plat = env.get("platform")
     pip = fx.pip_install(ctx, _tf_req(env))
     shown = ev.lines[:2]
@@ -912,8 +912,12 @@ _ORDER = list(_TEXT)
 # --- public API ---------------------------------------------------------------------------------------
 
 
-def explain_lines(lines: Iterable[str], matrix: Any = None) -> Explanation:
-    """Streaming: each line is looked at once; memory stays bounded whatever the input size."""
+def explain_lines(lines: Iterable[str], matrix: Any = None, facts: dict | None = None) -> Explanation:
+    """Streaming: each line is looked at once; memory stays bounded whatever the input size.
+
+    `facts`, when the log comes from a live check, tailor the fixes to the probed machine
+    (distribution, container, WSL2) instead of to what the log alone tells.
+    """
     sc = _Scanner()
     for raw in lines:
         sc.feed(raw if isinstance(raw, str) else str(raw))
@@ -923,7 +927,7 @@ def explain_lines(lines: Iterable[str], matrix: Any = None) -> Explanation:
     private = {"_hints": sc.hints, "_cc": sc.values.get("_cc")}
     _infer(sc, env, matrix)
     findings = [
-        _build(fid, sc.evidence[fid], {**env, **private}, bool(sc.hints.get("conda")))
+        _build(fid, sc.evidence[fid], {**env, **private}, bool(sc.hints.get("conda")), facts)
         for fid in sorted(sc.evidence, key=lambda f: (_ORDER.index(f) if f in _ORDER else 99, f))
     ]
     hints = sorted(k for k in sc.hints if k in ("wsl2", "windows", "linux", "macos", "conda", "nvidia-smi"))
@@ -932,9 +936,9 @@ def explain_lines(lines: Iterable[str], matrix: Any = None) -> Explanation:
     )
 
 
-def explain_text(text: str) -> Explanation:
+def explain_text(text: str, facts: dict | None = None) -> Explanation:
     """The worker's captured TensorFlow log (or any string) through the same engine."""
-    return explain_lines(_split(text or ""))
+    return explain_lines(_split(text or ""), facts=facts)
 
 
 def _split(text: str) -> Iterator[str]:

@@ -57,7 +57,7 @@ def _finding(fid: str, status: Status, title: str, detail: str = "", fix: str | 
     return Finding(fid, status, title, detail=detail, fix=fix, docs=docs, facts=USED)
 
 
-def _explain(text: str) -> list[Finding]:
+def _explain(text: str, facts: dict[str, Any]) -> list[Finding]:
     """Findings from the shared signature engine (the same one as `tfdoctor explain`)."""
     if not text or not text.strip():
         return []
@@ -67,7 +67,7 @@ def _explain(text: str) -> list[Finding]:
         if exc.name == "tfdoctor.explain":
             return []
         raise
-    return [f for f in explain_text(text).findings if f.confidence != "likely"]
+    return [f for f in explain_text(text, facts).findings if f.confidence != "likely"]
 
 
 def _worker_cmd(facts: dict[str, Any], rt: dict[str, Any]) -> str:
@@ -317,7 +317,7 @@ def runtime(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     imp = by_name.get("import")
     if imp and imp.get("status") == "fail":
         error = str(imp.get("error") or "")
-        extra += _explain(error)
+        extra += _explain(error, facts)
         if re.search(r"No module named '?tensorflow'?$", _first_line(error)):
             findings.append(fx.skip("runtime.import-failed", "TensorFlow is not installed in the target"
                                     " interpreter", error, USED))
@@ -331,7 +331,7 @@ def runtime(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     for step in steps:
         if step.get("status") != "fail" or step.get("name") == "import" or step.get("interrupted"):
             continue
-        explained = _explain(str(step.get("error") or ""))
+        explained = _explain(str(step.get("error") or ""), facts)
         extra += explained
         found = _failed_step(facts, step, {f.id for f in explained if f.status >= Status.WARN})
         if found:
@@ -367,7 +367,7 @@ def runtime(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             detail=(f"all-reduce sum {multi.get('all_reduce_sum')} as expected"
                     f" ({multi.get('cross_device_ops')}); {_fmt_losses(multi.get('losses'))}"),
         ))
-    extra = _explain(str(rt.get("log") or "")) + extra
+    extra = _explain(str(rt.get("log") or ""), facts) + extra
     seen = {f.id for f in findings}
     for found in extra:
         if found.id not in seen:
