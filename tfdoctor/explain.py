@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
 from tfdoctor import signatures as sg
-from tfdoctor.checks import CATALOGUE, declare
+from tfdoctor.checks import CATALOGUE, declare, load_all
 from tfdoctor.checks import fixes as fx
 from tfdoctor.model import Finding, Status
 
@@ -60,18 +60,7 @@ MEANINGS = {
 
 def _declare() -> None:
     """Declare every id explain emits, with the meaning the check modules already use for it."""
-    import importlib
-    import pkgutil
-
-    import tfdoctor.checks as checks_pkg
-
-    for mod in pkgutil.iter_modules(checks_pkg.__path__):
-        if mod.name.startswith("_"):  # __main__ prints the catalogue
-            continue
-        try:  # the check modules declare most shared ids: take their wording when present
-            importlib.import_module(f"tfdoctor.checks.{mod.name}")
-        except Exception:  # noqa: BLE001 - explain works without them
-            continue
+    load_all()  # the check modules declare most shared ids: take their wording
     declare({fid: CATALOGUE.get(fid, meaning) for fid, meaning in MEANINGS.items()})
 
 

@@ -47,10 +47,12 @@ def check(ids: dict[str, str]) -> Callable[[CheckFn], CheckFn]:
 
 
 def load_all() -> None:
-    """Import every check module once (registration happens at import)."""
+    """Import every check module once (registration happens at import), and the log engine,
+    whose finding ids belong to the same catalogue."""
     for mod in pkgutil.iter_modules(__path__):
         if not mod.name.startswith("_"):  # not __main__, which prints the catalogue page
             importlib.import_module(f"{__name__}.{mod.name}")
+    importlib.import_module("tfdoctor.explain")
 
 
 def _selected(fid: str, only: tuple[str, ...], skip: tuple[str, ...]) -> bool:
