@@ -61,12 +61,8 @@ def _explain(text: str, facts: dict[str, Any]) -> list[Finding]:
     """Findings from the shared signature engine (the same one as `tfdoctor explain`)."""
     if not text or not text.strip():
         return []
-    try:
-        from tfdoctor.explain import explain_text
-    except ModuleNotFoundError as exc:
-        if exc.name == "tfdoctor.explain":
-            return []
-        raise
+    from tfdoctor.explain import explain_text
+
     return [f for f in explain_text(text, facts).findings if f.confidence != "likely"]
 
 
