@@ -16,12 +16,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tfdoctor.checks import CATALOGUE
+from tfdoctor.catalogue import ENTRIES as CATALOGUE
 from tfdoctor.checks import cuda as cuda_checks
+from tfdoctor.checks import cudnn as cudnn_checks
 from tfdoctor.checks import driver as driver_checks
-from tfdoctor.checks import gpu as gpu_checks
 from tfdoctor.checks import platform as platform_checks
 from tfdoctor.checks import tensorflow as tf_checks
+from tfdoctor.checks.gpu import devices as gpu_checks
 from tfdoctor.compat import load_matrix
 from tfdoctor.model import Finding, Status
 
@@ -36,7 +37,7 @@ CHECKS = [
     platform_checks.windows_native,
     platform_checks.wsl2_libcuda,
     cuda_checks.libraries_present,
-    cuda_checks.cudnn_present,
+    cudnn_checks.cudnn_present,
     cuda_checks.nvcc_vs_tf,
     cuda_checks.ld_library_path_shadowing,
     gpu_checks.hidden_by_cuda_visible_devices,
@@ -829,24 +830,24 @@ def test_cuda_libraries_skip_when_not_applicable(facts):
 
 
 def test_cudnn_ok_and_mismatches():
-    assert one(cuda_checks.cudnn_present(healthy(), MATRIX)).id == "cudnn.ok"
+    assert one(cudnn_checks.cudnn_present(healthy(), MATRIX)).id == "cudnn.ok"
     for old in ("8.9.7.29", "9.1.0.70"):
         facts = with_(
             healthy(),
             libraries={"pip_nvidia": {**WHEELS_221, "nvidia-cudnn-cu12": old}},
             tensorflow={"distributions": {"tensorflow": "2.21.0", **WHEELS_221, "nvidia-cudnn-cu12": old}},
         )
-        f = one(cuda_checks.cudnn_present(facts, MATRIX))
+        f = one(cudnn_checks.cudnn_present(facts, MATRIX))
         assert (f.id, f.status) == ("cudnn.version-mismatch", Status.FAIL) and old in f.title
         assert "nvidia-cudnn-cu12" in f.fix and "9" in f.fix.split("nvidia-cudnn-cu12", 1)[1]
 
 
 def test_cudnn_from_system_or_missing():
     ok = bare_libs({"libcudnn.so.9": ["/usr/lib/x86_64-linux-gnu/libcudnn.so.9"]})
-    assert one(cuda_checks.cudnn_present(ok, MATRIX)).status == Status.PASS
+    assert one(cudnn_checks.cudnn_present(ok, MATRIX)).status == Status.PASS
     wrong = bare_libs({"libcudnn.so.8": ["/usr/lib/x86_64-linux-gnu/libcudnn.so.8"]})
-    assert one(cuda_checks.cudnn_present(wrong, MATRIX)).id == "cudnn.version-mismatch"
-    f = one(cuda_checks.cudnn_present(bare_libs({}), MATRIX))
+    assert one(cudnn_checks.cudnn_present(wrong, MATRIX)).id == "cudnn.version-mismatch"
+    f = one(cudnn_checks.cudnn_present(bare_libs({}), MATRIX))
     assert (f.id, f.status) == ("cudnn.missing", Status.FAIL) and "nvidia-cudnn-cu12" in f.fix
 
 
@@ -860,7 +861,7 @@ def test_cudnn_for_tf_216_uses_build_info_major():
         },
         libraries={"pip_nvidia": {"nvidia-cudnn-cu12": "8.9.7.29"}},
     )
-    assert one(cuda_checks.cudnn_present(facts, MATRIX)).status == Status.PASS
+    assert one(cudnn_checks.cudnn_present(facts, MATRIX)).status == Status.PASS
 
 
 def real_nvcc_facts() -> dict[str, Any]:

@@ -8,11 +8,18 @@ import copy
 import pytest
 from conftest import DATA
 
-from tfdoctor.checks import health
+from tfdoctor import facts as fc
+from tfdoctor.checks import driver, nvml
+from tfdoctor.checks.gpu import health, mapping
 from tfdoctor.model import Status
 from tfdoctor.probes.nvidia_smi import parse_query_xml
 
 SMI = DATA / "nvidia-smi"
+
+
+
+def nvml_and_driver_library(facts, matrix):
+    return driver.library_mismatch(facts, matrix) + nvml.bindings(facts, matrix)
 
 
 def _xml_gpus(name: str) -> list[dict]:
@@ -68,9 +75,9 @@ def _h100(index: int = 0, **over) -> dict:
 
 
 def test_source_prefers_nvml_then_nvidia_smi():
-    assert health.gpus_with_source(_facts([_h100()]))[1] == "NVML"
-    assert health.gpus_with_source(_facts(_xml_gpus("q-x-tesla-t4-515.xml"), source="smi"))[1] == "nvidia-smi"
-    assert health.gpus_with_source({"nvml": {"probe_failed": True}}) == ([], None)
+    assert fc.gpus(_facts([_h100()]))[1] == "NVML"
+    assert fc.gpus(_facts(_xml_gpus("q-x-tesla-t4-515.xml"), source="smi"))[1] == "nvidia-smi"
+    assert fc.gpus({"nvml": {"probe_failed": True}}) == ([], None)
 
 
 def test_healthy_gpu_gives_only_a_pass():
@@ -203,30 +210,30 @@ def test_mig_states():
 
 def test_library_mismatch_sources_and_fixes():
     by_version = _facts([_h100()], proc_driver_version="560.35.03")
-    found = _run(health.nvml_and_driver_library, by_version)
+    found = _run(nvml_and_driver_library, by_version)
     assert found["driver.library-mismatch"].status == Status.FAIL
     assert "kernel module 560.35.03" in found["driver.library-mismatch"].detail
     assert "modprobe nvidia" in found["driver.library-mismatch"].fix
-    assert _run(health.nvml_and_driver_library, _facts([_h100()], proc_driver_version="565.57.01")) == {}
+    assert _run(nvml_and_driver_library, _facts([_h100()], proc_driver_version="565.57.01")) == {}
     nvml_err = {"system": {"platform": "wsl2"}, "nvml": {"available": False, "error_kind": "lib-mismatch"}}
-    assert "wsl --shutdown" in _run(health.nvml_and_driver_library, nvml_err)["driver.library-mismatch"].fix
+    assert "wsl --shutdown" in _run(nvml_and_driver_library, nvml_err)["driver.library-mismatch"].fix
     in_docker = {
         "system": {"platform": "linux", "container": "docker"},
         "nvidia_smi": {"error_kind": "lib-mismatch", "error": "Driver/library version mismatch"},
     }
-    assert "host" in _run(health.nvml_and_driver_library, in_docker)["driver.library-mismatch"].fix
+    assert "host" in _run(nvml_and_driver_library, in_docker)["driver.library-mismatch"].fix
 
 
 def test_bindings_and_disagreement_findings():
     fork = {"nvml": {"error_kind": "fork", "error": "unofficial"}}
     assert (
-        "pip install nvidia-ml-py" in _run(health.nvml_and_driver_library, fork)["nvml.unofficial-pynvml"].fix
+        "pip install nvidia-ml-py" in _run(nvml_and_driver_library, fork)["nvml.unofficial-pynvml"].fix
     )
     denied = {"nvml": {"error_kind": "no-permission", "error": "no permission"}}
-    assert "nvml.no-permission" in _run(health.nvml_and_driver_library, denied)
+    assert "nvml.no-permission" in _run(nvml_and_driver_library, denied)
     facts = _facts([_h100()])
     facts["nvidia_smi"] = {"driver_version": "550.54.15", "path": "/usr/bin/nvidia-smi"}
-    assert _run(health.nvml_and_driver_library, facts)["nvml.nvidia-smi-disagrees"].status == Status.WARN
+    assert _run(nvml_and_driver_library, facts)["nvml.nvidia-smi-disagrees"].status == Status.WARN
 
 
 @pytest.mark.parametrize(
@@ -242,7 +249,7 @@ def test_bindings_and_disagreement_findings():
     ],
 )
 def test_normalize_pci(raw, norm):
-    assert health.normalize_pci(raw) == norm
+    assert fc.normalize_pci(raw) == norm
 
 
 def _pair() -> list[dict]:
@@ -257,7 +264,7 @@ def test_map_by_pci_bus_id_from_tensorflow():
         {"tf_device": "/physical_device:GPU:0", "pci_bus_id": "0000:3b:00.0"},
         {"tf_device": "/physical_device:GPU:1", "pci_bus_id": "0000:18:00.0"},
     ]
-    m = health.map_devices(_pair(), tf, {})
+    m = mapping.map_devices(_pair(), tf, {})
     assert m["how"] == "pci" and [(r["tf_device"], r["nvml_index"]) for r in m["rows"]] == [
         ("GPU:0", 1),
         ("GPU:1", 0),
@@ -278,27 +285,28 @@ def test_map_by_pci_bus_id_from_tensorflow():
 )
 def test_map_predicted_from_cuda_visible_devices(cvd, expect):
     env = {} if cvd is None else {"CUDA_VISIBLE_DEVICES": cvd}
-    m = health.map_devices(_pair(), None, env)
+    m = mapping.map_devices(_pair(), None, env)
     assert m["how"] == "predicted" and [r["nvml_index"] for r in m["rows"]] == expect
 
 
 def test_mixed_models_need_pci_bus_id_order():
     gpus = [_h100(0), _h100(1, name="NVIDIA A100-SXM4-80GB")]
-    assert health.map_devices(gpus, None, {"CUDA_VISIBLE_DEVICES": "0"})["how"] == "ambiguous"
-    assert health.map_devices(gpus, None, {})["how"] == "ambiguous"
-    ordered = health.map_devices(gpus, None, {"CUDA_DEVICE_ORDER": "PCI_BUS_ID", "CUDA_VISIBLE_DEVICES": "1"})
+    assert mapping.map_devices(gpus, None, {"CUDA_VISIBLE_DEVICES": "0"})["how"] == "ambiguous"
+    assert mapping.map_devices(gpus, None, {})["how"] == "ambiguous"
+    env = {"CUDA_DEVICE_ORDER": "PCI_BUS_ID", "CUDA_VISIBLE_DEVICES": "1"}
+    ordered = mapping.map_devices(gpus, None, env)
     assert [r["nvml_index"] for r in ordered["rows"]] == [1]
     facts = _facts(gpus)
-    found = _run(health.device_mapping, facts)
+    found = _run(mapping.device_mapping, facts)
     assert found["gpu.device-order"].status == Status.WARN and "gpu.mapping" not in found
     facts["system"]["env"] = {"CUDA_DEVICE_ORDER": "PCI_BUS_ID"}
-    assert set(_run(health.device_mapping, facts)) == {"gpu.mapping"}
+    assert set(_run(mapping.device_mapping, facts)) == {"gpu.mapping"}
 
 
 def test_mapping_finding_uses_runtime_devices():
     facts = _facts(_pair())
     facts["runtime"] = {"gpus": [{"tf_device": "/physical_device:GPU:0", "pci_bus_id": "0000:3b:00.0"}]}
-    found = _run(health.device_mapping, facts)["gpu.mapping"]
+    found = _run(mapping.device_mapping, facts)["gpu.mapping"]
     assert (
         found.title == "GPU:0 = NVML 1 (NVIDIA H100 80GB HBM3, 0000:3b:00.0)"
         and found.confidence == "certain"
@@ -331,12 +339,12 @@ WEIRD = [
 @pytest.mark.parametrize("facts", WEIRD)
 def test_checks_survive_odd_facts(facts):
     for check in (
-        health.nvml_and_driver_library,
+        nvml_and_driver_library,
         health.memory_and_bus_errors,
         health.link_and_clocks,
         health.sharing_and_modes,
         health.mig,
         health.health_summary,
-        health.device_mapping,
+        mapping.device_mapping,
     ):
         check(copy.deepcopy(facts), None)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, run_cli
 
-from tfdoctor.checks import CATALOGUE
+from tfdoctor.catalogue import ENTRIES as CATALOGUE
 from tfdoctor.environment import KEYS
 from tfdoctor.explain import MAX_LINE, explain_lines, explain_text, normalize, read_lines
 

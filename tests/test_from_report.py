@@ -72,7 +72,7 @@ def test_saved_facts_are_rejudged_not_saved_findings(saved: tuple[Path, dict, in
     old["tool"]["version"] = "0.0.1"
     old["findings"].append({"id": "stale.finding", "status": "fail", "title": "from an old tfdoctor",
                             "detail": "", "fix": "nothing", "docs": None, "facts": [],
-                            "confidence": "certain"})
+                            "confidence": "certain", "caused_by": None, "evidence": []})
     old["summary"] = {"pass": 0, "warn": 0, "fail": 99, "skip": 0, "status": "fail"}
     old["facts"]["system"]["hostname"] = "saved-node-42"
     old["facts"]["system"]["platform"] = "windows"
@@ -198,7 +198,7 @@ def test_markdown_escapes_prose_and_fits_an_issue(saved: tuple[Path, dict, int])
     report = json.loads(json.dumps(live))
     report["findings"].append({"id": "gpu.example", "status": "fail", "title": "GPU <hostname> | lost",
                                "detail": "seen on <hostname> at /dev/nvidia*", "fix": "sudo reboot",
-                               "docs": None, "facts": [], "confidence": "likely"})
+                               "docs": None, "facts": [], "confidence": "likely", "caused_by": None, "evidence": []})
     report["facts"]["runtime"] = {"ran": True, "log": "E0101 cuInit failed\n" * 20_000}
     md = render(validate(report))
     assert "GPU &lt;hostname&gt; \\| lost" in md  # shown on GitHub, not taken for an HTML tag

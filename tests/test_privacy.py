@@ -130,7 +130,7 @@ def _gpu_report(base: dict, hostname: str, user: str, home: str) -> dict:
     report["findings"].append({
         "id": "tfdoctor.planted", "status": "warn", "title": f"planted on {hostname} by {user}",
         "detail": f"see {home}/.cache and {hostname}.cluster.example.org", "fix": f"rm -rf {home}/x",
-        "docs": None, "facts": [], "confidence": "certain",
+        "docs": None, "facts": [], "confidence": "certain", "caused_by": None, "evidence": [],
     })
     return report
 

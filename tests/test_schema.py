@@ -118,7 +118,7 @@ def _bad_finding(**changes: object):
     def mutate(r: dict) -> None:
         finding = {"id": "driver.missing", "status": "fail", "title": "No NVIDIA driver is loaded",
                    "detail": "", "fix": "sudo ubuntu-drivers install", "docs": None, "facts": [],
-                   "confidence": "certain"}
+                   "confidence": "certain", "caused_by": None, "evidence": []}
         finding.update(changes)
         r["findings"].append({k: v for k, v in finding.items() if v != "<drop>"})
     return mutate
@@ -171,5 +171,5 @@ def test_schema_is_permissive_inside_facts(report: dict) -> None:
     extended["facts"]["future_probe"] = {"x": 1}
     extended["findings"].append({"id": "gpu.new-check", "status": "pass", "title": "fine", "detail": "",
                                  "fix": None, "docs": "https://docs.nvidia.com/", "facts": ["nvml.gpus"],
-                                 "confidence": "likely"})
+                                 "confidence": "likely", "caused_by": None, "evidence": []})
     assert errors(extended) == []

@@ -1,20 +1,15 @@
-"""Command line: argparse only at module level; every heavy import happens in a handler."""
+"""Command line: argparse and dispatch to tfdoctor/commands/<name>.py; nothing heavy at import."""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
 
 from tfdoctor import __version__
-
-EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
-
-
-class UsageError(Exception):
-    """A usage or input problem: one line on stderr, exit 2."""
+from tfdoctor.commands import EXIT_OK, EXIT_USAGE, UsageError
 
 
 class _Parser(argparse.ArgumentParser):
@@ -134,149 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _color(args: argparse.Namespace) -> bool:
-    return not getattr(args, "no_color", False) and "NO_COLOR" not in os.environ
-
-
-def _context(args: argparse.Namespace) -> Any:
-    from tfdoctor.probes import Context
-
-    python = args.python or sys.executable
-    if args.python and not os.access(python, os.X_OK):
-        raise UsageError(f"tfdoctor: --python {python}: not an executable file")
-    if args.timeout <= 0:
-        raise UsageError("tfdoctor: --timeout must be positive")
-    return Context(
-        python=python,
-        timeout=min(10.0, args.timeout),
-        worker_timeout=args.timeout,
-        memory_limit_mib=args.memory_limit,
-        multiworker=getattr(args, "multiworker", False),
-    )
-
-
-def _make_report(args: argparse.Namespace, mode_default: str = "full") -> Any:
-    from tfdoctor.compat import load_matrix
-
-    matrix = load_matrix()
-    only = tuple(getattr(args, "only", ()) or ())
-    skip = tuple(getattr(args, "skip", ()) or ())
-    if args.from_report:
-        from tfdoctor.report import build_report, load_report
-
-        saved = load_report(args.from_report)
-        facts = saved["facts"]
-        if getattr(args, "require_gpus", None) is not None:
-            facts = {**facts, "options": {**(facts.get("options") or {}), "require_gpus": args.require_gpus}}
-        return build_report(
-            saved.get("mode") or mode_default, facts, matrix, only, skip, saved.get("timings")
-        )
-    from tfdoctor import pipeline
-
-    opts = pipeline.Options(
-        context=_context(args),
-        quick=args.quick,
-        only=only,
-        skip=skip,
-        require_gpus=getattr(args, "require_gpus", None),
-    )
-    return pipeline.run(opts, matrix)
-
-
-def _emit(text: str, output: str | None = None) -> None:
-    if output:
-        try:
-            with open(output, "w", encoding="utf-8") as fh:
-                fh.write(text)
-        except OSError as exc:
-            raise UsageError(f"tfdoctor: cannot write {output}: {exc.strerror or exc}") from None
-    else:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-
-
-def cmd_check(args: argparse.Namespace) -> int:
-    from tfdoctor.model import Status
-
-    report = _make_report(args)
-    data = report.to_dict()
-    if args.json:
-        from tfdoctor.render.json import dumps
-
-        _emit(dumps(data))
-    elif args.markdown:
-        from tfdoctor.render.markdown import render
-
-        _emit(render(data))
-    else:
-        from tfdoctor.render.terminal import render
-
-        render(data, verbose=args.verbose, color=_color(args))
-    worst = report.status
-    if worst == Status.FAIL or (args.strict and worst == Status.WARN):
-        return EXIT_FAIL
-    return EXIT_OK
-
-
-def cmd_report(args: argparse.Namespace) -> int:
-    from tfdoctor.model import Status
-
-    report = _make_report(args)
-    data = report.to_dict()
-    if args.anonymize:
-        from tfdoctor.privacy import anonymize
-
-        data = anonymize(data)
-    if args.markdown:
-        from tfdoctor.render.markdown import render
-
-        _emit(render(data), args.output)
-    else:
-        from tfdoctor.render.json import dumps
-
-        _emit(dumps(data), args.output)
-    return EXIT_FAIL if report.status == Status.FAIL else EXIT_OK
-
-
-def cmd_explain(args: argparse.Namespace) -> int:
-    from tfdoctor.explain import explain_command
-
-    return explain_command(args.file, as_json=args.json, color=_color(args))
-
-
-def cmd_matrix(args: argparse.Namespace) -> int:
-    from tfdoctor.compat import matrix_command
-
-    return matrix_command(
-        tensorflow=args.tensorflow,
-        driver=args.driver,
-        cuda=args.cuda,
-        as_json=args.json,
-        platform=args.platform,
-    )
-
-
-def cmd_fleet(args: argparse.Namespace) -> int:
-    from tfdoctor.fleet import fleet_command
-
-    return fleet_command(args.reports, as_json=args.json, color=_color(args))
-
-
-def cmd_checks(args: argparse.Namespace) -> int:
-    from tfdoctor.checks import catalogue_text
-
-    sys.stdout.write(catalogue_text())
-    return EXIT_OK
-
-
-HANDLERS = {
-    "check": cmd_check,
-    "report": cmd_report,
-    "explain": cmd_explain,
-    "matrix": cmd_matrix,
-    "fleet": cmd_fleet,
-    "checks": cmd_checks,
-}
+COMMANDS = ("check", "report", "explain", "matrix", "fleet", "checks")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -286,7 +139,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not args.command:
             parser.print_help()
             return EXIT_USAGE
-        return HANDLERS[args.command](args)
+        module = importlib.import_module(f"tfdoctor.commands.{args.command}")
+        return module.run(args)
     except UsageError as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_USAGE

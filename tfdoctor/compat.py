@@ -1,4 +1,5 @@
-"""The bundled compatibility matrix (compat/*.toml): loading, validation, lookups, `tfdoctor matrix`.
+"""The bundled compatibility matrix (compat/*.toml): loading, validation and lookups (data only: the
+`tfdoctor matrix` command is tfdoctor/commands/matrix.py).
 
 Data: meta.toml (version), tensorflow.toml (one row per TF minor release), cuda.toml (CUDA toolkit ->
 minimum driver, minor-version-compatibility floors), gpus.toml (GPU name patterns -> compute capability,
@@ -20,6 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from tfdoctor.versions import parse_version, release
 
 PLATFORMS = ("linux", "wsl2", "windows", "macos")
 _NUMERIC = re.compile(r"^\d+(\.\d+)*$")
@@ -103,22 +106,6 @@ def _column(platform: str) -> str | None:
     return {"linux": "linux", "wsl2": "windows", "windows": "windows"}.get(_check_platform(platform))
 
 
-def parse_version(text: str, what: str = "version") -> Any:
-    """A packaging Version for dotted numbers (PEP 440 suffixes allowed); ValueError with a plain message."""
-    from packaging.version import InvalidVersion, Version
-
-    if not isinstance(text, str) or not text.strip():
-        raise ValueError(f"{what} {text!r}: not a version")
-    try:
-        return Version(text.strip())
-    except InvalidVersion:
-        raise ValueError(f"{what} {text!r}: not a version") from None
-
-
-def _release(text: str, what: str) -> tuple[int, ...]:
-    return tuple(parse_version(text, what).release)
-
-
 @dataclass(frozen=True)
 class Matrix:
     version: str
@@ -132,7 +119,7 @@ class Matrix:
     def tf_release(self, version: str) -> TFRelease | None:
         """The minor-release row for "2.15", "2.15.1", "2.15.0.post1", "2.21.0rc1"; None if unknown."""
         try:
-            rel = _release(version, "TensorFlow version")
+            rel = release(version, "TensorFlow version")
         except ValueError:
             return None
         if len(rel) < 2:
@@ -147,21 +134,21 @@ class Matrix:
     def driver_row(self, cuda: str) -> CudaDriver | None:
         """The toolkit row: 12.2 -> 12.2 GA; 12.5.1 -> 12.5 Update 1; 10.1.243 -> newest 10.1 row <= it."""
         try:
-            rel = _release(cuda, "CUDA version")
+            rel = release(cuda, "CUDA version")
         except ValueError:
             return None
         if len(rel) < 2:
             return None
-        same = [d for d in self.cuda_drivers if _release(d.cuda, "")[:2] == rel[:2]]
+        same = [d for d in self.cuda_drivers if release(d.cuda, "")[:2] == rel[:2]]
         final = [d for d in same if not d.rc] or same
         if not final:
             return None
         if len(rel) == 2:
             return final[0]
-        exact = [d for d in same if _release(d.cuda, "") == rel[:3]]
+        exact = [d for d in same if release(d.cuda, "") == rel[:3]]
         if exact:
             return exact[0]
-        below = [d for d in final if _release(d.cuda, "") <= rel]
+        below = [d for d in final if release(d.cuda, "") <= rel]
         return below[-1] if below else final[0]
 
     def min_driver(self, cuda: str, platform: str = "linux") -> str | None:
@@ -174,7 +161,7 @@ class Matrix:
         """The lowest driver running any CUDA of that major through minor-version compatibility."""
         col = _column(platform)
         try:
-            major = str(_release(cuda, "CUDA version")[0])
+            major = str(release(cuda, "CUDA version")[0])
         except ValueError:
             return None
         row = next((m for m in self.minor_compat if m.major == major), None)
@@ -192,7 +179,7 @@ class Matrix:
             return True, None
         floor = self.minor_compat_floor(cuda, platform)
         if floor is not None and have >= parse_version(floor):
-            major = str(_release(cuda, "")[0])
+            major = str(release(cuda, "")[0])
             below = f"below CUDA {cuda}'s minimum {exact}" if exact else f"of unknown fit for CUDA {cuda}"
             caveat = (
                 f"driver {driver} is {below} and runs it only through CUDA {major}.x minor-version "
@@ -383,7 +370,7 @@ def _parse_tensorflow(v: _Rows, data: dict[str, Any]) -> tuple[TFRelease, ...]:
         where = f"release #{i}" + (f" ({row.get('version')})" if isinstance(row, dict) else "")
         v.keys(row, where, required, {"notes", "see_also", "and_cuda"})
         version = v.version(row, "version", where) or ""
-        if len(_release(version, "")) != 2:
+        if len(release(version, "")) != 2:
             raise v.fail(where, f"version {version!r} must be MAJOR.MINOR, e.g. 2.15")
         py_min, py_max = v.version(row, "python_min", where), v.version(row, "python_max", where)
         if parse_version(py_min) > parse_version(py_max):
@@ -409,7 +396,7 @@ def _parse_tensorflow(v: _Rows, data: dict[str, Any]) -> tuple[TFRelease, ...]:
             and_cuda=dict(pins), source=v.url(row["source"], where),
             notes=v.string(row, "notes", where, ""), see_also=v.urls(row, where),
         ))
-    v.ascending([_release(r.version, "") for r in out], [r.version for r in out], "release")
+    v.ascending([release(r.version, "") for r in out], [r.version for r in out], "release")
     return tuple(out)
 
 
@@ -420,12 +407,12 @@ def _parse_cuda(v: _Rows, data: dict[str, Any]) -> tuple[tuple[CudaDriver, ...],
         where = f"driver #{i}" + (f" ({row.get('cuda')})" if isinstance(row, dict) else "")
         v.keys(row, where, {"cuda", "label", "linux", "windows", "source"}, {"rc"})
         cuda = v.version(row, "cuda", where) or ""
-        if len(_release(cuda, "")) != 3:
+        if len(release(cuda, "")) != 3:
             raise v.fail(where, f"cuda {cuda!r} must be MAJOR.MINOR.PATCH (X.Y.0 for GA, X.Y.N for Update N)")
         linux, windows = v.version(row, "linux", where, na=True), v.version(row, "windows", where, na=True)
         drivers.append(CudaDriver(cuda, v.string(row, "label", where), linux, windows,
                                   v.url(row["source"], where), v.boolean(row, "rc", where, False)))
-    v.ascending([_release(d.cuda, "") for d in drivers], [d.cuda for d in drivers], "driver")
+    v.ascending([release(d.cuda, "") for d in drivers], [d.cuda for d in drivers], "driver")
     floors = []
     for i, row in enumerate(v.table(data, "minor_compat"), 1):
         where = f"minor_compat #{i}" + (f" ({row.get('major')})" if isinstance(row, dict) else "")
@@ -543,204 +530,3 @@ def load_matrix(path: str | Path | None = None) -> Matrix:
     """The validated matrix from `path`, else $TFDOCTOR_COMPAT_DIR, else the bundled data (cached)."""
     chosen = path if path is not None else os.environ.get("TFDOCTOR_COMPAT_DIR") or None
     return _load_cached(None if chosen is None else str(Path(chosen).expanduser().resolve()))
-
-
-# ---- `tfdoctor matrix` ---------------------------------------------------------------------------------
-
-
-def _usage(message: str) -> int:
-    print(f"tfdoctor: {message}", file=sys.stderr)
-    return 2
-
-
-def _span(rel: TFRelease) -> str:
-    return f"{rel.python_min}-{rel.python_max}"
-
-
-def release_needs(matrix: Matrix, rel: TFRelease) -> dict[str, Any]:
-    """What one release needs, as plain data (the --tensorflow answer)."""
-    return {
-        "tensorflow": rel.version,
-        "python": {"min": rel.python_min, "max": rel.python_max},
-        "cuda": rel.cuda,
-        "cudnn": rel.cudnn,
-        "min_driver": {
-            col: {"exact": matrix.min_driver(rel.cuda, col),
-                  "minor_compat": matrix.minor_compat_floor(rel.cuda, col)}
-            for col in ("linux", "windows")
-        },
-        "compute_capabilities": list(rel.compute_capabilities),
-        "platforms": {p: rel.gpu_on(p) for p in PLATFORMS},
-        "and_cuda": dict(rel.and_cuda),
-        "notes": rel.notes,
-        "source": rel.source,
-        "see_also": list(rel.see_also),
-        "compat_data": matrix.version,
-    }
-
-
-def _text_release(matrix: Matrix, rel: TFRelease) -> str:
-    need = release_needs(matrix, rel)
-    drv = need["min_driver"]
-
-    def driver_line(col: str) -> str:
-        exact, floor = drv[col]["exact"], drv[col]["minor_compat"]
-        text = f">= {exact}" if exact else "unknown"
-        major = rel.cuda.split(".")[0]
-        return text + (f" (>= {floor} with CUDA {major}.x minor-version compatibility)" if floor else "")
-
-    plat = need["platforms"]
-    yes = {True: "yes", False: "no"}
-    lines = [
-        f"TensorFlow {rel.version}  (compat data {matrix.version})",
-        f"  Python         {_span(rel)}",
-        f"  CUDA           {rel.cuda}, cuDNN {rel.cudnn}",
-        f"  Linux driver   {driver_line('linux')}",
-        f"  WSL2/Windows   {driver_line('windows')}  (the Windows host driver)",
-        f"  Kernels        {' '.join(rel.compute_capabilities)}",
-        f"  GPU support    Linux {yes[plat['linux']]} · WSL2 {yes[plat['wsl2']]} · "
-        f"native Windows {yes[plat['windows']]} · macOS {yes[plat['macos']]}",
-    ]
-    if rel.and_cuda:
-        lines.append(f'  and-cuda       pip install "tensorflow[and-cuda]=={rel.version}.*" pulls:')
-        lines += [f"                   {dist}{spec}" for dist, spec in sorted(rel.and_cuda.items())]
-    else:
-        lines.append("  and-cuda       none (the extra starts with 2.14; install CUDA and cuDNN separately)")
-    if rel.notes:
-        lines.append(f"  Notes          {rel.notes}")
-    lines.append(f"  Source         {rel.source}")
-    return "\n".join(lines) + "\n"
-
-
-def _driver_answer(matrix: Matrix, driver: str, platform: str = "linux") -> list[dict[str, Any]]:
-    return [
-        {"tensorflow": rel.version, "cuda": rel.cuda, "min_driver": matrix.min_driver(rel.cuda, platform),
-         "caveat": caveat}
-        for rel, caveat in matrix.releases_for_driver(driver, platform)
-    ]
-
-
-def _cuda_answer(matrix: Matrix, cuda: str) -> dict[str, Any]:
-    row = matrix.driver_row(cuda)
-    minor = _release(cuda, "CUDA version")[:2]
-    built = [r.version for r in matrix.tensorflow if _release(r.cuda, "")[:2] == minor]
-    return {
-        "cuda": cuda,
-        "row": row.cuda if row else None,
-        "label": row.label if row else None,
-        "min_driver": {"linux": row.linux if row else None, "windows": row.windows if row else None},
-        "minor_compat": {"linux": matrix.minor_compat_floor(cuda, "linux"),
-                         "windows": matrix.minor_compat_floor(cuda, "windows")},
-        "tensorflow": built,
-        "source": row.source if row else None,
-    }
-
-
-def _table(matrix: Matrix) -> None:
-    header = ("TF", "Python", "CUDA", "cuDNN", "Linux driver", "Win GPU", "Kernels")
-    rows = [
-        (r.version, _span(r), r.cuda, r.cudnn, f">= {matrix.min_driver(r.cuda) or '?'}",
-         "yes" if r.windows_gpu else "no", " ".join(r.compute_capabilities))
-        for r in reversed(matrix.tensorflow)
-    ]
-    title = f"TensorFlow releases, newest first (compat data {matrix.version})"
-    if sys.stdout.isatty():
-        from rich.console import Console
-        from rich.table import Table
-
-        table = Table(*header, title=title)
-        for row in rows:
-            table.add_row(*row)
-        Console().print(table)
-        return
-    widths = [max(len(str(x[i])) for x in (header, *rows)) for i in range(len(header))]
-    out = [title]
-    for row in (header, *rows):
-        out.append("  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip())
-    sys.stdout.write("\n".join(out) + "\n")
-
-
-def _bad_option(name: str, value: str | None) -> str | None:
-    """Why an option's value is not a usable version, or None."""
-    if value is None:
-        return None
-    if name != "--tensorflow" and not _NUMERIC.match(value.strip()):
-        return f"{name} {value!r}: not a version (expected digits and dots, e.g. 535.104.05)"
-    try:
-        parse_version(value, name)
-    except ValueError as exc:
-        return f"{exc} (expected e.g. 2.15 or 2.15.1)"
-    return None
-
-
-def matrix_command(tensorflow: str | None, driver: str | None, cuda: str | None, as_json: bool,
-                   platform: str = "linux") -> int:
-    """`tfdoctor matrix`: print the matrix, or answer one question about it. Exit 0, or 2 on bad input.
-
-    --driver lists, oldest first, the releases the driver can run; `platform` picks the driver column
-    (linux, or wsl2/windows for a Windows host driver).
-    """
-    import json
-
-    options = (("--tensorflow", tensorflow), ("--driver", driver), ("--cuda", cuda))
-    given = [name for name, value in options if value is not None]
-    if len(given) > 1:
-        return _usage(f"matrix: give one of --tensorflow, --driver, --cuda (got {' and '.join(given)})")
-    for name, value in options:
-        problem = _bad_option(name, value)
-        if problem:
-            return _usage(problem)
-    if platform not in PLATFORMS:
-        return _usage(f"unknown platform {platform!r} (expected one of {', '.join(PLATFORMS)})")
-    matrix = load_matrix()
-
-    def emit(data: Any, text: str) -> int:
-        sys.stdout.write(json.dumps(data, indent=2) + "\n" if as_json else text)
-        return 0
-
-    if tensorflow is not None:
-        rel = matrix.tf_release(tensorflow)
-        if rel is None:
-            known = f"{matrix.tensorflow[0].version}-{matrix.newest_tf().version}"
-            message = f"unknown TensorFlow release {tensorflow!r} (compat data {matrix.version} has {known})"
-            return _usage(message)
-        return emit(release_needs(matrix, rel), _text_release(matrix, rel))
-    if driver is not None:
-        driver = driver.strip()
-        answer = _driver_answer(matrix, driver, platform)
-        lines = [f"{platform} driver {driver} can run these TensorFlow releases, oldest first "
-                 f"(compat data {matrix.version}):"]
-        for item in answer:
-            how = "yes" if item["caveat"] is None else "yes, through minor-version compatibility only"
-            need = item["min_driver"] or "?"
-            lines.append(f"  {item['tensorflow']:<6} CUDA {item['cuda']:<7} needs >= {need:<11} {how}")
-        if not answer:
-            lines.append("  none: this driver is older than what every TensorFlow GPU release's CUDA needs")
-        caveats = [item["caveat"] for item in answer if item["caveat"]]
-        if caveats:
-            lines.append(f"Caveat: {caveats[-1]}")
-        return emit(answer, "\n".join(lines) + "\n")
-    if cuda is not None:
-        cuda = cuda.strip()
-        answer = _cuda_answer(matrix, cuda)
-        if answer["row"] is None:
-            return _usage(f"unknown CUDA version {cuda!r} (no driver row in compat data {matrix.version})")
-        floor = answer["minor_compat"]
-
-        def line(col: str) -> str:
-            text = f">= {answer['min_driver'][col] or 'N/A (none listed)'}"
-            return text + (f"  (minor-version compatibility: >= {floor[col]})" if floor[col] else "")
-
-        lines = [
-            f"{answer['label']}  (compat data {matrix.version})",
-            f"  Linux driver     {line('linux')}",
-            f"  Windows / WSL2   {line('windows')}",
-            f"  TensorFlow built with CUDA {'.'.join(map(str, _release(cuda, '')[:2]))}: "
-            + (", ".join(answer["tensorflow"]) or "none"),
-            f"  Source           {answer['source']}",
-        ]
-        return emit(answer, "\n".join(lines) + "\n")
-    if as_json:
-        return emit(matrix.to_dict(), "")
-    _table(matrix)
-    return 0

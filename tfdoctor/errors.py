@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 def describe(exc: BaseException) -> tuple[str, int]:
-    """Input errors (compat data, saved reports, files) exit 2; anything else is a bug."""
+    """Input errors (compat data, saved reports, files) exit 2; anything else is a bug (exit 3)."""
     from tfdoctor.compat import CompatError
     from tfdoctor.report import ReportError
 
@@ -15,5 +15,5 @@ def describe(exc: BaseException) -> tuple[str, int]:
     return (
         f"tfdoctor: internal error: {type(exc).__name__}: {exc} "
         "(set TFDOCTOR_DEBUG=1 for the traceback, and please report it)",
-        2,
+        3,
     )

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
 from tfdoctor import signatures as sg
-from tfdoctor.checks import CATALOGUE, declare, load_all
-from tfdoctor.checks import fixes as fx
+from tfdoctor import versions as v
+from tfdoctor.checks import remedies as rm
 from tfdoctor.model import Finding, Status
 
 MAX_LINE = 8192  # characters of one line that are looked at; the rest is dropped
@@ -58,13 +58,6 @@ MEANINGS = {
 }
 
 
-def _declare() -> None:
-    """Declare every id explain emits, with the meaning the check modules already use for it."""
-    load_all()  # the check modules declare most shared ids: take their wording
-    declare({fid: CATALOGUE.get(fid, meaning) for fid, meaning in MEANINGS.items()})
-
-
-_declare()
 
 # --- normalising lines ---------------------------------------------------------------------------
 
@@ -271,7 +264,7 @@ class _Scanner:
                 if key == "is_cuda_build":
                     self._set("tf_built_with_cuda", val.lower() == "true")
                 else:
-                    self._set("tf_" + key, fx.norm_cuda(val) if key == "cuda_version" else fx.norm_cudnn(val))
+                    self._set("tf_" + key, v.norm_cuda(val) if key == "cuda_version" else v.norm_cudnn(val))
         if "is_built_with_cuda" in self._prev and low in ("true", "false"):
             self._set("tf_built_with_cuda", low == "true")
             if low == "false":
@@ -478,7 +471,7 @@ def _infer(sc: _Scanner, env: dict[str, Any], matrix: Any) -> None:
     plat = env.get("platform")
     # Native Windows with TF >= 2.11 has no CUDA build at all.
     rel = _release(matrix, tf_version)
-    no_windows_gpu = (not rel.gpu_on("windows")) if rel is not None else fx.version_ge(tf_version, (2, 11))
+    no_windows_gpu = (not rel.gpu_on("windows")) if rel is not None else v.version_ge(tf_version, (2, 11))
     if plat == "windows" and tf_version and no_windows_gpu:
         sc.evidence.setdefault("platform.windows-native", _Evidence()).add(
             sg.FAIL,
@@ -502,7 +495,7 @@ def _infer(sc: _Scanner, env: dict[str, Any], matrix: Any) -> None:
         try:
             rel = matrix.tf_release(tf_version)
             lo, hi = rel.python_min, rel.python_max
-            if rel is not None and lo and hi and not (fx.vtuple(lo) <= fx.vtuple(py)[:2] <= fx.vtuple(hi)):
+            if rel is not None and lo and hi and not (v.vtuple(lo) <= v.vtuple(py)[:2] <= v.vtuple(hi)):
                 sc.evidence.setdefault("tensorflow.python-unsupported", _Evidence()).add(
                     sg.FAIL,
                     sg.LIKELY,
@@ -540,7 +533,7 @@ def _infer(sc: _Scanner, env: dict[str, Any], matrix: Any) -> None:
 def _driver_too_old(matrix: Any, env: dict[str, Any], tf_cuda: str, plat: str | None) -> tuple[bool, str]:
     driver = env.get("driver_version")
     banner = env.get("cuda_driver_version")
-    need = fx.major_minor(tf_cuda) or tf_cuda
+    need = v.major_minor(tf_cuda) or tf_cuda
     tfv = env.get("tensorflow_version") or "this TensorFlow"
     if driver and matrix is not None:
         try:
@@ -552,7 +545,7 @@ def _driver_too_old(matrix: Any, env: dict[str, Any], tf_cuda: str, plat: str | 
             return False, ""
         except Exception:  # noqa: BLE001 - fall back to the banner
             pass
-    if banner and fx.vtuple(banner) and fx.vtuple(need) and fx.vtuple(banner)[0] < fx.vtuple(need)[0]:
+    if banner and v.vtuple(banner) and v.vtuple(need) and v.vtuple(banner)[0] < v.vtuple(need)[0]:
         return True, f"the driver supports CUDA {banner}; TensorFlow {tfv} was built with CUDA {need}"
     return False, ""
 
@@ -572,13 +565,13 @@ def _fixctx(env: dict[str, Any], conda: bool) -> dict[str, Any]:
 
 def _tf_req(env: dict[str, Any]) -> str:
     v = env.get("tensorflow_version")
-    return fx.tf_requirement(v) if v and fx.version_ge(v, (2, 14)) else "tensorflow[and-cuda]"
+    return rm.tf_requirement(v) if v and v.version_ge(v, (2, 14)) else "tensorflow[and-cuda]"
 
 
 def _build(fid: str, ev: _Evidence, env: dict[str, Any], conda: bool, facts: dict | None = None) -> Finding:
     ctx = facts or _fixctx(env, conda)
     plat = env.get("platform")
-    pip = fx.pip_install(ctx, _tf_req(env))
+    pip = rm.pip_install(ctx, _tf_req(env))
     shown = ev.lines[:2]
     quoted = "; ".join(f"line {n}: {_clip(t)}" if n else _clip(t) for n, t in shown)
     more = f" (+{ev.count - len(shown)} more)" if ev.count > len(shown) else ""
@@ -610,7 +603,7 @@ def _default_text(ev: _Evidence, env: dict[str, Any], ctx: dict[str, Any], pip: 
 
 
 def _t_driver_missing(ev, env, ctx, pip, plat):
-    fix, docs = fx.driver_install(ctx)
+    fix, docs = rm.driver_install(ctx)
     if "libcuda-missing" in ev.names and plat not in ("wsl2", "windows"):
         fix += (
             " — if this runs in a container, start it with `--gpus all` and the NVIDIA Container"
@@ -631,11 +624,11 @@ def _t_library_mismatch(ev, env, ctx, pip, plat):
             "then run `wsl --shutdown` in PowerShell"
         )
     why = "The NVIDIA user-space libraries were upgraded but the old kernel module is still loaded."
-    return "NVIDIA driver libraries and kernel module versions differ", fix, fx.DOCS_DRIVER, why
+    return "NVIDIA driver libraries and kernel module versions differ", fix, "https://docs.nvidia.com/datacenter/tesla/driver-installation-guide/index.html", why
 
 
 def _t_too_old(ev, env, ctx, pip, plat):
-    fix, docs = fx.driver_install(ctx)
+    fix, docs = rm.driver_install(ctx)
     v = env.get("tensorflow_version")
     if v:
         driver = env.get("driver_version") or "VERSION"
@@ -644,7 +637,7 @@ def _t_too_old(ev, env, ctx, pip, plat):
             f" (`tfdoctor matrix --driver {driver}`)"
         )
     why = "The NVIDIA driver is older than the CUDA runtime TensorFlow uses."
-    return "NVIDIA driver too old for TensorFlow's CUDA", fix, fx.DOCS_CUDA_COMPAT, why
+    return "NVIDIA driver too old for TensorFlow's CUDA", fix, "https://docs.nvidia.com/deploy/cuda-compatibility/", why
 
 
 def _t_libs_missing(ev, env, ctx, pip, plat):
@@ -657,15 +650,15 @@ def _t_libs_missing(ev, env, ctx, pip, plat):
         return (
             "CUDA libraries TensorFlow needs were not found",
             fix,
-            fx.DOCS_TF_PIP + "#windows-native",
+            "https://www.tensorflow.org/install/pip" + "#windows-native",
             "TensorFlow could not load CUDA runtime libraries.",
         )
     v = env.get("tensorflow_version")
-    if v and not fx.version_ge(v, (2, 14)):
+    if v and not v.version_ge(v, (2, 14)):
         fix = (
-            f"Install the CUDA toolkit {'11.2' if fx.version_ge(v, (2, 5)) else 'of your TF release'} "
+            f"Install the CUDA toolkit {'11.2' if v.version_ge(v, (2, 5)) else 'of your TF release'} "
             "libraries and put their lib64 directory on LD_LIBRARY_PATH, or upgrade: "
-            + fx.pip_install(ctx, "tensorflow[and-cuda]")
+            + rm.pip_install(ctx, "tensorflow[and-cuda]")
         )
     else:
         fix = pip + "  # the pip wheels provide libcudart, libcublas, cuDNN... matching this TensorFlow"
@@ -675,16 +668,16 @@ def _t_libs_missing(ev, env, ctx, pip, plat):
             ' ("Could not find cuda drivers" is printed when libcudart cannot be loaded: despite the'
             " wording it is usually the CUDA libraries, not the driver.)"
         )
-    return "CUDA libraries TensorFlow needs were not found", fix, fx.DOCS_TF_PIP, why
+    return "CUDA libraries TensorFlow needs were not found", fix, "https://www.tensorflow.org/install/pip", why
 
 
 def _t_cudnn_missing(ev, env, ctx, pip, plat):
     if plat == "windows":
         fix = "conda install -c conda-forge cudatoolkit=11.2 cudnn=8.1.0  # TF <= 2.10 on native Windows"
     else:
-        fix = fx.pip_install(ctx, "nvidia-cudnn-cu12") + "  # or reinstall: " + pip
+        fix = rm.pip_install(ctx, "nvidia-cudnn-cu12") + "  # or reinstall: " + pip
     why = "TensorFlow could not load cuDNN, which convolutions and RNNs on the GPU need."
-    return "cuDNN not found", fix, fx.DOCS_TF_PIP, why
+    return "cuDNN not found", fix, "https://www.tensorflow.org/install/pip", why
 
 
 def _t_cudnn_mismatch(ev, env, ctx, pip, plat):
@@ -695,10 +688,10 @@ def _t_cudnn_mismatch(ev, env, ctx, pip, plat):
             f"; then make sure no older libcudnn shadows it: unset LD_LIBRARY_PATH entries pointing at"
             f" another cuDNN (needs >= {built})"
         )
-    if ev.names and fx.version_ge(built, (9,)) and not env.get("tensorflow_version"):
+    if ev.names and v.version_ge(built, (9,)) and not env.get("tensorflow_version"):
         fix += " — also check that PyTorch/JAX in the same environment do not pin an older nvidia-cudnn-cu12"
     why = "The cuDNN loaded at run time is older than (or of another major than) TensorFlow's build."
-    return "Loaded cuDNN does not match TensorFlow's build", fix, fx.DOCS_TF_BUILDS, why
+    return "Loaded cuDNN does not match TensorFlow's build", fix, "https://www.tensorflow.org/install/source#gpu", why
 
 
 def _t_cudnn_init(ev, env, ctx, pip, plat):
@@ -720,13 +713,13 @@ def _t_cudnn_init(ev, env, ctx, pip, plat):
 
 def _t_cpu_only(ev, env, ctx, pip, plat):
     if plat == "windows":
-        fix = "Use WSL2 (" + fx.DOCS_TF_PIP + '#windows-wsl2), or python -m pip install "tensorflow<2.11"'
+        fix = "Use WSL2 (" + "https://www.tensorflow.org/install/pip" + '#windows-wsl2), or python -m pip install "tensorflow<2.11"'
     elif plat == "macos":
         fix = "No CUDA on macOS: use python -m pip install tensorflow-metal for Apple GPUs"
     else:
-        fix = fx.pip_uninstall(ctx, "tensorflow-cpu") + " && " + pip
+        fix = rm.pip_uninstall(ctx, "tensorflow-cpu") + " && " + pip
     why = "This TensorFlow was built without CUDA, so it never uses an NVIDIA GPU."
-    return "TensorFlow is a CPU-only build", fix, fx.DOCS_TF_PIP, why
+    return "TensorFlow is a CPU-only build", fix, "https://www.tensorflow.org/install/pip", why
 
 
 def _t_windows(ev, env, ctx, pip, plat):
@@ -739,7 +732,7 @@ def _t_windows(ev, env, ctx, pip, plat):
     return (
         "TensorFlow >= 2.11 has no GPU support on native Windows",
         fix,
-        fx.DOCS_TF_PIP + "#windows-native",
+        "https://www.tensorflow.org/install/pip" + "#windows-native",
         why,
     )
 
@@ -757,7 +750,7 @@ def _t_init(ev, env, ctx, pip, plat):
                 "/usr/lib/wsl/lib/libcuda.so.1 exists"
             )
     elif "303" in text or "SHARED_OBJECT" in text:
-        fix = fx.driver_install(ctx)[0]
+        fix = rm.driver_install(ctx)[0]
     else:
         fix = (
             "Check `nvidia-smi` works; run as a user in the `video`/`render` groups (or with access to "
@@ -767,7 +760,7 @@ def _t_init(ev, env, ctx, pip, plat):
     why = "The CUDA driver API (cuInit) failed, so TensorFlow sees no GPU."
     if sg_hint(env, "cuda_visible_devices_empty"):
         why += " CUDA_VISIBLE_DEVICES is empty or -1 in this log, which hides every GPU."
-    return "CUDA failed to initialise", fix, fx.DOCS_CUDA_ENV, why
+    return "CUDA failed to initialise", fix, "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#env-vars", why
 
 
 def sg_hint(env: dict[str, Any], name: str) -> bool:
@@ -794,7 +787,7 @@ def _t_cc(ev, env, ctx, pip, plat):
         why = "This TensorFlow build has no usable kernels for this GPU's compute capability."
     if cc:
         why += f" Compute capability: {cc}."
-    return "GPU compute capability not supported by this TensorFlow build", fix, fx.DOCS_CUDA_GPUS, why
+    return "GPU compute capability not supported by this TensorFlow build", fix, "https://developer.nvidia.com/cuda-gpus", why
 
 
 def _t_xla(ev, env, ctx, pip, plat):
@@ -805,7 +798,7 @@ def _t_xla(ev, env, ctx, pip, plat):
     if "ptxas-too-old" in ev.names:
         fix = (
             "ptxas is older than the GPU: "
-            + fx.pip_install(ctx, "nvidia-cuda-nvcc-cu12")
+            + rm.pip_install(ctx, "nvidia-cuda-nvcc-cu12")
             + " or put a newer CUDA toolkit's bin first on PATH"
         )
     why = "XLA (jit_compile, some Keras layers) needs libdevice and ptxas from the CUDA toolkit."
@@ -840,7 +833,7 @@ def _t_tf_missing(ev, env, ctx, pip, plat):
     return (
         "TensorFlow is not installed in this Python",
         pip if plat != "windows" else "python -m pip install tensorflow  # GPU on Windows: use WSL2",
-        fx.DOCS_TF_PIP,
+        "https://www.tensorflow.org/install/pip",
         "Python could not import the tensorflow module.",
     )
 
@@ -853,7 +846,7 @@ def _t_tf_import(ev, env, ctx, pip, plat):
     return (
         "TensorFlow's native runtime failed to load",
         fix,
-        fx.DOCS_TF_PIP,
+        "https://www.tensorflow.org/install/pip",
         "The tensorflow package is present but its compiled library could not be loaded.",
     )
 
@@ -871,7 +864,7 @@ def _t_python(ev, env, ctx, pip, plat):
     return (
         "This Python version is not supported by TensorFlow",
         fix,
-        fx.DOCS_TF_PIP + "#software_requirements",
+        "https://www.tensorflow.org/install/pip" + "#software_requirements",
         why,
     )
 

@@ -210,19 +210,3 @@ def render_table(fleet: dict[str, Any], color: bool) -> None:
         + ("  (* = differs from most nodes)" if fleet["drift"] else ""),
         style="bold",
     ))
-
-
-def fleet_command(paths: list[str], as_json: bool, color: bool) -> int:
-    """Print the fleet (table or JSON); exit 2 if any report was unreadable, else 1 if any failed."""
-    fleet = build(paths)
-    if as_json:
-        sys.stdout.write(json.dumps(fleet, indent=2, ensure_ascii=False, default=str) + "\n")
-        sys.stdout.flush()
-    else:
-        render_table(fleet, color)
-    bad = [n for n in fleet["nodes"] if n["error"]]
-    if bad:
-        more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
-        print(f"tfdoctor: {bad[0]['file']}: {bad[0]['error']}{more}", file=sys.stderr)
-        return 2
-    return 1 if fleet["summary"]["fail"] else 0

@@ -6,7 +6,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+READABLE_SCHEMAS = (1, 2)  # saved reports tfdoctor still reads (--from, fleet)
 
 
 class Status(enum.IntEnum):
@@ -30,7 +31,9 @@ class Finding:
     """One judged statement about the machine, with its fix when something is wrong.
 
     `confidence` is "certain" when the evidence is direct (a probe, an error line) and
-    "likely" when it is inferred (e.g. a CUDA version read off a banner).
+    "likely" when it is inferred (e.g. a CUDA version read off a banner). `caused_by` names the
+    finding that explains this one (None: a root cause); `evidence` quotes the log lines it rests
+    on ("line 12: Could not load ...").
     """
 
     id: str
@@ -41,6 +44,8 @@ class Finding:
     docs: str | None = None
     facts: tuple[str, ...] = ()
     confidence: str = "certain"
+    caused_by: str | None = None
+    evidence: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -52,6 +57,8 @@ class Finding:
             "docs": self.docs,
             "facts": list(self.facts),
             "confidence": self.confidence,
+            "caused_by": self.caused_by,
+            "evidence": list(self.evidence),
         }
 
     @classmethod
@@ -65,17 +72,32 @@ class Finding:
             docs=data.get("docs"),
             facts=tuple(data.get("facts") or ()),
             confidence=data.get("confidence") or "certain",
+            caused_by=data.get("caused_by"),
+            evidence=tuple(data.get("evidence") or ()),
         )
 
 
 def summarize(findings: list[Finding]) -> dict[str, Any]:
+    """Counts of root findings per status (a finding another explains is counted under `explained`),
+    the root causes that failed or warned (worst first), and the overall status (the worst of all)."""
     counts = {str(s): 0 for s in Status}
+    explained = 0
     for f in findings:
-        counts[str(f.status)] += 1
+        if f.caused_by:
+            explained += 1
+        else:
+            counts[str(f.status)] += 1
     overall = max((f.status for f in findings), default=Status.PASS)
     if overall == Status.SKIP:
         overall = Status.PASS
-    return {**counts, "status": str(overall)}
+    roots = [f for f in findings if not f.caused_by and f.status >= Status.WARN]
+    roots.sort(key=lambda f: -f.status)
+    return {
+        **counts,
+        "explained": explained,
+        "root_causes": list(dict.fromkeys(f.id for f in roots)),
+        "status": str(overall),
+    }
 
 
 @dataclass(frozen=True)
@@ -94,6 +116,17 @@ class Report:
     @property
     def status(self) -> Status:
         return Status.parse(summarize(self.findings)["status"])
+
+    @property
+    def ok(self) -> bool:
+        """Nothing failed."""
+        return self.status < Status.FAIL
+
+    @property
+    def root_causes(self) -> list[Finding]:
+        """The failures and warnings no other finding explains, worst first."""
+        roots = [f for f in self.findings if not f.caused_by and f.status >= Status.WARN]
+        return sorted(roots, key=lambda f: -f.status)
 
     def to_dict(self) -> dict[str, Any]:
         return {

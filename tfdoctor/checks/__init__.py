@@ -1,16 +1,20 @@
 """Checks: pure functions `(facts, matrix) -> list[Finding]`, registered by decorator.
 
-Each check module declares the finding ids it can emit with a one-line meaning; together
-they form the catalogue that `tfdoctor checks` prints and docs/checks.md is made from.
+A check declares the finding ids it may emit; every id must be in tfdoctor/catalogue.py and carry
+the prefix of the check's module (`driver.*` only from checks/driver.py), so each id has one home.
+`run_checks` runs the selected checks (a crash becomes a failing finding), removes repeats and
+links each finding another one explains (`caused_by`, from the catalogue's `explained_by`).
 """
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import pkgutil
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
+from tfdoctor import catalogue
 from tfdoctor.model import Finding, Status
 
 CheckFn = Callable[[dict[str, Any], Any], list[Finding]]
@@ -18,73 +22,100 @@ CheckFn = Callable[[dict[str, Any], Any], list[Finding]]
 
 @dataclass(frozen=True)
 class Check:
-    name: str
+    name: str  # "driver.driver_present": module prefix and function name
     fn: CheckFn
     ids: tuple[str, ...]
 
 
 CHECKS: list[Check] = []
-CATALOGUE: dict[str, str] = {}
+CRASHED = "tfdoctor.check-crashed"
 
 
-def declare(ids: dict[str, str]) -> None:
-    """Add finding ids (id -> one-line meaning) to the catalogue."""
-    for fid, meaning in ids.items():
-        if CATALOGUE.get(fid, meaning) != meaning:
-            raise ValueError(f"finding id {fid} declared twice with different meanings")
-        CATALOGUE[fid] = meaning
-
-
-def check(ids: dict[str, str]) -> Callable[[CheckFn], CheckFn]:
-    """Register a check that may emit the given ids."""
+def check(*ids: str) -> Callable[[CheckFn], CheckFn]:
+    """Register a check that may emit the given ids (each declared in the catalogue)."""
 
     def register(fn: CheckFn) -> CheckFn:
-        declare(ids)
-        CHECKS.append(Check(f"{fn.__module__.rsplit('.', 1)[-1]}.{fn.__name__}", fn, tuple(ids)))
+        module = fn.__module__.split("tfdoctor.checks.", 1)[-1].split(".", 1)[0]
+        for fid in ids:
+            if fid not in catalogue.ENTRIES:
+                raise ValueError(f"{fn.__module__}.{fn.__name__}: finding id {fid} is not in the catalogue")
+            if catalogue.prefix(fid) != module:
+                raise ValueError(
+                    f"{fn.__module__}.{fn.__name__}: {fid} belongs to checks/{catalogue.prefix(fid)}"
+                )
+        name = f"{module}.{fn.__name__}"
+        if not any(c.name == name for c in CHECKS):
+            CHECKS.append(Check(name, fn, tuple(ids)))
         return fn
 
     return register
 
 
-def load_all() -> None:
-    """Import every check module once (registration happens at import), and the log engine,
-    whose finding ids belong to the same catalogue."""
-    for mod in pkgutil.iter_modules(__path__):
-        if not mod.name.startswith("_"):  # not __main__, which prints the catalogue page
-            importlib.import_module(f"{__name__}.{mod.name}")
-    importlib.import_module("tfdoctor.explain")
+def load_all() -> list[Check]:
+    """Import every check module once (registration happens at import)."""
+    for mod in pkgutil.walk_packages(__path__, prefix=f"{__name__}."):
+        if not mod.name.rsplit(".", 1)[-1].startswith("_"):
+            importlib.import_module(mod.name)
+    return CHECKS
 
 
-def _selected(fid: str, only: tuple[str, ...], skip: tuple[str, ...]) -> bool:
-    def matches(pattern: str) -> bool:
-        return fid == pattern or fid.startswith(pattern.rstrip(".") + ".")
+# --- selecting checks (--only / --skip) ---------------------------------------------------------
 
-    if only and not any(matches(p) for p in only):
-        return False
-    return not any(matches(p) for p in skip)
+
+def _matches(chk: Check, pattern: str) -> bool:
+    """A pattern names a check by one of its ids, an id prefix ("driver"), or its name."""
+    pattern = pattern.rstrip(".")
+    return pattern == chk.name or any(fid == pattern or fid.startswith(pattern + ".") for fid in chk.ids)
+
+
+def unknown_names(patterns: tuple[str, ...]) -> list[str]:
+    """Each pattern that names no check, with the closest known names: ["bogus (did you mean ...?)"]."""
+    checks = load_all()
+    names = sorted(
+        {n for c in checks for n in (c.name, *c.ids)} | {catalogue.prefix(i) for c in checks for i in c.ids}
+    )
+    out = []
+    for p in patterns:
+        if not any(_matches(c, p) for c in checks):
+            close = difflib.get_close_matches(p, names, n=3, cutoff=0.5)
+            out.append(f"{p} (did you mean {', '.join(close)}?)" if close else p)
+    return out
+
+
+def selected(only: tuple[str, ...] = (), skip: tuple[str, ...] = ()) -> list[Check]:
+    """The checks --only/--skip leave: a check runs whole, whatever ids it may emit."""
+    checks = load_all()
+    if only:
+        checks = [c for c in checks if any(_matches(c, p) for p in only)]
+    return [c for c in checks if not any(_matches(c, p) for p in skip)]
+
+
+# --- running ----------------------------------------------------------------------------------
+
+
+def _crashed(chk: Check, exc: Exception) -> Finding:
+    return Finding(
+        CRASHED,
+        Status.FAIL,
+        f"Check {chk.name} crashed: {type(exc).__name__}: {str(exc)[:200]}",
+        detail="This is a bug in tfdoctor. What this check judges is unknown, so it counts as failed; the "
+        "other checks ran.",
+        fix="Report it with the output of `tfdoctor report --json` attached (secrets are redacted); "
+        f"meanwhile `--skip {chk.name}` leaves this check out.",
+    )
 
 
 def run_checks(
     facts: dict[str, Any], matrix: Any, only: tuple[str, ...] = (), skip: tuple[str, ...] = ()
 ) -> list[Finding]:
-    """Run every registered check; a check that raises becomes a finding and the run goes on."""
-    load_all()
+    """Run the selected checks; a check that raises becomes a failing finding and the run goes on."""
     findings: list[Finding] = []
-    for chk in CHECKS:
+    for chk in selected(only, skip):
         try:
-            produced = chk.fn(facts, matrix)
-        except Exception as exc:  # noqa: BLE001 - a broken check must not stop the report
-            produced = [
-                Finding(
-                    "tfdoctor.check-crashed",
-                    Status.WARN,
-                    f"Check {chk.name} crashed: {type(exc).__name__}: {exc}",
-                    detail="This is a bug in tfdoctor; the other checks ran.",
-                    fix="Report it with `tfdoctor report --json` attached.",
-                )
-            ]
-        findings.extend(f for f in produced if _selected(f.id, only, skip))
-    return _unique(findings)
+            findings.extend(chk.fn(facts, matrix))
+        except Exception as exc:  # noqa: BLE001 - a broken check must not stop the report, nor pass it
+            findings.append(_crashed(chk, exc))
+    return link_causes(_unique(findings))
 
 
 def _unique(findings: list[Finding]) -> list[Finding]:
@@ -99,26 +130,63 @@ def _unique(findings: list[Finding]) -> list[Finding]:
     return kept
 
 
-def catalogue_text() -> str:
-    """`tfdoctor checks`: one line per finding id."""
-    load_all()
-    width = max(map(len, CATALOGUE))
-    return "".join(f"{fid:<{width}}  {CATALOGUE[fid]}\n" for fid in sorted(CATALOGUE))
+def link_causes(findings: list[Finding]) -> list[Finding]:
+    """Mark each failure or warning that another one explains with `caused_by` (catalogue order of
+    causes, a cause set by the check itself first); a cause is at least as severe as what it
+    explains, and no chain loops back on itself."""
+    present: dict[str, Status] = {}
+    for f in findings:
+        if f.status >= Status.WARN:
+            present[f.id] = max(present.get(f.id, Status.SKIP), f.status)
+    cause_of: dict[str, str] = {}
+    for f in findings:
+        if f.status < Status.WARN or f.id in cause_of:
+            continue
+        wanted = ((f.caused_by,) if f.caused_by else ()) + catalogue.explained_by(f.id)
+        usable = [c for c in wanted if c in present and c != f.id and not _leads_to(c, f.id, cause_of)]
+        # a cause as severe as the effect first: a warning explains a failure only when nothing
+        # failing does (memory held by others -> OOM), never ahead of a failure (no driver)
+        cause = next((c for c in usable if present[c] >= f.status), usable[0] if usable else None)
+        if cause:
+            cause_of[f.id] = cause
+    worst: dict[str, Status] = {}
+    for f in findings:
+        cause = cause_of.get(f.id)
+        while cause is not None:  # the root of a failure is a failure
+            worst[cause] = max(worst.get(cause, Status.SKIP), f.status)
+            cause = cause_of.get(cause)
+    out = []
+    for f in findings:
+        cause = cause_of.get(f.id) if f.status >= Status.WARN else None
+        status = max(f.status, worst.get(f.id, f.status)) if f.status >= Status.WARN else f.status
+        if cause != f.caused_by or status != f.status:
+            f = replace(f, caused_by=cause, status=status)
+        out.append(f)
+    return out
 
 
-def catalogue_markdown() -> str:
-    """docs/checks.md, generated from the same catalogue (a test keeps it current)."""
-    load_all()
-    lines = [
-        "# Finding ids",
-        "",
-        "Generated by `python -m tfdoctor.checks` from the check modules; do not edit by hand.",
-        "",
-        "| id | meaning |",
-        "|---|---|",
-    ]
-    lines += [f"| `{fid}` | {CATALOGUE[fid]} |" for fid in sorted(CATALOGUE)]
-    return "\n".join(lines) + "\n"
+def _leads_to(start: str, target: str, cause_of: dict[str, str]) -> bool:
+    seen = set()
+    node: str | None = start
+    while node is not None and node not in seen:
+        if node == target:
+            return True
+        seen.add(node)
+        node = cause_of.get(node)
+    return False
 
 
-declare({"tfdoctor.check-crashed": "A tfdoctor check raised; the rest of the report is intact."})
+def root_of(finding_id: str, findings: list[Finding]) -> str:
+    """Follow caused_by to the root cause's id."""
+    by_id = {f.id: f.caused_by for f in findings}
+    seen = set()
+    node = finding_id
+    while by_id.get(node) and node not in seen:
+        seen.add(node)
+        node = by_id[node]  # type: ignore[assignment]
+    return node
+
+
+def skipped(fid: str, title: str, reason: str, facts_used: tuple[str, ...] = ()) -> Finding:
+    """A check that could not judge: the reason, in plain words."""
+    return Finding(fid, Status.SKIP, title, detail=reason, facts=facts_used)

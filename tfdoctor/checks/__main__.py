@@ -2,6 +2,6 @@
 
 import sys
 
-from tfdoctor.checks import catalogue_markdown
+from tfdoctor.commands.checks import markdown
 
-sys.stdout.write(catalogue_markdown())
+sys.stdout.write(markdown())

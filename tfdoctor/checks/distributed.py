@@ -412,15 +412,13 @@ def host_problem(
 
 
 @check(
-    {
-        "distributed.tf-config": "TF_CONFIG is set and describes a valid cluster that includes this host.",
-        "distributed.tf-config-invalid": "TF_CONFIG is not valid JSON or not a valid cluster spec.",
-        "distributed.task-invalid": "TF_CONFIG's task is missing, of an unknown type, or out of range.",
-        "distributed.address-invalid": "A TF_CONFIG address is not host:port with a port from 1 to 65535.",
-        "distributed.address-duplicate": "Two TF_CONFIG tasks have the same host:port.",
-        "distributed.address-loopback": "TF_CONFIG mixes loopback addresses with other hosts.",
-        "distributed.host-not-in-cluster": "This task's TF_CONFIG address is not this host.",
-    }
+    "distributed.tf-config",
+    "distributed.tf-config-invalid",
+    "distributed.task-invalid",
+    "distributed.address-invalid",
+    "distributed.address-duplicate",
+    "distributed.address-loopback",
+    "distributed.host-not-in-cluster",
 )
 def tf_config(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     """Validate TF_CONFIG whenever it is set."""
@@ -510,12 +508,7 @@ def _collective_fix(coll: dict[str, Any]) -> str:
     )
 
 
-@check(
-    {
-        "distributed.collective": "--multiworker: real all-reduce and synchronized training on all workers.",
-        "distributed.peer-drift": "Workers of one cluster run different Python or NVIDIA driver versions.",
-    }
-)
+@check("distributed.collective", "distributed.peer-drift")
 def collective(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     """Judge the multi-worker collective (only when --multiworker asked for it)."""
     coll = facts.get("collective")

@@ -7,8 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfdoctor.checks import check
-from tfdoctor.checks import fixes as fx
+from tfdoctor import catalogue as cat
+from tfdoctor import facts as fc
+from tfdoctor import versions as v
+from tfdoctor.checks import check, skipped
+from tfdoctor.checks import remedies as rm
 from tfdoctor.model import Finding, Status
 
 SMI_NO_DRIVER = "couldn't communicate with the nvidia driver"
@@ -16,16 +19,16 @@ SMI_NO_DRIVER = "couldn't communicate with the nvidia driver"
 
 def _evidence(facts: dict[str, Any]) -> tuple[list[str], bool]:
     """Plain-words evidence that no driver is loaded, and whether any of it is direct."""
-    plat = fx.platform(facts)
+    plat = fc.platform(facts)
     notes: list[str] = []
     strong = False
-    nvml = fx.section(facts, "nvml")
+    nvml = fc.section(facts, "nvml")
     if nvml and nvml.get("error_kind") == "driver-not-loaded":
         notes.append("NVML: driver not loaded")
         strong = True
     elif nvml and nvml.get("error_kind") == "library-not-found":
         notes.append("NVML: libnvidia-ml not found")
-    smi = fx.section(facts, "nvidia_smi")
+    smi = fc.section(facts, "nvidia_smi")
     if smi:
         err = str(smi.get("error") or "")
         if SMI_NO_DRIVER in err.lower():
@@ -33,9 +36,9 @@ def _evidence(facts: dict[str, Any]) -> tuple[list[str], bool]:
             strong = True
         elif smi.get("found") is False:
             notes.append("nvidia-smi not on PATH")
-    system = fx.section(facts, "system")
+    system = fc.section(facts, "system")
     if system and plat == "linux":
-        modules = fx.as_dict(system.get("modules"))
+        modules = fc.as_dict(system.get("modules"))
         if modules.get("nouveau") is True:
             notes.append("nouveau module loaded")
             strong = True
@@ -57,14 +60,7 @@ def _evidence(facts: dict[str, Any]) -> tuple[list[str], bool]:
     return notes, strong
 
 
-@check(
-    {
-        "driver.missing": "No usable NVIDIA driver is loaded (absent, nouveau instead, or not exposed"
-        " to WSL2 "
-        "or the container).",
-        "driver.ok": "An NVIDIA driver is loaded (version and the CUDA version it supports).",
-    }
-)
+@check("driver.missing", "driver.ok")
 def driver_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     used = (
         "system.dev_nvidia",
@@ -75,19 +71,19 @@ def driver_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         "nvidia_smi.error",
         "nvidia_smi.driver_version",
     )
-    plat = fx.platform(facts)
+    plat = fc.platform(facts)
     if plat == "macos":
         return [
-            fx.skip(
+            skipped(
                 "driver.missing",
                 "NVIDIA driver not checked on macOS",
                 "macOS has no NVIDIA CUDA driver; see tensorflow.cpu-only-build.",
                 used,
             )
         ]
-    version, source = fx.driver_version(facts)
-    nvml = fx.section(facts, "nvml") or {}
-    cuda = nvml.get("cuda_driver_version") or fx.get(facts, "nvidia_smi", "cuda_version")
+    version, source = fc.driver_version(facts)
+    nvml = fc.section(facts, "nvml") or {}
+    cuda = nvml.get("cuda_driver_version") or fc.get(facts, "nvidia_smi", "cuda_version")
     notes, strong = _evidence(facts)
     direct = source in ("nvml", "nvidia_smi") or nvml.get("available") is True
     if version and (direct or not strong):
@@ -104,7 +100,7 @@ def driver_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         ]
     if nvml.get("error_kind") in ("lib-mismatch", "no-permission"):
         return [
-            fx.skip(
+            skipped(
                 "driver.missing",
                 "NVIDIA driver presence not decided",
                 f"NVML reports {nvml.get('error_kind')}: {nvml.get('error') or ''}".strip(),
@@ -112,17 +108,17 @@ def driver_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             )
         ]
     if not notes:
-        if not any(fx.section(facts, p) for p in ("system", "nvml", "nvidia_smi")):
+        if not any(fc.section(facts, p) for p in ("system", "nvml", "nvidia_smi")):
             return [
-                fx.skip(
+                skipped(
                     "driver.missing",
                     "NVIDIA driver not checked",
-                    "; ".join(fx.probe_error(facts, p) for p in ("system", "nvml", "nvidia_smi")),
+                    "; ".join(fc.probe_error(facts, p) for p in ("system", "nvml", "nvidia_smi")),
                     used,
                 )
             ]
         return [
-            fx.skip(
+            skipped(
                 "driver.missing",
                 "NVIDIA driver presence not decided",
                 "No driver version was found, but nothing showed it missing either.",
@@ -133,13 +129,13 @@ def driver_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
 
 
 def _missing(facts: dict[str, Any], notes: list[str], strong: bool, used: tuple[str, ...]) -> Finding:
-    plat = fx.platform(facts)
-    container = fx.get(facts, "system", "container")
+    plat = fc.platform(facts)
+    container = fc.get(facts, "system", "container")
     nouveau = "nouveau module loaded" in notes
     detail = " · ".join(notes)
     confidence = "certain" if strong else "likely"
     if plat == "wsl2":
-        fix, docs = fx.driver_install(facts)
+        fix, docs = rm.driver_install(facts)
         return Finding(
             "driver.missing",
             Status.FAIL,
@@ -160,18 +156,18 @@ def _missing(facts: dict[str, Any], notes: list[str], strong: bool, used: tuple[
             " Kubernetes: `resources.limits: nvidia.com/gpu: 1`). The host needs the NVIDIA driver and"
             " the NVIDIA Container Toolkit: `sudo nvidia-ctk runtime configure --runtime=docker &&"
             " sudo systemctl restart docker`.",
-            docs=fx.DOCS_CONTAINER,
+            docs=cat.NV_CONTAINER,
             facts=used,
             confidence=confidence,
         )
-    fix, docs = fx.driver_install(facts)
+    fix, docs = rm.driver_install(facts)
     if nouveau:
         return Finding(
             "driver.missing",
             Status.FAIL,
             "The open-source nouveau driver is loaded instead of NVIDIA's",
             detail=detail + ". CUDA needs NVIDIA's driver; nouveau must be blacklisted first.",
-            fix=f"{fx.nouveau_blacklist(facts)} && {fix}" if plat == "linux" and not container else fix,
+            fix=f"{rm.nouveau_blacklist(facts)} && {fix}" if plat == "linux" and not container else fix,
             docs=docs,
             facts=used,
             confidence=confidence,
@@ -189,7 +185,7 @@ def _missing(facts: dict[str, Any], notes: list[str], strong: bool, used: tuple[
 
 
 def _driver_platform(facts: dict[str, Any]) -> str:
-    plat = fx.platform(facts)
+    plat = fc.platform(facts)
     return plat if plat in ("wsl2", "windows") else "linux"
 
 
@@ -199,18 +195,10 @@ def _newest_runnable(matrix: Any, driver: str, platform: str) -> Any:
     except Exception:  # noqa: BLE001 - an unparsable driver version runs nothing we know of
         return None
     clean = [rel for rel, caveat in pairs if caveat is None] or [rel for rel, _ in pairs]
-    return max(clean, key=lambda r: fx.vtuple(r.version), default=None)
+    return max(clean, key=lambda r: v.vtuple(r.version), default=None)
 
 
-@check(
-    {
-        "driver.too-old": "The NVIDIA driver is older than the CUDA version TensorFlow was built with needs.",
-        "driver.minor-version-compat": "The driver runs TensorFlow's CUDA only through CUDA minor-version "
-        "compatibility (PTX JIT and some features may fail).",
-        "driver.cuda-compatible": "The NVIDIA driver is new enough for the CUDA version TensorFlow was"
-        " built with.",
-    }
-)
+@check("driver.too-old", "driver.minor-version-compat", "driver.cuda-compatible")
 def driver_new_enough(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     used = (
         "nvml.driver_version",
@@ -220,34 +208,34 @@ def driver_new_enough(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         "tensorflow.version",
         "system.platform",
     )
-    driver, _ = fx.driver_version(facts)
+    driver, _ = fc.driver_version(facts)
     if not driver:
         return [
-            fx.skip(
+            skipped(
                 "driver.too-old",
                 "Driver version not compared with TensorFlow's CUDA",
                 "No driver version is known (see driver.missing).",
                 used,
             )
         ]
-    if fx.platform(facts) in ("macos",) or fx.build_info(facts).get("is_cuda_build") is False:
+    if fc.platform(facts) in ("macos",) or fc.build_info(facts).get("is_cuda_build") is False:
         return [
-            fx.skip(
+            skipped(
                 "driver.too-old",
                 "Driver version not compared with TensorFlow's CUDA",
                 "The installed TensorFlow is not a CUDA build.",
                 used,
             )
         ]
-    cuda, cuda_source = fx.tf_cuda(facts, matrix)
+    cuda, cuda_source = fc.tf_cuda(facts, matrix)
     if not cuda:
         why = (
             "TensorFlow is not installed"
-            if not fx.tf_installed(facts)
+            if not fc.tf_installed(facts)
             else "TensorFlow's CUDA version is unknown"
         )
         return [
-            fx.skip("driver.too-old", "Driver version not compared with TensorFlow's CUDA", why + ".", used)
+            skipped("driver.too-old", "Driver version not compared with TensorFlow's CUDA", why + ".", used)
         ]
     platform = _driver_platform(facts)
     try:
@@ -255,14 +243,14 @@ def driver_new_enough(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         minimum = matrix.min_driver(cuda, platform)
     except Exception as exc:  # noqa: BLE001 - malformed versions become a skip with the reason
         return [
-            fx.skip(
+            skipped(
                 "driver.too-old",
                 "Driver version not compared with TensorFlow's CUDA",
                 f"Could not compare driver {driver!r} with CUDA {cuda!r}: {exc}",
                 used,
             )
         ]
-    tfv = fx.tf_version(facts) or "(not installed)"
+    tfv = fc.tf_version(facts) or "(not installed)"
     column = {"wsl2": "Windows (WSL2)", "windows": "Windows"}.get(platform, "Linux")
     if ok and caveat is None:
         return [
@@ -272,12 +260,12 @@ def driver_new_enough(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 f"Driver {driver} runs CUDA {cuda}, which TensorFlow {tfv} was built for",
                 detail=f"Minimum {column} driver for CUDA {cuda}: {minimum or 'unknown'}"
                 f" (CUDA version from {cuda_source}).",
-                docs=fx.DOCS_CUDA_COMPAT,
+                docs=cat.NV_COMPAT,
                 facts=used,
             )
         ]
     branch = minimum.split(".")[0] if minimum else None
-    upgrade, docs = fx.driver_install(facts, branch)
+    upgrade, docs = rm.driver_install(facts, branch)
     newest = _newest_runnable(matrix, driver, platform)
     if ok:
         return [
@@ -288,7 +276,7 @@ def driver_new_enough(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 detail=f"{caveat.rstrip('.')}. The full-support minimum {column} driver for CUDA {cuda}"
                 f" is {minimum} (CUDA version from {cuda_source}).",
                 fix=f"Upgrade the driver to {minimum} or newer: {upgrade}",
-                docs=fx.DOCS_CUDA_COMPAT,
+                docs=cat.NV_COMPAT,
                 facts=used,
             )
         ]
@@ -296,7 +284,7 @@ def driver_new_enough(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     if newest is not None:
         alt = (
             f" Or keep the driver and install TensorFlow {newest.version} (CUDA {newest.cuda}), the newest"
-            f" release it runs: {fx.pip_install(facts, fx.tf_requirement(newest.version))}"
+            f" release it runs: {rm.pip_install(facts, rm.tf_requirement(newest.version))}"
         )
     detail = (
         f"TensorFlow {tfv} was built for CUDA {cuda} (from {cuda_source}), which needs a {column}"
@@ -317,3 +305,58 @@ def driver_new_enough(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             facts=used,
         )
     ]
+
+
+def _mismatch_fix(facts: dict[str, Any]) -> str:
+    plat = fc.platform(facts)
+    if plat == "wsl2":
+        return (
+            "Restart WSL so it picks up the updated Windows driver: run `wsl --shutdown` in PowerShell, then "
+            "reopen the distribution (never install a Linux NVIDIA driver inside WSL2)"
+        )
+    if fc.get(facts, "system", "container"):
+        return (
+            "Reboot the host (its kernel module and driver libraries differ), or on the host reload the "
+            "module: sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia; then "
+            "restart the container"
+        )
+    return (
+        "sudo reboot  # or, without a reboot, after stopping every GPU process, the display manager and "
+        "nvidia-persistenced: sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia"
+    )
+
+
+@check("driver.library-mismatch")
+def library_mismatch(facts: dict[str, Any], matrix: Any) -> list[Finding]:
+    nvml = fc.section(facts, "nvml") or {}
+    smi = fc.section(facts, "nvidia_smi") or {}
+    kernel = fc.get(facts, "system", "proc_driver_version")
+    out: list[Finding] = []
+    evidence = []
+    if nvml.get("error_kind") == "lib-mismatch":
+        evidence.append("NVML: Driver/library version mismatch")
+    if smi.get("error_kind") == "lib-mismatch":
+        evidence.append(f"nvidia-smi: {smi.get('error')}")
+    user = nvml.get("driver_version") or smi.get("driver_version")
+    if kernel and user and kernel != user:
+        evidence.append(f"kernel module {kernel} (/proc/driver/nvidia/version) but driver library {user}")
+    if evidence:
+        out.append(
+            Finding(
+                "driver.library-mismatch",
+                Status.FAIL,
+                "The NVIDIA kernel module and driver library are different versions",
+                detail=" · ".join(evidence)
+                + ". This happens after a driver update until the new kernel module is "
+                "loaded; until then CUDA, NVML and nvidia-smi all fail.",
+                fix=_mismatch_fix(facts),
+                docs=cat.NV_SMI,
+                facts=(
+                    "nvml.error_kind",
+                    "nvidia_smi.error_kind",
+                    "system.proc_driver_version",
+                    "nvml.driver_version",
+                ),
+            )
+        )
+    return out

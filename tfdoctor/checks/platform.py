@@ -5,29 +5,24 @@ from __future__ import annotations
 import posixpath
 from typing import Any
 
-from tfdoctor.checks import check
-from tfdoctor.checks import fixes as fx
+from tfdoctor import catalogue as cat
+from tfdoctor import facts as fc
+from tfdoctor import versions as v
+from tfdoctor.checks import check, skipped
+from tfdoctor.checks import remedies as rm
 from tfdoctor.model import Finding, Status
 
 WSL_LIB = "/usr/lib/wsl/lib"
-WINDOWS_DOCS = "https://www.tensorflow.org/install/pip#windows-native"
 
 
-@check(
-    {
-        "platform.windows-native": "Native Windows with TensorFlow >= 2.11: no CUDA GPU support (WSL2 or "
-        "TensorFlow 2.10 needed).",
-        "platform.ok": "The platform supports TensorFlow on an NVIDIA GPU (Linux, WSL2, or Windows with"
-        " TF <= 2.10).",
-    }
-)
+@check("platform.windows-native", "platform.ok")
 def windows_native(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     used = ("system.platform", "system.os", "tensorflow.version", "tensorflow.installed")
-    plat = fx.platform(facts)
-    osname = fx.get(facts, "system", "os") or plat
+    plat = fc.platform(facts)
+    osname = fc.get(facts, "system", "os") or plat
     if plat is None:
         return [
-            fx.skip("platform.windows-native", "Platform not checked", fx.probe_error(facts, "system"), used)
+            skipped("platform.windows-native", "Platform not checked", fc.probe_error(facts, "system"), used)
         ]
     if plat in ("linux", "wsl2"):
         return [
@@ -37,15 +32,15 @@ def windows_native(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         ]
     if plat != "windows":
         return []  # macOS: tensorflow.cpu-only-build / tensorflow.missing say it
-    version = fx.tf_version(facts) if fx.tf_installed(facts) else None
-    if version and fx.vtuple(version) and not fx.version_ge(version, (2, 11)):
+    version = fc.tf_version(facts) if fc.tf_installed(facts) else None
+    if version and v.vtuple(version) and not v.version_ge(version, (2, 11)):
         return [
             Finding(
                 "platform.ok",
                 Status.PASS,
                 f"Native Windows with TensorFlow {version} (GPU supported up to 2.10)",
                 detail="Newer TensorFlow releases need WSL2 for the GPU.",
-                docs=WINDOWS_DOCS,
+                docs=cat.TF_WINDOWS,
                 facts=used,
             )
         ]
@@ -60,8 +55,8 @@ def windows_native(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             fix="Use WSL2 (`wsl --install` in an administrator PowerShell, then inside Ubuntu: "
             "`python3 -m pip install 'tensorflow[and-cuda]'`), or stay native with TensorFlow 2.10: "
             "`conda install -c conda-forge cudatoolkit=11.2 cudnn=8.1.0` then "
-            f"{fx.pip_install(facts, 'tensorflow<2.11')}",
-            docs=WINDOWS_DOCS,
+            f"{rm.pip_install(facts, 'tensorflow<2.11')}",
+            docs=cat.TF_WINDOWS,
             facts=used,
         )
     ]
@@ -71,19 +66,14 @@ def _under_wsl(path: str) -> bool:
     return posixpath.normpath(str(path)).startswith(WSL_LIB + "/")
 
 
-@check(
-    {
-        "platform.wsl2-libcuda": "On WSL2: libcuda.so from the Windows driver (/usr/lib/wsl/lib) is missing, "
-        "or a Linux libcuda shadows it.",
-    }
-)
+@check("platform.wsl2-libcuda")
 def wsl2_libcuda(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     used = ("system.platform", "system.wsl_libcuda", "libraries.loadable")
-    if fx.platform(facts) != "wsl2":
+    if fc.platform(facts) != "wsl2":
         return []
-    wsl = fx.get(facts, "system", "wsl_libcuda")
+    wsl = fc.get(facts, "system", "wsl_libcuda")
     if isinstance(wsl, list) and not any("libcuda.so" in str(p) for p in wsl):
-        fix, docs = fx.driver_install(facts)
+        fix, docs = rm.driver_install(facts)
         return [
             Finding(
                 "platform.wsl2-libcuda",
@@ -97,19 +87,19 @@ def wsl2_libcuda(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 facts=used,
             )
         ]
-    libs = fx.section(facts, "libraries")
+    libs = fc.section(facts, "libraries")
     if libs is None:
         return [
-            fx.skip(
-                "platform.wsl2-libcuda", "WSL2 libcuda not checked", fx.probe_error(facts, "libraries"), used
+            skipped(
+                "platform.wsl2-libcuda", "WSL2 libcuda not checked", fc.probe_error(facts, "libraries"), used
             )
         ]
-    paths = [str(p) for p in fx.as_list(fx.as_dict(libs.get("loadable")).get("libcuda.so.1"))]
+    paths = [str(p) for p in fc.as_list(fc.as_dict(libs.get("loadable")).get("libcuda.so.1"))]
     foreign = [p for p in paths if not _under_wsl(p)]
-    owner = "rpm -qf" if fx.distro(facts) in ("rhel", "fedora", "suse") else "dpkg -S"
+    owner = "rpm -qf" if rm.distro(facts) in ("rhel", "fedora", "suse") else "dpkg -S"
     if paths and foreign and foreign[0] == paths[0]:
         first = paths[0]
-        in_ldpath = posixpath.dirname(first) in [str(d) for d in fx.as_list(libs.get("ld_library_path"))]
+        in_ldpath = posixpath.dirname(first) in [str(d) for d in fc.as_list(libs.get("ld_library_path"))]
         fix = (
             f"Remove {posixpath.dirname(first)} from LD_LIBRARY_PATH"
             if in_ldpath
@@ -125,7 +115,7 @@ def wsl2_libcuda(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 " the Windows driver, so cuInit fails.",
                 fix=f"{fix}; never install a Linux NVIDIA driver inside WSL2 (only the CUDA toolkit"
                 f" without drivers).",
-                docs=fx.DOCS_WSL,
+                docs=cat.NV_WSL,
                 facts=used,
             )
         ]
@@ -138,7 +128,7 @@ def wsl2_libcuda(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 detail=f"{WSL_LIB} wins today, but a later ldconfig or LD_LIBRARY_PATH change may pick"
                 f" the Linux one.",
                 fix=f"Remove the Linux driver package that owns it (`{owner} {foreign[0]}`).",
-                docs=fx.DOCS_WSL,
+                docs=cat.NV_WSL,
                 facts=used,
             )
         ]

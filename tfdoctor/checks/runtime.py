@@ -12,17 +12,12 @@ import re
 import shlex
 from typing import Any
 
-from tfdoctor.checks import check
-from tfdoctor.checks import fixes as fx
+from tfdoctor import catalogue as cat
+from tfdoctor import facts as fc
+from tfdoctor.checks import check, skipped
+from tfdoctor.checks import remedies as rm
 from tfdoctor.model import Finding, Status
 
-DOCS_GPU = "https://www.tensorflow.org/guide/gpu"
-DOCS_PIP = "https://www.tensorflow.org/install/pip"
-DOCS_DCGM = "https://docs.nvidia.com/datacenter/dcgm/latest/user-guide/dcgm-diagnostics.html"
-DOCS_MIXED = "https://www.tensorflow.org/guide/mixed_precision"
-DOCS_XLA = "https://www.tensorflow.org/xla"
-DOCS_DIST = "https://www.tensorflow.org/guide/distributed_training"
-DOCS_NVSMI = "https://docs.nvidia.com/deploy/nvidia-smi/index.html"
 SLOW_FRACTION = 0.2  # a matmul this far below the datasheet peak is not a tuning matter
 USED = ("runtime.steps", "runtime.log", "runtime.error")
 
@@ -52,8 +47,9 @@ IDS = {
 }
 
 
-def _finding(fid: str, status: Status, title: str, detail: str = "", fix: str | None = None,
-             docs: str | None = None) -> Finding:
+def _finding(
+    fid: str, status: Status, title: str, detail: str = "", fix: str | None = None, docs: str | None = None
+) -> Finding:
     return Finding(fid, status, title, detail=detail, fix=fix, docs=docs, facts=USED)
 
 
@@ -67,13 +63,13 @@ def _explain(text: str, facts: dict[str, Any]) -> list[Finding]:
 
 
 def _worker_cmd(facts: dict[str, Any], rt: dict[str, Any]) -> str:
-    python = rt.get("python") or fx.get(facts, "tensorflow", "python") or "python"
+    python = rt.get("python") or fc.get(facts, "tensorflow", "python") or "python"
     worker = rt.get("worker") or "tfdoctor/worker/worker.py"
     return f"PYTHONFAULTHANDLER=1 {shlex.quote(str(python))} {shlex.quote(str(worker))}"
 
 
 def _steps(rt: dict[str, Any]) -> list[dict[str, Any]]:
-    return [s for s in fx.as_list(rt.get("steps")) if isinstance(s, dict)]
+    return [s for s in fc.as_list(rt.get("steps")) if isinstance(s, dict)]
 
 
 def _first_line(text: Any, limit: int = 300) -> str:
@@ -96,72 +92,101 @@ def _worker_failure(facts: dict[str, Any], rt: dict[str, Any]) -> Finding | None
     cmd = _worker_cmd(facts, rt)
     if not rt.get("ran"):
         return _finding(
-            "runtime.worker-not-started", Status.FAIL, "The TensorFlow worker could not be started",
-            detail=error, fix=f"Check that the interpreter runs: {shlex.quote(str(rt.get('python')))} -V",
+            "runtime.worker-not-started",
+            Status.FAIL,
+            "The TensorFlow worker could not be started",
+            detail=error,
+            fix=f"Check that the interpreter runs: {shlex.quote(str(rt.get('python')))} -V",
         )
     if rt.get("timed_out"):
         where = _interrupted_step(rt)
         return _finding(
-            "runtime.worker-timeout", Status.FAIL, f"The TensorFlow worker hung{where} and was killed",
+            "runtime.worker-timeout",
+            Status.FAIL,
+            f"The TensorFlow worker hung{where} and was killed",
             detail=f"{error}. A hang in the first GPU step often means a GPU in a bad state (Xid errors).",
-            fix=("Re-run with more time: `tfdoctor check --timeout 900`; if it hangs again, look for GPU"
-                 f" errors with `nvidia-smi` and `sudo dmesg | grep -i xid`, and run `{cmd}` to see where"
-                 " it stops"),
-            docs=DOCS_NVSMI,
+            fix=(
+                "Re-run with more time: `tfdoctor check --timeout 900`; if it hangs again, look for GPU"
+                f" errors with `nvidia-smi` and `sudo dmesg | grep -i xid`, and run `{cmd}` to see where"
+                " it stops"
+            ),
+            docs=cat.NV_SMI,
         )
     if rt.get("signal") or (not rt.get("result_line") and rt.get("returncode")):
         where = _interrupted_step(rt)
         hint = ""
         if "import" in where:
-            hint = (f"; a crash while importing TensorFlow usually means a broken or mismatched install:"
-                    f" {fx.pip_install(facts, '--force-reinstall', 'tensorflow[and-cuda]')}")
+            hint = (
+                f"; a crash while importing TensorFlow usually means a broken or mismatched install:"
+                f" {rm.pip_install(facts, '--force-reinstall', 'tensorflow[and-cuda]')}"
+            )
         return _finding(
-            "runtime.worker-crashed", Status.FAIL, f"The TensorFlow worker crashed{where}",
-            detail=f"{error}.", fix=f"Run `{cmd}` to see the crash and its Python stack{hint}", docs=DOCS_PIP,
+            "runtime.worker-crashed",
+            Status.FAIL,
+            f"The TensorFlow worker crashed{where}",
+            detail=f"{error}.",
+            fix=f"Run `{cmd}` to see the crash and its Python stack{hint}",
+            docs=cat.TF_PIP,
         )
     if not rt.get("result_line"):
         junk = _first_line(rt.get("stdout_junk"), 200)
         said = f' It printed: "{junk}"' if junk else ""
         return _finding(
-            "runtime.worker-garbage", Status.FAIL, "The TensorFlow worker gave no result",
+            "runtime.worker-garbage",
+            Status.FAIL,
+            "The TensorFlow worker gave no result",
             detail=f"{error}.{said}",
-            fix=(f"Check that {rt.get('python')} is a real Python interpreter and that nothing (a wrapper"
-                 f" script, sitecustomize.py) replaces its output: run `{cmd}` and look for a"
-                 " TFDOCTOR-RESULT line"),
+            fix=(
+                f"Check that {rt.get('python')} is a real Python interpreter and that nothing (a wrapper"
+                f" script, sitecustomize.py) replaces its output: run `{cmd}` and look for a"
+                " TFDOCTOR-RESULT line"
+            ),
         )
     return None
 
 
 def _no_gpu_fix(facts: dict[str, Any], reason: str) -> tuple[str, str]:
     low = reason.lower()
-    plat = fx.platform(facts)
+    plat = fc.platform(facts)
     if plat == "macos":
-        return ("TensorFlow has no GPU support on macOS: use a Linux or WSL2 machine with an NVIDIA GPU.",
-                DOCS_PIP)
+        return (
+            "TensorFlow has no GPU support on macOS: use a Linux or WSL2 machine with an NVIDIA GPU.",
+            cat.TF_PIP,
+        )
     if plat == "windows":
-        return ("TensorFlow >= 2.11 has no GPU support on native Windows: install it inside WSL2"
-                " (`wsl --install`, then pip install 'tensorflow[and-cuda]' there).", DOCS_PIP)
+        return (
+            "TensorFlow >= 2.11 has no GPU support on native Windows: install it inside WSL2"
+            " (`wsl --install`, then pip install 'tensorflow[and-cuda]' there).",
+            cat.TF_PIP,
+        )
     if "no cuda support" in low or "built without cuda" in low:
-        return (f"{fx.pip_uninstall(facts, 'tensorflow-cpu', 'tensorflow')} && "
-                f"{fx.pip_install(facts, 'tensorflow[and-cuda]')}{fx.conda_note(facts)}", DOCS_PIP)
+        return (
+            f"{rm.pip_uninstall(facts, 'tensorflow-cpu', 'tensorflow')} && "
+            f"{rm.pip_install(facts, 'tensorflow[and-cuda]')}{rm.conda_note(facts)}",
+            cat.TF_PIP,
+        )
     if "dlopen" in low or "cannot open shared object" in low:
-        return f"{fx.pip_install(facts, 'tensorflow[and-cuda]')}{fx.conda_note(facts)}", DOCS_PIP
+        return f"{rm.pip_install(facts, 'tensorflow[and-cuda]')}{rm.conda_note(facts)}", cat.TF_PIP
     if "cuinit" in low or "driver" in low or "no cuda-capable" in low:
-        return fx.driver_install(facts)
+        return rm.driver_install(facts)
     probe = "import tensorflow as tf; print(tf.config.list_physical_devices('GPU'))"
-    return (f"Fix the driver and CUDA findings in this report, then check "
-            f"`{fx.python_cmd(facts)} -c \"{probe}\"`", DOCS_GPU)
+    return (
+        f'Fix the driver and CUDA findings in this report, then check `{rm.python_cmd(facts)} -c "{probe}"`',
+        cat.TF_GPU,
+    )
 
 
 def _fmt_losses(losses: Any) -> str:
-    vals = [v for v in fx.as_list(losses) if isinstance(v, (int, float))]
+    vals = [v for v in fc.as_list(losses) if isinstance(v, (int, float))]
     return f"loss {vals[0]:.3g} → {vals[-1]:.3g}" if vals else "no loss recorded"
 
 
 def _health_fix() -> str:
-    return ("Check the GPU's health: `nvidia-smi -q -d ECC,PAGE_RETIREMENT,ROW_REMAPPER`, "
-            "`sudo dmesg | grep -i xid`, and run `dcgmi diag -r 3`; update the driver, then reset "
-            "(`sudo nvidia-smi -r -i N`) or replace the GPU if it fails again")
+    return (
+        "Check the GPU's health: `nvidia-smi -q -d ECC,PAGE_RETIREMENT,ROW_REMAPPER`, "
+        "`sudo dmesg | grep -i xid`, and run `dcgmi diag -r 3`; update the driver, then reset "
+        "(`sudo nvidia-smi -r -i N`) or replace the GPU if it fails again"
+    )
 
 
 def _failed_step(facts: dict[str, Any], step: dict[str, Any], explained: set[str]) -> Finding | None:
@@ -171,44 +196,69 @@ def _failed_step(facts: dict[str, Any], step: dict[str, Any], explained: set[str
     on = f" on {device}" if device else ""
     if kind == "mismatch" and name == "matmul":
         return _finding(
-            "runtime.matmul-mismatch", Status.FAIL, f"Wrong matmul result{on}: silent data corruption",
-            detail=error, fix=_health_fix(), docs=DOCS_DCGM,
+            "runtime.matmul-mismatch",
+            Status.FAIL,
+            f"Wrong matmul result{on}: silent data corruption",
+            detail=error,
+            fix=_health_fix(),
+            docs=cat.NV_DCGM,
         )
     if kind == "placement":
         return _finding(
-            "runtime.placement-mismatch", Status.FAIL, f"TensorFlow did not run the {name} step{on}",
+            "runtime.placement-mismatch",
+            Status.FAIL,
+            f"TensorFlow did not run the {name} step{on}",
             detail=f"{error}. TensorFlow fell back to another device (soft placement).",
-            fix=(f"Reinstall a CUDA build whose kernels cover this GPU: "
-                 f"{fx.pip_install(facts, '--force-reinstall', 'tensorflow[and-cuda]')}; then run with"
-                 " `tf.debugging.set_log_device_placement(True)` to see which ops fall back"),
-            docs=DOCS_GPU,
+            fix=(
+                f"Reinstall a CUDA build whose kernels cover this GPU: "
+                f"{rm.pip_install(facts, '--force-reinstall', 'tensorflow[and-cuda]')}; then run with"
+                " `tf.debugging.set_log_device_placement(True)` to see which ops fall back"
+            ),
+            docs=cat.TF_GPU,
         )
     if name == "train":
         cpu_hint = " The same training passed on the CPU." if _is_gpu(device) else ""
-        fix = _health_fix() if kind == "loss" and _is_gpu(device) else (
-            f"Reinstall TensorFlow and its CUDA libraries together: "
-            f"{fx.pip_install(facts, '--force-reinstall', 'tensorflow[and-cuda]')}")
+        fix = (
+            _health_fix()
+            if kind == "loss" and _is_gpu(device)
+            else (
+                f"Reinstall TensorFlow and its CUDA libraries together: "
+                f"{rm.pip_install(facts, '--force-reinstall', 'tensorflow[and-cuda]')}"
+            )
+        )
         return _finding(
-            "runtime.train-failed", Status.FAIL, f"Training{on} failed: {_first_line(error, 160)}",
-            detail=f"{error}.{cpu_hint}", fix=fix, docs=DOCS_GPU,
+            "runtime.train-failed",
+            Status.FAIL,
+            f"Training{on} failed: {_first_line(error, 160)}",
+            detail=f"{error}.{cpu_hint}",
+            fix=fix,
+            docs=cat.TF_GPU,
         )
     if name == "multi_gpu":
         return _finding(
-            "runtime.multi-gpu-failed", Status.FAIL, "MirroredStrategy across all GPUs failed",
+            "runtime.multi-gpu-failed",
+            Status.FAIL,
+            "MirroredStrategy across all GPUs failed",
             detail=error,
-            fix=("Run with `NCCL_DEBUG=INFO` to see the collective's error; check GPU peer access with"
-                 " `nvidia-smi topo -m`; in containers pass `--ipc=host` (or a larger `--shm-size`)"),
-            docs=DOCS_DIST,
+            fix=(
+                "Run with `NCCL_DEBUG=INFO` to see the collective's error; check GPU peer access with"
+                " `nvidia-smi topo -m`; in containers pass `--ipc=host` (or a larger `--shm-size`)"
+            ),
+            docs=cat.TF_DIST,
         )
     if explained:
         return None  # e.g. gpu.out-of-memory or xla.toolchain-missing says it better
-    docs = {"mixed_precision": DOCS_MIXED, "xla": DOCS_XLA}.get(str(name), DOCS_GPU)
+    docs = {"mixed_precision": cat.TF_MIXED, "xla": cat.TF_XLA}.get(str(name), cat.TF_GPU)
     return _finding(
-        "runtime.step-failed", Status.FAIL, f"The {name} step{on} failed: {_first_line(error, 160)}",
+        "runtime.step-failed",
+        Status.FAIL,
+        f"The {name} step{on} failed: {_first_line(error, 160)}",
         detail=error,
-        fix=(f"Reinstall TensorFlow with matching CUDA libraries: "
-             f"{fx.pip_install(facts, '--force-reinstall', 'tensorflow[and-cuda]')}; if it persists, "
-             f"run `{_worker_cmd(facts, {})}` and report the output"),
+        fix=(
+            f"Reinstall TensorFlow with matching CUDA libraries: "
+            f"{rm.pip_install(facts, '--force-reinstall', 'tensorflow[and-cuda]')}; if it persists, "
+            f"run `{_worker_cmd(facts, {})}` and report the output"
+        ),
         docs=docs,
     )
 
@@ -231,7 +281,7 @@ def _peak(matrix: Any, name: str | None, dtype: str, tf32: bool) -> float | None
 
 
 def _throughput(step: dict[str, Any], matrix: Any) -> Finding | None:
-    tflops = fx.as_dict(step.get("tflops"))
+    tflops = fc.as_dict(step.get("tflops"))
     if not tflops or not _is_gpu(step.get("device")):
         return None
     name, device, tf32 = step.get("gpu_name"), step.get("device"), bool(step.get("tf32"))
@@ -250,18 +300,22 @@ def _throughput(step: dict[str, Any], matrix: Any) -> Finding | None:
     measured = "; ".join(parts)
     if slow:
         return _finding(
-            "runtime.slow-throughput", Status.WARN,
+            "runtime.slow-throughput",
+            Status.WARN,
             f"{name or device}: matmul throughput far below peak ({', '.join(slow)})",
             detail=f"{measured}, {step.get('n')}x{step.get('n')} matmul. Below {SLOW_FRACTION:.0%} of the"
             " datasheet peak points at clock throttling, a power cap, a busy GPU or a narrow PCIe link.",
-            fix=("Look at throttle reasons and power: `nvidia-smi -q -d PERFORMANCE,POWER,CLOCK`; other"
-                 " processes: `nvidia-smi`; the PCIe link: `nvidia-smi -q | grep -A4 'Link Width'`;"
-                 " reset a lowered power limit: `sudo nvidia-smi -pl <default W>`"),
-            docs=DOCS_NVSMI,
+            fix=(
+                "Look at throttle reasons and power: `nvidia-smi -q -d PERFORMANCE,POWER,CLOCK`; other"
+                " processes: `nvidia-smi`; the PCIe link: `nvidia-smi -q | grep -A4 'Link Width'`;"
+                " reset a lowered power limit: `sudo nvidia-smi -pl <default W>`"
+            ),
+            docs=cat.NV_SMI,
         )
     known = "" if any(" of " in p for p in parts) else " (no datasheet peak for this GPU in the compat data)"
-    return _finding("runtime.throughput-ok", Status.PASS, f"{name or device}: matmul throughput{known}",
-                    detail=measured)
+    return _finding(
+        "runtime.throughput-ok", Status.PASS, f"{name or device}: matmul throughput{known}", detail=measured
+    )
 
 
 def _verified(steps: list[dict[str, Any]], device: str) -> tuple[dict[str, Any], dict[str, Any]] | None:
@@ -274,35 +328,46 @@ def _verified(steps: list[dict[str, Any]], device: str) -> tuple[dict[str, Any],
 
 def _gpu_passes(rt: dict[str, Any], steps: list[dict[str, Any]]) -> list[Finding]:
     out = []
-    for gpu in fx.as_list(rt.get("gpus")):
-        dev = str(fx.as_dict(gpu).get("tf_device") or "")
+    for gpu in fc.as_list(rt.get("gpus")):
+        dev = str(fc.as_dict(gpu).get("tf_device") or "")
         ok = _verified(steps, dev)
         if not ok:
             continue
         mm, tr = ok
         speed = f", {tr['speedup_vs_cpu']}x the CPU's speed" if tr.get("speedup_vs_cpu") else ""
-        mem = (f"; memory peak {tr['memory_peak_mib']} MiB" if tr.get("memory_peak_mib") is not None else "")
-        out.append(_finding(
-            "runtime.gpu-verified", Status.PASS,
-            f"TensorFlow computes and trains on {dev} ({gpu.get('name') or 'GPU'})",
-            detail=(f"matmul max rel. error {mm.get('max_rel_error', 0):.2g} vs NumPy; "
-                    f"{len(fx.as_list(tr.get('losses')))} training steps, {_fmt_losses(tr.get('losses'))},"
+        mem = f"; memory peak {tr['memory_peak_mib']} MiB" if tr.get("memory_peak_mib") is not None else ""
+        out.append(
+            _finding(
+                "runtime.gpu-verified",
+                Status.PASS,
+                f"TensorFlow computes and trains on {dev} ({gpu.get('name') or 'GPU'})",
+                detail=(
+                    f"matmul max rel. error {mm.get('max_rel_error', 0):.2g} vs NumPy; "
+                    f"{len(fc.as_list(tr.get('losses')))} training steps, {_fmt_losses(tr.get('losses'))},"
                     f" {tr.get('steps_per_second')} steps/s{speed}{mem}; placement verified from"
-                    " TensorFlow's log"),
-        ))
+                    " TensorFlow's log"
+                ),
+            )
+        )
     return out
 
 
-@check(IDS)
+@check(*IDS)
 def runtime(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     raw = facts.get("runtime") if isinstance(facts, dict) else None
     if isinstance(raw, dict) and raw.get("skipped"):
-        return [fx.skip("runtime.skipped", "TensorFlow was not run", str(raw["skipped"]), USED)]
-    rt = fx.section(facts, "runtime")
+        return [skipped("runtime.skipped", "TensorFlow was not run", str(raw["skipped"]), USED)]
+    rt = fc.section(facts, "runtime")
     if rt is None:
-        return [_finding("runtime.worker-crashed", Status.FAIL, "The TensorFlow worker gave no facts",
-                         detail=fx.probe_error(facts, "runtime"),
-                         fix=f"Run `{_worker_cmd(facts, {})}` by hand to see what happens")]
+        return [
+            _finding(
+                "runtime.worker-crashed",
+                Status.FAIL,
+                "The TensorFlow worker gave no facts",
+                detail=fc.probe_error(facts, "runtime"),
+                fix=f"Run `{_worker_cmd(facts, {})}` by hand to see what happens",
+            )
+        ]
     findings: list[Finding] = []
     failure = _worker_failure(facts, rt)
     if failure:
@@ -315,15 +380,26 @@ def runtime(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         error = str(imp.get("error") or "")
         extra += _explain(error, facts)
         if re.search(r"No module named '?tensorflow'?$", _first_line(error)):
-            findings.append(fx.skip("runtime.import-failed", "TensorFlow is not installed in the target"
-                                    " interpreter", error, USED))
+            findings.append(
+                skipped(
+                    "runtime.import-failed",
+                    "TensorFlow is not installed in the target interpreter",
+                    error,
+                    USED,
+                )
+            )
         else:
-            findings.append(_finding(
-                "runtime.import-failed", Status.FAIL, f"import tensorflow failed: {_first_line(error, 160)}",
-                detail=error,
-                fix=fx.pip_install(facts, "--force-reinstall", "tensorflow[and-cuda]") + fx.conda_note(facts),
-                docs=DOCS_PIP,
-            ))
+            findings.append(
+                _finding(
+                    "runtime.import-failed",
+                    Status.FAIL,
+                    f"import tensorflow failed: {_first_line(error, 160)}",
+                    detail=error,
+                    fix=rm.pip_install(facts, "--force-reinstall", "tensorflow[and-cuda]")
+                    + rm.conda_note(facts),
+                    docs=cat.TF_PIP,
+                )
+            )
     for step in steps:
         if step.get("status") != "fail" or step.get("name") == "import" or step.get("interrupted"):
             continue
@@ -335,21 +411,34 @@ def runtime(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     cpu = _verified(steps, "/device:CPU:0")
     if cpu:
         mm, tr = cpu
-        findings.append(_finding(
-            "runtime.cpu-verified", Status.PASS,
-            f"TensorFlow computes and trains on the CPU: matmul max rel. error "
-            f"{mm.get('max_rel_error', 0):.1g}, {_fmt_losses(tr.get('losses'))}",
-            detail=(f"matmul on /device:CPU:0 max rel. error {mm.get('max_rel_error', 0):.2g} vs NumPy; "
-                    f"{len(fx.as_list(tr.get('losses')))} training steps, {_fmt_losses(tr.get('losses'))},"
-                    f" {tr.get('steps_per_second')} steps/s"),
-        ))
+        findings.append(
+            _finding(
+                "runtime.cpu-verified",
+                Status.PASS,
+                f"TensorFlow computes and trains on the CPU: matmul max rel. error "
+                f"{mm.get('max_rel_error', 0):.1g}, {_fmt_losses(tr.get('losses'))}",
+                detail=(
+                    f"matmul on /device:CPU:0 max rel. error {mm.get('max_rel_error', 0):.2g} vs NumPy; "
+                    f"{len(fc.as_list(tr.get('losses')))} training steps, {_fmt_losses(tr.get('losses'))},"
+                    f" {tr.get('steps_per_second')} steps/s"
+                ),
+            )
+        )
     findings += _gpu_passes(rt, steps)
     devices = by_name.get("devices")
     if devices and devices.get("status") == "pass" and rt.get("tf_visible_gpus") == 0:
         reason = str(rt.get("gpu_reason") or devices.get("gpu_reason") or "no reason logged")
         fix, docs = _no_gpu_fix(facts, reason)
-        findings.append(_finding("runtime.no-gpu-visible", Status.FAIL, "TensorFlow sees no GPU",
-                                 detail=f"TensorFlow says: {reason}", fix=fix, docs=docs))
+        findings.append(
+            _finding(
+                "runtime.no-gpu-visible",
+                Status.FAIL,
+                "TensorFlow sees no GPU",
+                detail=f"TensorFlow says: {reason}",
+                fix=fix,
+                docs=docs,
+            )
+        )
     for step in steps:
         if step.get("name") == "throughput" and step.get("status") == "pass":
             found = _throughput(step, matrix)
@@ -357,12 +446,17 @@ def runtime(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 findings.append(found)
     multi = next((s for s in steps if s.get("name") == "multi_gpu" and s.get("status") == "pass"), None)
     if multi and _is_gpu(multi.get("device")):
-        findings.append(_finding(
-            "runtime.multi-gpu-verified", Status.PASS,
-            f"MirroredStrategy ran across {multi.get('replicas')} GPUs",
-            detail=(f"all-reduce sum {multi.get('all_reduce_sum')} as expected"
-                    f" ({multi.get('cross_device_ops')}); {_fmt_losses(multi.get('losses'))}"),
-        ))
+        findings.append(
+            _finding(
+                "runtime.multi-gpu-verified",
+                Status.PASS,
+                f"MirroredStrategy ran across {multi.get('replicas')} GPUs",
+                detail=(
+                    f"all-reduce sum {multi.get('all_reduce_sum')} as expected"
+                    f" ({multi.get('cross_device_ops')}); {_fmt_losses(multi.get('losses'))}"
+                ),
+            )
+        )
     extra = _explain(str(rt.get("log") or ""), facts) + extra
     seen = {f.id for f in findings}
     for found in extra:

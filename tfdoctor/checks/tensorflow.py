@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfdoctor.checks import check
-from tfdoctor.checks import fixes as fx
+from tfdoctor import catalogue as cat
+from tfdoctor import facts as fc
+from tfdoctor import versions as v
+from tfdoctor.checks import check, skipped
+from tfdoctor.checks import remedies as rm
 from tfdoctor.model import Finding, Status
 
 # Distributions that each install the `tensorflow` import package (they overwrite each other's files).
@@ -35,22 +38,13 @@ CPU_DISTS = (
 )
 # Pulled in by `tensorflow` itself at the same version on some platforms: one install, not two.
 META_PARTS = ("tensorflow-intel", "tensorflow-cpu-aws", "tensorflow-macos")
-KERAS_DOCS = "https://keras.io/getting_started/#tensorflow--keras-2-backwards-compatibility"
 
 
 def _windows_gpu_tf(version: str | None) -> bool:
-    return bool(version) and not fx.version_ge(version, (2, 11))
+    return bool(version) and not v.version_ge(version, (2, 11))
 
 
-@check(
-    {
-        "tensorflow.missing": "TensorFlow is not installed in the target Python interpreter.",
-        "tensorflow.cpu-only-build": "The installed TensorFlow is a CPU-only build (tensorflow-cpu, intel, "
-        "macOS, ...) and can never use an NVIDIA GPU.",
-        "tensorflow.build": "TensorFlow is installed as a CUDA build (version, CUDA, cuDNN, compute "
-        "capabilities it was built for).",
-    }
-)
+@check("tensorflow.missing", "tensorflow.cpu-only-build", "tensorflow.build")
 def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     used = (
         "tensorflow.installed",
@@ -59,17 +53,17 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         "tensorflow.python",
         "system.platform",
     )
-    tf = fx.section(facts, "tensorflow")
+    tf = fc.section(facts, "tensorflow")
     if tf is None:
         return [
-            fx.skip(
+            skipped(
                 "tensorflow.missing",
                 "TensorFlow installation not checked",
-                fx.probe_error(facts, "tensorflow"),
+                fc.probe_error(facts, "tensorflow"),
                 used,
             )
         ]
-    plat = fx.platform(facts)
+    plat = fc.platform(facts)
     python = tf.get("python") or "the target interpreter"
     if tf.get("installed") is None and tf.get("error"):
         return [
@@ -78,18 +72,18 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 Status.FAIL,
                 f"TensorFlow could not be checked: {python} did not run",
                 detail=str(tf["error"]),
-                fix=f"Check the interpreter: {fx.python_cmd(facts)} -c 'import sys; print(sys.version)'"
+                fix=f"Check the interpreter: {rm.python_cmd(facts)} -c 'import sys; print(sys.version)'"
                 " (or pass --python with the interpreter that should run TensorFlow)",
-                docs=fx.DOCS_TF_PIP,
+                docs=cat.TF_PIP,
                 facts=used,
                 confidence="likely",
             )
         ]
     if not tf.get("installed"):
         return [_missing(facts, python, str(tf.get("error") or ""), used)]
-    version = fx.tf_version(facts) or "?"
-    build = fx.build_info(facts)
-    dists = fx.distributions(facts)
+    version = fc.tf_version(facts) or "?"
+    build = fc.build_info(facts)
+    dists = fc.distributions(facts)
     cpu_dists = [d for d in CPU_DISTS if d in dists and d not in META_PARTS]
     if plat == "macos":
         return [
@@ -100,13 +94,13 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 detail="TensorFlow has no CUDA GPU support on macOS.",
                 fix="Use a Linux machine (or Windows with WSL2) with an NVIDIA GPU. On Apple silicon, Apple's"
                 " tensorflow-metal plugin is the GPU route (not CUDA).",
-                docs=fx.DOCS_TF_PIP,
+                docs=cat.TF_PIP,
                 facts=used,
             )
         ]
-    if plat == "windows" and fx.version_ge(version, (2, 11)):
+    if plat == "windows" and v.version_ge(version, (2, 11)):
         return [
-            fx.skip(
+            skipped(
                 "tensorflow.cpu-only-build",
                 f"TensorFlow {version} is CPU-only on native Windows",
                 "See platform.windows-native.",
@@ -115,7 +109,7 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         ]
     if not build:
         return [
-            fx.skip(
+            skipped(
                 "tensorflow.build",
                 f"TensorFlow {version} installed; its build could not be read",
                 "tensorflow/python/platform/build_info.py was missing or unreadable, so whether it "
@@ -127,26 +121,26 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         which = ", ".join(cpu_dists) or "tensorflow"
         if plat == "windows":
             fix = (
-                f"{fx.pip_uninstall(facts, which)} && {fx.pip_install(facts, 'tensorflow<2.11')}"
+                f"{rm.pip_uninstall(facts, which)} && {rm.pip_install(facts, 'tensorflow<2.11')}"
                 " (native Windows GPU stops at 2.10) — or use WSL2 with 'tensorflow[and-cuda]'"
             )
         else:
-            req = fx.tf_requirement(version, exact=True) if version != "?" else "tensorflow[and-cuda]"
-            fix = f"{fx.pip_uninstall(facts, *(cpu_dists or ['tensorflow']))} && {fx.pip_install(facts, req)}"
+            req = rm.tf_requirement(version, exact=True) if version != "?" else "tensorflow[and-cuda]"
+            fix = f"{rm.pip_uninstall(facts, *(cpu_dists or ['tensorflow']))} && {rm.pip_install(facts, req)}"
         return [
             Finding(
                 "tensorflow.cpu-only-build",
                 Status.FAIL,
                 f"TensorFlow {version} is a CPU-only build ({which})",
                 detail=f"build_info: is_cuda_build={build.get('is_cuda_build')!r}; installed from {which}.",
-                fix=fix + fx.conda_note(facts),
-                docs=fx.DOCS_TF_PIP,
+                fix=fix + rm.conda_note(facts),
+                docs=cat.TF_PIP,
                 facts=used,
             )
         ]
-    cuda = fx.norm_cuda(build.get("cuda_version")) or "?"
-    cudnn = fx.norm_cudnn(build.get("cudnn_version")) or "?"
-    caps = " ".join(map(str, fx.as_list(build.get("cuda_compute_capabilities")))) or "unknown capabilities"
+    cuda = v.norm_cuda(build.get("cuda_version")) or "?"
+    cudnn = v.norm_cudnn(build.get("cudnn_version")) or "?"
+    caps = " ".join(map(str, fc.as_list(build.get("cuda_compute_capabilities")))) or "unknown capabilities"
     return [
         Finding(
             "tensorflow.build",
@@ -159,30 +153,30 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
 
 
 def _missing(facts: dict[str, Any], python: str, error: str, used: tuple[str, ...]) -> Finding:
-    plat = fx.platform(facts)
+    plat = fc.platform(facts)
     detail = f"`import tensorflow` has no distribution in {python}."
     if error:
         detail += f" ({error})"
     if plat == "macos":
         fix = (
-            f"{fx.pip_install(facts, 'tensorflow')} — CPU only: TensorFlow has no NVIDIA GPU support on"
+            f"{rm.pip_install(facts, 'tensorflow')} — CPU only: TensorFlow has no NVIDIA GPU support on"
             " macOS; use Linux or WSL2 for the GPU."
         )
     elif plat == "windows":
         fix = (
             "Native Windows GPU support ended with TensorFlow 2.10: `conda install -c conda-forge"
-            f" cudatoolkit=11.2 cudnn=8.1.0` then {fx.pip_install(facts, 'tensorflow<2.11')}; or, better,"
+            f" cudatoolkit=11.2 cudnn=8.1.0` then {rm.pip_install(facts, 'tensorflow<2.11')}; or, better,"
             " install WSL2 and run `python3 -m pip install 'tensorflow[and-cuda]'` inside it."
         )
     else:
-        fix = fx.pip_install(facts, "tensorflow[and-cuda]") + fx.conda_note(facts)
+        fix = rm.pip_install(facts, "tensorflow[and-cuda]") + rm.conda_note(facts)
     return Finding(
         "tensorflow.missing",
         Status.FAIL,
         f"TensorFlow is not installed in {python}",
         detail=detail,
         fix=fix,
-        docs=fx.DOCS_TF_PIP,
+        docs=cat.TF_PIP,
         facts=used,
     )
 
@@ -191,33 +185,27 @@ def _tf_dists(dists: dict[str, str]) -> dict[str, str]:
     found = {d: dists[d] for d in TF_DISTS if d in dists}
     base = found.get("tensorflow")
     for part in META_PARTS:  # `tensorflow` depends on these at the same version on Windows/aarch64/macOS
-        if base and part in found and fx.major_minor(found[part]) == fx.major_minor(base):
+        if base and part in found and v.major_minor(found[part]) == v.major_minor(base):
             del found[part]
     return found
 
 
-@check(
-    {
-        "tensorflow.conflicting-installs": "Several packages provide TensorFlow, CUDA wheels for two"
-        " CUDA majors "
-        "are mixed, or Keras does not match the TensorFlow version.",
-    }
-)
+@check("tensorflow.conflicting-installs")
 def conflicting_installs(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     """Two TF distributions share one `tensorflow/` directory: whichever wrote last wins, file by
     file, so the import is a mix -> fail. Mixed cu11/cu12 wheels and Keras mismatches leave TF
     computing on the GPU but break imports or uninstalls -> warn."""
     used = ("tensorflow.distributions", "tensorflow.version", "system.env")
-    if fx.section(facts, "tensorflow") is None:
+    if fc.section(facts, "tensorflow") is None:
         return [
-            fx.skip(
+            skipped(
                 "tensorflow.conflicting-installs",
                 "Installed packages not checked",
-                fx.probe_error(facts, "tensorflow"),
+                fc.probe_error(facts, "tensorflow"),
                 used,
             )
         ]
-    dists = fx.distributions(facts)
+    dists = fc.distributions(facts)
     findings: list[Finding] = []
     tf_dists = _tf_dists(dists)
     if len(tf_dists) > 1:
@@ -229,9 +217,9 @@ def conflicting_installs(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 f"{len(tf_dists)} TensorFlow packages installed: {listed}",
                 detail="They all install the same `tensorflow` package directory; files of one overwrite the"
                 " other's, so what imports is an unpredictable mix.",
-                fix=f"{fx.pip_uninstall(facts, *tf_dists)} &&"
-                f" {fx.pip_install(facts, 'tensorflow[and-cuda]')}",
-                docs=fx.DOCS_TF_PIP,
+                fix=f"{rm.pip_uninstall(facts, *tf_dists)} &&"
+                f" {rm.pip_install(facts, 'tensorflow[and-cuda]')}",
+                docs=cat.TF_PIP,
                 facts=used,
             )
         )
@@ -242,15 +230,15 @@ def conflicting_installs(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 if name.endswith("-" + tag):
                     majors.setdefault(tag, []).append(name)
     if len(majors) > 1:
-        tfv = fx.tf_version(facts)
+        tfv = fc.tf_version(facts)
         keep = None
-        cuda, _ = fx.tf_cuda(facts, matrix)
+        cuda, _ = fc.tf_cuda(facts, matrix)
         if cuda:
-            keep = f"cu{fx.major(cuda)}"
+            keep = f"cu{v.major(cuda)}"
         drop = sorted(n for tag, names in majors.items() if tag != keep for n in names)
         fix = (
-            f"{fx.pip_uninstall(facts, *drop)} && "
-            f"{fx.pip_install(facts, fx.tf_requirement(tfv, exact=True) if tfv else 'tensorflow[and-cuda]')}"
+            f"{rm.pip_uninstall(facts, *drop)} && "
+            f"{rm.pip_install(facts, rm.tf_requirement(tfv, exact=True) if tfv else 'tensorflow[and-cuda]')}"
             if keep
             else "Uninstall the nvidia-* wheels of the CUDA major your TensorFlow does not use."
         )
@@ -264,7 +252,7 @@ def conflicting_installs(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 " upgrading one set can delete files the other needs."
                 + (f" TensorFlow uses {keep}." if keep else ""),
                 fix=fix,
-                docs=fx.DOCS_TF_PIP,
+                docs=cat.TF_PIP,
                 facts=used,
             )
         )
@@ -275,13 +263,13 @@ def conflicting_installs(facts: dict[str, Any], matrix: Any) -> list[Finding]:
 
 def _duplicates(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding]:
     """One distribution installed twice on sys.path (e.g. a venv and ~/.local): the first one wins."""
-    dups = fx.as_dict(fx.get(facts, "tensorflow", "duplicates"))
+    dups = fc.as_dict(fc.get(facts, "tensorflow", "duplicates"))
     names = sorted(
-        fx.norm_name(str(n))
+        fc.norm_name(str(n))
         for n, versions in dups.items()
         if isinstance(versions, list)
         and len(versions) > 1
-        and (fx.norm_name(str(n)) in TF_DISTS or str(n).startswith(("nvidia-", "keras", "tf-keras")))
+        and (fc.norm_name(str(n)) in TF_DISTS or str(n).startswith(("nvidia-", "keras", "tf-keras")))
     )
     if not names:
         return []
@@ -293,22 +281,22 @@ def _duplicates(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding]:
             f"Installed twice on sys.path: {', '.join(names)}",
             detail=f"{listed}. The copy found first on sys.path is imported; pip may report and upgrade the"
             " other one (a user-site install under ~/.local often shadows a venv or conda env).",
-            fix=f"Run {fx.pip_uninstall(facts, *names)} until pip says it is not installed, then reinstall"
-            f" once: {fx.pip_install(facts, 'tensorflow[and-cuda]')}",
-            docs=fx.DOCS_TF_PIP,
+            fix=f"Run {rm.pip_uninstall(facts, *names)} until pip says it is not installed, then reinstall"
+            f" once: {rm.pip_install(facts, 'tensorflow[and-cuda]')}",
+            docs=cat.TF_PIP,
             facts=used,
         )
     ]
 
 
 def _keras(facts: dict[str, Any], dists: dict[str, str], used: tuple[str, ...]) -> list[Finding]:
-    tfv = fx.tf_version(facts)
-    if not tfv or not fx.vtuple(tfv):
+    tfv = fc.tf_version(facts)
+    if not tfv or not v.vtuple(tfv):
         return []
     keras, tf_keras = dists.get("keras"), dists.get("tf-keras")
-    legacy = str(fx.env(facts).get("TF_USE_LEGACY_KERAS", "")).strip().lower() in ("1", "true", "yes")
-    mm = fx.major_minor(tfv)
-    if fx.version_ge(tfv, (2, 16)):
+    legacy = str(fc.env(facts).get("TF_USE_LEGACY_KERAS", "")).strip().lower() in ("1", "true", "yes")
+    mm = v.major_minor(tfv)
+    if v.version_ge(tfv, (2, 16)):
         if legacy and not tf_keras:
             return [
                 Finding(
@@ -316,12 +304,12 @@ def _keras(facts: dict[str, Any], dists: dict[str, str], used: tuple[str, ...]) 
                     Status.WARN,
                     "TF_USE_LEGACY_KERAS is set but tf-keras is not installed",
                     detail=f"TensorFlow {tfv} then cannot import tf.keras.",
-                    fix=fx.pip_install(facts, f"tf-keras=={mm}.*"),
-                    docs=KERAS_DOCS,
+                    fix=rm.pip_install(facts, f"tf-keras=={mm}.*"),
+                    docs=cat.KERAS_COMPAT,
                     facts=used,
                 )
             ]
-        if keras and fx.major(keras) == 2 and not (legacy and tf_keras):
+        if keras and v.major(keras) == 2 and not (legacy and tf_keras):
             return [
                 Finding(
                     "tensorflow.conflicting-installs",
@@ -329,25 +317,25 @@ def _keras(facts: dict[str, Any], dists: dict[str, str], used: tuple[str, ...]) 
                     f"Keras {keras} with TensorFlow {tfv}",
                     detail="TensorFlow 2.16+ uses Keras 3 as tf.keras; Keras 2 needs tf-keras and"
                     " TF_USE_LEGACY_KERAS=1.",
-                    fix=f"{fx.pip_install(facts, 'keras>=3')}  — or, for Keras 2 code: "
-                    f"{fx.pip_install(facts, f'tf-keras=={mm}.*')} && export TF_USE_LEGACY_KERAS=1",
-                    docs=KERAS_DOCS,
+                    fix=f"{rm.pip_install(facts, 'keras>=3')}  — or, for Keras 2 code: "
+                    f"{rm.pip_install(facts, f'tf-keras=={mm}.*')} && export TF_USE_LEGACY_KERAS=1",
+                    docs=cat.KERAS_COMPAT,
                     facts=used,
                 )
             ]
-        if legacy and tf_keras and fx.major_minor(tf_keras) != mm:
+        if legacy and tf_keras and v.major_minor(tf_keras) != mm:
             return [
                 Finding(
                     "tensorflow.conflicting-installs",
                     Status.WARN,
                     f"tf-keras {tf_keras} with TensorFlow {tfv}",
                     detail="tf-keras must match TensorFlow's minor version.",
-                    fix=fx.pip_install(facts, f"tf-keras=={mm}.*"),
-                    docs=KERAS_DOCS,
+                    fix=rm.pip_install(facts, f"tf-keras=={mm}.*"),
+                    docs=cat.KERAS_COMPAT,
                     facts=used,
                 )
             ]
-    elif keras and fx.version_ge(keras, (3,)):
+    elif keras and v.version_ge(keras, (3,)):
         return [
             Finding(
                 "tensorflow.conflicting-installs",
@@ -355,8 +343,8 @@ def _keras(facts: dict[str, Any], dists: dict[str, str], used: tuple[str, ...]) 
                 f"Keras {keras} with TensorFlow {tfv}",
                 detail="TensorFlow before 2.16 expects Keras 2 (keras 2.x matching its minor); with Keras 3,"
                 " tf.keras breaks.",
-                fix=fx.pip_install(facts, f"keras=={mm}.*"),
-                docs=KERAS_DOCS,
+                fix=rm.pip_install(facts, f"keras=={mm}.*"),
+                docs=cat.KERAS_COMPAT,
                 facts=used,
             )
         ]
@@ -364,30 +352,22 @@ def _keras(facts: dict[str, Any], dists: dict[str, str], used: tuple[str, ...]) 
 
 
 def _py(version: Any) -> tuple[int, ...]:
-    return fx.vtuple(version)[:2]
+    return v.vtuple(version)[:2]
 
 
-@check(
-    {
-        "tensorflow.python-unsupported": "The target Python version is outside the range the TensorFlow"
-        " release "
-        "supports.",
-        "tensorflow.python-ok": "The target Python version is within the installed TensorFlow's"
-        " supported range.",
-    }
-)
+@check("tensorflow.python-unsupported", "tensorflow.python-ok")
 def python_supported(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     used = ("tensorflow.python_version", "tensorflow.version", "tensorflow.installed")
-    pyv = fx.get(facts, "tensorflow", "python_version")
+    pyv = fc.get(facts, "tensorflow", "python_version")
     if not _py(pyv) or len(_py(pyv)) < 2:
         return [
-            fx.skip(
+            skipped(
                 "tensorflow.python-unsupported",
                 "Python version not checked",
                 "The target interpreter's Python version is unknown"
                 + (
-                    f" ({fx.probe_error(facts, 'tensorflow')})."
-                    if fx.section(facts, "tensorflow") is None
+                    f" ({fc.probe_error(facts, 'tensorflow')})."
+                    if fc.section(facts, "tensorflow") is None
                     else "."
                 ),
                 used,
@@ -395,22 +375,22 @@ def python_supported(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         ]
     py = _py(pyv)
     pytext = ".".join(map(str, py))
-    releases = fx.all_releases(matrix)
+    releases = fc.all_releases(matrix)
     fitting = [r for r in releases if _py(r.python_min) <= py <= _py(r.python_max)]
     hint = (
         f" TensorFlow {fitting[0].version} supports Python {pytext}: "
-        f"{fx.pip_install(facts, fx.tf_requirement(fitting[0].version))}"
+        f"{rm.pip_install(facts, rm.tf_requirement(fitting[0].version))}"
         if fitting
         else ""
     )
-    installed = fx.tf_installed(facts)
-    release = fx.tf_release(matrix, facts) if installed else matrix.newest_tf()
+    installed = fc.tf_installed(facts)
+    release = fc.tf_release(matrix, facts) if installed else matrix.newest_tf()
     if release is None:
         return [
-            fx.skip(
+            skipped(
                 "tensorflow.python-unsupported",
                 "Python version not checked",
-                f"TensorFlow {fx.tf_version(facts)} is not in the bundled compatibility matrix.",
+                f"TensorFlow {fc.tf_version(facts)} is not in the bundled compatibility matrix.",
                 used,
             )
         ]
@@ -428,7 +408,7 @@ def python_supported(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     venv = f"python{newest.python_max} -m venv ~/tf && ~/tf/bin/python -m pip install 'tensorflow[and-cuda]'"
     if installed:
         title = f"Python {pytext} is outside TensorFlow {release.version}'s supported {lo}–{hi}"
-        detail = f"TensorFlow {fx.tf_version(facts)} is installed for Python {pytext}."
+        detail = f"TensorFlow {fc.tf_version(facts)} is installed for Python {pytext}."
     else:
         title = (
             f"No TensorFlow release supports Python {pytext}"
@@ -450,7 +430,7 @@ def python_supported(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             title,
             detail=detail,
             fix=fix,
-            docs=fx.DOCS_TF_BUILDS,
+            docs=cat.TF_BUILDS,
             facts=used,
         )
     ]

@@ -5,85 +5,31 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfdoctor.checks import check
-from tfdoctor.checks import fixes as fx
+from tfdoctor import catalogue as cat
+from tfdoctor import facts as fc
+from tfdoctor.checks import check, skipped
+from tfdoctor.checks import remedies as rm
 from tfdoctor.model import Finding, Status
-
-JIT_DOCS = "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#just-in-time-compilation"
-
-
-def gpu_list(facts: dict[str, Any]) -> tuple[list[dict[str, Any]], str | None]:
-    """GPUs as the driver sees them ([{index, name, uuid, compute_capability}]) and the source."""
-    for probe in ("nvml", "nvidia_smi"):
-        gpus = [g for g in fx.as_list(fx.get(facts, probe, "gpus")) if isinstance(g, dict)]
-        if gpus or (
-            probe == "nvml"
-            and fx.get(facts, "nvml", "available") is True
-            and isinstance(fx.get(facts, "nvml", "gpus"), list)
-        ):
-            return gpus, {"nvml": "NVML", "nvidia_smi": "nvidia-smi"}[probe]
-    devs = fx.get(facts, "system", "dev_nvidia")
-    if isinstance(devs, list):
-        nodes = sorted(
-            n for n in (str(d).rsplit("/", 1)[-1] for d in devs) if n[6:].isdigit() and n.startswith("nvidia")
-        )
-        if nodes:
-            return [{"index": int(n[6:]), "name": None} for n in nodes], "/dev/nvidia*"
-    return [], None
-
-
-def visible_count(value: str, gpus: list[dict[str, Any]]) -> int | None:
-    """How many GPUs CUDA exposes under CUDA_VISIBLE_DEVICES=value (None: cannot tell).
-
-    CUDA reads the comma-separated indices or UUID prefixes in order and stops at the first
-    invalid one; an empty value hides every device.
-    """
-    count = len(gpus)
-    uuids = [str(g.get("uuid")) for g in gpus if g.get("uuid")]
-    seen: set[int] = set()
-    for token in (t.strip() for t in value.split(",")):
-        if token.lstrip("-").isdigit():
-            index = int(token)
-            if index < 0 or (count and index >= count) or index in seen:
-                break
-            seen.add(index)
-        elif token.startswith(("GPU-", "MIG-")):
-            if token.startswith("MIG-") or not uuids:
-                return None
-            match = [i for i, u in enumerate(uuids) if u.startswith(token)]
-            if len(match) != 1 or match[0] in seen:
-                break
-            seen.add(match[0])
-        else:
-            break
-    if not count and seen:
-        return None  # indices could not be checked against a GPU count
-    return len(seen)
 
 
 def _cvd(facts: dict[str, Any]) -> str | None:
-    value = fx.env(facts).get("CUDA_VISIBLE_DEVICES")
+    value = fc.env(facts).get("CUDA_VISIBLE_DEVICES")
     return None if value is None else str(value)
 
 
-@check(
-    {
-        "gpu.hidden-by-cuda-visible-devices": "CUDA_VISIBLE_DEVICES hides every GPU (empty, -1,"
-        " NoDevFiles, or "
-        "indices/UUIDs that match no GPU).",
-    }
-)
+@check("gpu.hidden-by-cuda-visible-devices")
 def hidden_by_cuda_visible_devices(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     used = ("system.env.CUDA_VISIBLE_DEVICES", "nvml.gpus", "nvidia_smi.gpus", "system.dev_nvidia")
     value = _cvd(facts)
     if value is None:
         return []
-    gpus, source = gpu_list(facts)
-    visible = visible_count(value, gpus)
+    gpus, source = fc.gpus(facts, dev_nodes=True)
+    picked = fc.cuda_visible(value, gpus)
+    visible = None if picked is None else len(picked)
     shown = f"CUDA_VISIBLE_DEVICES={value!r}"
     if visible is None:
         return [
-            fx.skip(
+            skipped(
                 "gpu.hidden-by-cuda-visible-devices",
                 f"{shown} not verified",
                 "Its indices or UUIDs could not be matched against a known GPU list.",
@@ -100,7 +46,7 @@ def hidden_by_cuda_visible_devices(facts: dict[str, Any], matrix: Any) -> list[F
                 facts=used,
             )
         ]
-    if source is None and fx.get(facts, "nvml", "available") is not True:
+    if source is None and fc.get(facts, "nvml", "available") is not True:
         status, known = Status.WARN, "No GPU list is known here, but this value hides every GPU."
     elif not gpus:
         return []  # no GPU at all: nothing to hide
@@ -125,7 +71,7 @@ def hidden_by_cuda_visible_devices(facts: dict[str, Any], matrix: Any) -> list[F
             fix=f"unset CUDA_VISIBLE_DEVICES  # or: export CUDA_VISIBLE_DEVICES={indices}{slurm}; find"
             f" where it is set:"
             " grep -n CUDA_VISIBLE_DEVICES ~/.bashrc ~/.profile /etc/environment",
-            docs=fx.DOCS_CUDA_ENV,
+            docs=cat.NV_CUDA_ENV,
             facts=used,
         )
     ]
@@ -144,7 +90,7 @@ def _fit(caps: Any, cc: str) -> str | None:
 def _gpu_ccs(facts: dict[str, Any], matrix: Any) -> list[tuple[str, str, str]]:
     """[(name, compute capability, source)] for each GPU whose capability is known."""
     out = []
-    gpus, source = gpu_list(facts)
+    gpus, source = fc.gpus(facts, dev_nodes=True)
     for g in gpus:
         name = str(g.get("name") or f"GPU {g.get('index', '?')}")
         cc = g.get("compute_capability")
@@ -159,26 +105,15 @@ def _gpu_ccs(facts: dict[str, Any], matrix: Any) -> list[tuple[str, str, str]]:
 
 
 def _tf_caps(facts: dict[str, Any], matrix: Any) -> tuple[tuple[str, ...], str]:
-    caps = fx.as_list(fx.build_info(facts).get("cuda_compute_capabilities"))
+    caps = fc.as_list(fc.build_info(facts).get("cuda_compute_capabilities"))
     if caps:
         return tuple(str(c) for c in caps), "build_info"
-    release = fx.tf_release(matrix, facts)
+    release = fc.tf_release(matrix, facts)
     caps = tuple(getattr(release, "compute_capabilities", ()) or ()) if release is not None else ()
     return tuple(str(c) for c in caps), "compat matrix"
 
 
-@check(
-    {
-        "gpu.compute-capability-unsupported": "TensorFlow has no kernels (neither SASS nor PTX) for"
-        " this GPU's "
-        "compute capability.",
-        "gpu.compute-capability-ptx-jit": "Only PTX fits this GPU: the first run JIT-compiles kernels"
-        " for minutes "
-        "and needs a large CUDA cache.",
-        "gpu.compute-capability-ok": "TensorFlow ships native (SASS) kernels for every GPU's compute"
-        " capability.",
-    }
-)
+@check("gpu.compute-capability-unsupported", "gpu.compute-capability-ptx-jit", "gpu.compute-capability-ok")
 def compute_capability(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     used = (
         "nvml.gpus.compute_capability",
@@ -186,14 +121,14 @@ def compute_capability(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         "tensorflow.build_info.cuda_compute_capabilities",
     )
     fid = "gpu.compute-capability-unsupported"
-    if not fx.tf_installed(facts):
-        return [fx.skip(fid, "Compute capability not checked", "TensorFlow is not installed.", used)]
-    if fx.build_info(facts).get("is_cuda_build") is False:
-        return [fx.skip(fid, "Compute capability not checked", "TensorFlow is not a CUDA build.", used)]
+    if not fc.tf_installed(facts):
+        return [skipped(fid, "Compute capability not checked", "TensorFlow is not installed.", used)]
+    if fc.build_info(facts).get("is_cuda_build") is False:
+        return [skipped(fid, "Compute capability not checked", "TensorFlow is not a CUDA build.", used)]
     caps, caps_source = _tf_caps(facts, matrix)
     if not caps:
         return [
-            fx.skip(
+            skipped(
                 fid,
                 "Compute capability not checked",
                 "The compute capabilities TensorFlow was built for are unknown.",
@@ -203,9 +138,9 @@ def compute_capability(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     gpus = _gpu_ccs(facts, matrix)
     if not gpus:
         return [
-            fx.skip(fid, "Compute capability not checked", "No GPU with a known compute capability.", used)
+            skipped(fid, "Compute capability not checked", "No GPU with a known compute capability.", used)
         ]
-    tfv = fx.tf_version(facts)
+    tfv = fc.tf_version(facts)
     built = " ".join(caps)
     findings: list[Finding] = []
     sass = []
@@ -225,7 +160,7 @@ def compute_capability(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                     " Some newer GPUs fail this JIT (CUDA_ERROR_INVALID_PTX).",
                     fix="export CUDA_CACHE_MAXSIZE=4294967296  # 4 GiB JIT cache; let the first run"
                     " finish once",
-                    docs=JIT_DOCS,
+                    docs=cat.NV_JIT,
                     facts=used,
                 )
             )
@@ -239,7 +174,7 @@ def compute_capability(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                     f" {src}) is"
                     " not covered by SASS of the same major nor by older PTX.",
                     fix=_cc_fix(facts, matrix, cc),
-                    docs=fx.DOCS_CUDA_GPUS,
+                    docs=cat.NV_GPUS,
                     facts=used,
                 )
             )
@@ -257,24 +192,19 @@ def compute_capability(facts: dict[str, Any], matrix: Any) -> list[Finding]:
 
 
 def _cc_fix(facts: dict[str, Any], matrix: Any, cc: str) -> str:
-    for release in fx.all_releases(matrix):
+    for release in fc.all_releases(matrix):
         caps = tuple(getattr(release, "compute_capabilities", ()) or ())
         if caps and _fit(caps, cc) is not None:
             return (
                 f"Install TensorFlow {release.version}, the newest release with kernels for {cc}: "
-                f"{fx.pip_install(facts, fx.tf_requirement(release.version))}; or build TensorFlow from"
+                f"{rm.pip_install(facts, rm.tf_requirement(release.version))}; or build TensorFlow from"
                 f" source"
                 f" with TF_CUDA_COMPUTE_CAPABILITIES={cc}"
             )
     return f"Build TensorFlow from source with TF_CUDA_COMPUTE_CAPABILITIES={cc}, or use a newer GPU"
 
 
-@check(
-    {
-        "gpu.count-below-required": "TensorFlow can use fewer GPUs than --require-gpus asks for.",
-        "gpu.count-ok": "TensorFlow can use at least the GPUs --require-gpus asks for.",
-    }
-)
+@check("gpu.count-below-required", "gpu.count-ok")
 def count_required(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     used = (
         "options.require_gpus",
@@ -283,12 +213,12 @@ def count_required(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         "nvidia_smi.gpus",
         "system.env.CUDA_VISIBLE_DEVICES",
     )
-    need = fx.as_dict(facts.get("options")).get("require_gpus")
+    need = fc.as_dict(facts.get("options")).get("require_gpus")
     if need is None:
         return []
     if isinstance(need, bool) or not isinstance(need, int) or need < 0:
         return [
-            fx.skip(
+            skipped(
                 "gpu.count-below-required",
                 "GPU count not checked",
                 f"--require-gpus {need!r} is not a count of GPUs (0 or more).",
@@ -333,7 +263,7 @@ def count_required(facts: dict[str, Any], matrix: Any) -> list[Finding]:
 
 
 def _usable_gpus(facts: dict[str, Any]) -> tuple[int | None, str]:
-    runtime = fx.section(facts, "runtime")
+    runtime = fc.section(facts, "runtime")
     if runtime and runtime.get("ran"):
         seen = runtime.get("tf_visible_gpus")
         if isinstance(seen, list):
@@ -343,13 +273,14 @@ def _usable_gpus(facts: dict[str, Any]) -> tuple[int | None, str]:
     why = (
         "the worker gave no GPU count" if runtime and runtime.get("ran") else "TensorFlow itself was not run"
     )
-    gpus, source = gpu_list(facts)
+    gpus, source = fc.gpus(facts, dev_nodes=True)
     if source is None:
         return None, ""
     cvd = _cvd(facts)
     if cvd is None:
         return len(gpus), f"{source} ({why})"
-    visible = visible_count(cvd, gpus)
+    picked = fc.cuda_visible(cvd, gpus)
+    visible = None if picked is None else len(picked)
     if visible is None:
         return len(gpus), f"{source}; CUDA_VISIBLE_DEVICES={cvd!r} could not be resolved ({why})"
     return visible, f"{source}, minus CUDA_VISIBLE_DEVICES={cvd!r} ({why})"

@@ -1,0 +1,123 @@
+"""Which physical GPU each TensorFlow GPU:n is, and CUDA's device order."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tfdoctor import catalogue as cat
+from tfdoctor import facts as fc
+from tfdoctor.checks import check
+from tfdoctor.model import Finding, Status
+
+# --- TensorFlow GPU:n <-> physical GPU ----------------------------------------------------------------
+
+
+def _tf_name(device: Any, i: int) -> str:
+    m = re.search(r"GPU:(\d{1,4})", str(device or "")[:200])
+    return f"GPU:{m.group(1)}" if m else f"GPU:{i}"
+
+
+def map_devices(
+    gpus: list[dict[str, Any]], tf_gpus: list[dict[str, Any]] | None, env: dict[str, str]
+) -> dict[str, Any]:
+    """Which physical GPU (NVML index) each TensorFlow GPU:n is.
+
+    With the worker's devices, match by PCI bus id ("how": "pci"). Without them, predict from
+    CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER ("predicted"): CUDA numbers GPUs fastest first unless
+    CUDA_DEVICE_ORDER=PCI_BUS_ID, while NVML and nvidia-smi number them by PCI bus id, so with mixed
+    models and no PCI_BUS_ID order the prediction is "ambiguous".
+    """
+    by_pci = {fc.normalize_pci(g.get("pci_bus_id")): g for g in gpus if fc.normalize_pci(g.get("pci_bus_id"))}
+    if tf_gpus:
+        rows = []
+        for i, t in enumerate(tf_gpus):
+            g = by_pci.get(fc.normalize_pci(t.get("pci_bus_id")))
+            rows.append(
+                {
+                    "tf_device": _tf_name(t.get("tf_device"), i),
+                    "nvml_index": g.get("index") if g else None,
+                    "name": (g or {}).get("name") or t.get("name"),
+                    "pci_bus_id": fc.normalize_pci(t.get("pci_bus_id")),
+                }
+            )
+        return {"how": "pci", "rows": rows}
+    pci_order = sorted(gpus, key=lambda g: fc.normalize_pci(g.get("pci_bus_id")) or "")
+    same_model = len({g.get("name") for g in gpus}) <= 1
+    known_order = env.get("CUDA_DEVICE_ORDER") == "PCI_BUS_ID" or same_model
+    cvd = env.get("CUDA_VISIBLE_DEVICES")
+    if cvd is None:
+        chosen = pci_order
+    else:
+        by_index = any(t.strip().isdigit() for t in cvd.split(","))
+        if by_index and not known_order:
+            return {"how": "ambiguous", "rows": []}
+        picked = fc.cuda_visible(cvd, pci_order)
+        chosen = [pci_order[i] for i in picked or []]
+    if cvd is None and not known_order:
+        return {"how": "ambiguous", "rows": []}
+    rows = [
+        {
+            "tf_device": f"GPU:{i}",
+            "nvml_index": g.get("index"),
+            "name": g.get("name"),
+            "pci_bus_id": fc.normalize_pci(g.get("pci_bus_id")),
+        }
+        for i, g in enumerate(chosen)
+    ]
+    return {"how": "predicted", "rows": rows}
+
+
+@check("gpu.mapping", "gpu.device-order")
+def device_mapping(facts: dict[str, Any], matrix: Any) -> list[Finding]:
+    used = ("nvml.gpus", "runtime.gpus", "system.env.CUDA_VISIBLE_DEVICES", "system.env.CUDA_DEVICE_ORDER")
+    gpus, source = fc.gpus(facts)
+    gpus = [g for g in gpus if not g.get("error")]
+    if not gpus:
+        return []
+    env = fc.env(facts)
+    tf_gpus = [t for t in fc.as_list(fc.get(facts, "runtime", "gpus")) if isinstance(t, dict)]
+    out = []
+    mixed = len({g.get("name") for g in gpus}) > 1
+    if mixed and env.get("CUDA_DEVICE_ORDER") != "PCI_BUS_ID":
+        out.append(
+            Finding(
+                "gpu.device-order",
+                Status.WARN,
+                "CUDA numbers these mixed GPUs differently from nvidia-smi",
+                detail="CUDA (and TensorFlow's GPU:n, and CUDA_VISIBLE_DEVICES indices) count the fastest "
+                "GPU first; "
+                "nvidia-smi and NVML count by PCI bus id. "
+                + ", ".join(f"NVML {g.get('index')} = {g.get('name')}" for g in gpus),
+                fix="export CUDA_DEVICE_ORDER=PCI_BUS_ID  # then GPU numbers agree with nvidia-smi "
+                "everywhere",
+                docs=cat.NV_CUDA_ENV,
+                facts=used,
+            )
+        )
+    mapping = map_devices(gpus, tf_gpus or None, env)
+    rows = mapping["rows"]
+    if mapping["how"] == "ambiguous" or not rows:
+        return out
+    lines = [
+        f"{r['tf_device']} = NVML {r['nvml_index'] if r['nvml_index'] is not None else '?'} "
+        f"({r['name'] or 'unknown'}, {r['pci_bus_id'] or 'no PCI id'})"
+        for r in rows
+    ]
+    how = (
+        "matched by PCI bus id from TensorFlow's device details"
+        if mapping["how"] == "pci"
+        else "predicted from CUDA_VISIBLE_DEVICES/CUDA_DEVICE_ORDER; a full run (without --quick) "
+        "confirms it from TensorFlow's own device list"
+    )
+    title = lines[0] if len(lines) == 1 else f"{len(lines)} TensorFlow GPUs mapped to physical GPUs"
+    return out + [
+        Finding(
+            "gpu.mapping",
+            Status.PASS,
+            title,
+            detail="\n".join(lines) + f"\n({how}; {source})",
+            facts=used,
+            confidence="certain" if mapping["how"] == "pci" else "likely",
+        )
+    ]

@@ -1,0 +1,65 @@
+"""NVIDIA's NVML Python bindings: the official package, permission to use them, agreement with
+nvidia-smi."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tfdoctor import catalogue as cat
+from tfdoctor import facts as fc
+from tfdoctor.checks import check
+from tfdoctor.model import Finding, Status
+
+
+@check("nvml.unofficial-pynvml", "nvml.no-permission", "nvml.nvidia-smi-disagrees")
+def bindings(facts: dict[str, Any], matrix: Any) -> list[Finding]:
+    nvml = fc.section(facts, "nvml") or {}
+    smi = fc.section(facts, "nvidia_smi") or {}
+    out: list[Finding] = []
+    if nvml.get("error_kind") == "fork":
+        out.append(
+            Finding(
+                "nvml.unofficial-pynvml",
+                Status.WARN,
+                "The unofficial `pynvml` package shadows nvidia-ml-py",
+                detail=f"{nvml.get('error')}. GPU health (ECC, PCIe, throttling, processes) came from "
+                "nvidia-smi, "
+                "if at all.",
+                fix="python -m pip uninstall -y pynvml && python -m pip install nvidia-ml-py  # in "
+                "tfdoctor's "
+                "environment",
+                docs=cat.NVML_PY,
+                facts=("nvml.error_kind", "nvml.bindings"),
+            )
+        )
+    if nvml.get("error_kind") == "no-permission":
+        out.append(
+            Finding(
+                "nvml.no-permission",
+                Status.WARN,
+                "No permission to query the NVIDIA driver through NVML",
+                detail=str(nvml.get("error") or ""),
+                docs=cat.NV_SMI,
+                facts=("nvml.error_kind",),
+                fix="ls -l /dev/nvidia*  # they should be crw-rw-rw-; if they are group-restricted: "
+                'sudo usermod -aG video "$USER" and log in again (containers: start with --gpus all)',
+            )
+        )
+    smi_version = smi.get("driver_version")
+    if nvml.get("driver_version") and smi_version and nvml["driver_version"] != smi_version:
+        out.append(
+            Finding(
+                "nvml.nvidia-smi-disagrees",
+                Status.WARN,
+                f"NVML says driver {nvml['driver_version']}, nvidia-smi says {smi_version}",
+                detail=f"nvidia-smi at {smi.get('path')} loaded a different libnvidia-ml than tfdoctor did: "
+                "two "
+                "driver installs, or a container image that ships its own driver libraries.",
+                fix="ldconfig -p | grep libnvidia-ml  # keep only the library that matches the loaded kernel "
+                "module (cat /proc/driver/nvidia/version); in containers do not install a driver in the "
+                "image",
+                docs=cat.NV_SMI,
+                facts=("nvml.driver_version", "nvidia_smi.driver_version"),
+            )
+        )
+    return out

@@ -1,0 +1,145 @@
+"""Remedies, written once: the commands a fix tells the user to run, tailored to the machine the
+facts describe (pip vs conda, Ubuntu vs RHEL vs Fedora, WSL2, containers, the user's Python and
+TensorFlow version).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import Any
+
+from tfdoctor import catalogue as cat
+from tfdoctor import versions as v
+from tfdoctor.facts import get, in_conda, platform
+
+FAMILIES = (
+    ("ubuntu", ("ubuntu", "pop", "linuxmint", "linux mint")),
+    ("debian", ("debian",)),
+    (
+        "rhel",
+        ("rhel", "red hat", "rocky", "almalinux", "centos", "ol", "oracle linux", "amzn", "amazon linux"),
+    ),
+    ("fedora", ("fedora",)),
+    ("suse", ("suse", "sles", "opensuse", "sled")),
+    ("arch", ("arch", "manjaro")),
+)
+
+
+def distro(facts: dict[str, Any]) -> str | None:
+    """ubuntu | debian | rhel | fedora | suse | arch: os-release ID first, then the name, then ID_LIKE."""
+    for key in ("os_id", "os", "os_id_like"):
+        raw = str(get(facts, "system", key) or "").lower()
+        words = set(re.findall(r"[a-z0-9!_]+", raw))
+        for family, names in FAMILIES:
+            if any((n in raw) if " " in n else (n in words) for n in names):
+                return family
+    return None
+
+
+def rhel_major(facts: dict[str, Any]) -> int:
+    found = v.vtuple(get(facts, "system", "os_version_id"))
+    if found and 7 <= found[0] <= 10:
+        return found[0]
+    m = re.search(r"\b(\d{1,2})(?:\.\d+)?\b", str(get(facts, "system", "os") or ""))
+    return int(m.group(1)) if m and 7 <= int(m.group(1)) <= 10 else 9
+
+
+def python_cmd(facts: dict[str, Any]) -> str:
+    """The target interpreter, quoted for the platform's shell."""
+    path = get(facts, "tensorflow", "python")
+    if not isinstance(path, str) or not path:
+        return "python"
+    if platform(facts) == "windows":
+        return f'"{path}"' if " " in path else path
+    return shlex.quote(path)
+
+
+def pip_install(facts: dict[str, Any], *requirements: str) -> str:
+    """`PYTHON -m pip install 'req' ...` quoted for the platform's shell."""
+    q = (lambda r: f'"{r}"') if platform(facts) == "windows" else shlex.quote
+    return f"{python_cmd(facts)} -m pip install " + " ".join(q(r) for r in requirements)
+
+
+def tf_requirement(version: str, exact: bool = False) -> str:
+    """'tensorflow[and-cuda]==2.15.*' (the extra exists from 2.14 on; plain 'tensorflow' before)."""
+    name = "tensorflow[and-cuda]" if v.version_ge(version, (2, 14)) else "tensorflow"
+    return f"{name}=={version}" if exact else f"{name}=={v.major_minor(version) or version}.*"
+
+
+def pip_uninstall(facts: dict[str, Any], *names: str) -> str:
+    return f"{python_cmd(facts)} -m pip uninstall -y " + " ".join(names)
+
+
+def conda_note(facts: dict[str, Any]) -> str:
+    if not in_conda(facts):
+        return ""
+    return (
+        " (conda env active: run pip from inside it — for TensorFlow >= 2.14 the pip wheels,"
+        " not conda's cudatoolkit, provide CUDA)"
+    )
+
+
+def nouveau_blacklist(facts: dict[str, Any]) -> str:
+    initramfs = "sudo update-initramfs -u" if distro(facts) in ("ubuntu", "debian") else "sudo dracut --force"
+    return (
+        "printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | "
+        f"sudo tee /etc/modprobe.d/blacklist-nouveau.conf && {initramfs}"
+    )
+
+
+def driver_install(facts: dict[str, Any], branch: str | None = None) -> tuple[str, str]:
+    """(command or action, docs URL) to install or upgrade the NVIDIA driver here."""
+    plat = platform(facts)
+    if plat == "wsl2":
+        return (
+            f"Install or update the NVIDIA driver on Windows (not inside WSL): {cat.NV_DRIVER_DOWNLOAD},"
+            " then run `wsl --shutdown` in PowerShell and reopen WSL. Never install a Linux"
+            " NVIDIA driver inside WSL2.",
+            cat.NV_WSL,
+        )
+    if plat == "windows":
+        return (
+            f"Install or update the NVIDIA driver for Windows: {cat.NV_DRIVER_DOWNLOAD}",
+            cat.NV_DRIVER_DOWNLOAD,
+        )
+    if get(facts, "system", "container"):
+        return (
+            "The driver comes from the host: install or upgrade it there, then start the container"
+            " with `--gpus all` (Docker; podman: `--device nvidia.com/gpu=all`) and the NVIDIA"
+            " Container Toolkit.",
+            cat.NV_CONTAINER,
+        )
+    family = distro(facts)
+    if family == "ubuntu":
+        pkg = f" nvidia:{branch}" if branch else ""
+        return f"sudo ubuntu-drivers install{pkg} && sudo reboot", cat.UBUNTU_DRIVER
+    if family == "debian":
+        return (
+            "sudo apt install nvidia-driver firmware-misc-nonfree && sudo reboot"
+            "  # needs the contrib/non-free components",
+            "https://wiki.debian.org/NvidiaGraphicsDrivers",
+        )
+    if family == "rhel":
+        n = rhel_major(facts)
+        arch = "sbsa" if get(facts, "system", "machine") == "aarch64" else "x86_64"
+        repo = f"https://developer.download.nvidia.com/compute/cuda/repos/rhel{n}/{arch}/cuda-rhel{n}.repo"
+        stream = f"{branch}-open" if branch else "open-dkms"
+        enable = f" && sudo dnf module enable -y nvidia-driver:{stream}" if n < 10 else ""
+        return (
+            f"sudo dnf config-manager --add-repo {repo}{enable} && sudo dnf install -y nvidia-open"
+            " && sudo reboot",
+            cat.NV_DRIVER,
+        )
+    if family == "fedora":
+        return (
+            "sudo dnf install https://mirrors.rpmfusion.org/nonfree/fedora/"
+            "rpmfusion-nonfree-release-$(rpm -E %fedora).noarch.rpm && sudo dnf install akmod-nvidia"
+            " && sudo reboot",
+            "https://rpmfusion.org/Howto/NVIDIA",
+        )
+    return (
+        "Install the NVIDIA driver with your distribution's package manager (see the NVIDIA driver"
+        " installation guide), then reboot",
+        cat.NV_DRIVER,
+    )

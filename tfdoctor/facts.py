@@ -1,0 +1,230 @@
+"""Reading facts, written once: every reader answers None (or an empty container) for a missing,
+null or failed probe section, so callers never raise on partial facts.
+
+Facts are the probes' JSON-able dicts (shapes in tfdoctor/probes/__init__.py); `explain` fills the
+same sections from pasted text. The readers here are the only place that decides precedence
+between sources (e.g. NVML before nvidia-smi before /proc for the driver version).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tfdoctor import versions as v
+
+
+def as_list(value: Any) -> list:
+    return value if isinstance(value, list) else []
+
+
+def as_dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def section(facts: dict[str, Any], name: str) -> dict[str, Any] | None:
+    """A probe's facts, or None when absent, not a dict, or the probe failed."""
+    sec = facts.get(name) if isinstance(facts, dict) else None
+    if not isinstance(sec, dict) or sec.get("probe_failed"):
+        return None
+    return sec
+
+
+def probe_error(facts: dict[str, Any], name: str) -> str:
+    """Plain words for why a probe's facts are missing."""
+    sec = facts.get(name) if isinstance(facts, dict) else None
+    if isinstance(sec, dict) and sec.get("error"):
+        return f"the {name} probe failed: {sec['error']}"
+    return f"no {name} facts were gathered"
+
+
+def get(facts: dict[str, Any], name: str, key: str) -> Any:
+    sec = section(facts, name)
+    return sec.get(key) if sec else None
+
+
+def text(value: Any) -> str | None:
+    """A non-empty stripped string, or None."""
+    return value.strip() or None if isinstance(value, str) else None
+
+
+def from_log(facts: dict[str, Any]) -> bool:
+    """Whether these facts were read from pasted text (explain) rather than probed."""
+    return as_dict(facts.get("log")).get("source") == "explain"
+
+
+# --- the machine -------------------------------------------------------------------------------
+
+
+def platform(facts: dict[str, Any]) -> str | None:
+    """linux | wsl2 | windows | macos, or None when unknown."""
+    value = get(facts, "system", "platform")
+    return value if isinstance(value, str) else None
+
+
+def env(facts: dict[str, Any]) -> dict[str, str]:
+    return as_dict(get(facts, "system", "env"))
+
+
+def in_conda(facts: dict[str, Any]) -> bool:
+    return bool(env(facts).get("CONDA_PREFIX")) or bool(get(facts, "system", "conda"))
+
+
+def container(facts: dict[str, Any]) -> str | None:
+    return text(get(facts, "system", "container"))
+
+
+def driver_version(facts: dict[str, Any]) -> tuple[str | None, str | None]:
+    """(version, source): NVML first, then nvidia-smi, then /proc/driver/nvidia/version."""
+    for probe, key in (
+        ("nvml", "driver_version"),
+        ("nvidia_smi", "driver_version"),
+        ("system", "proc_driver_version"),
+    ):
+        value = text(get(facts, probe, key))
+        if value:
+            return value, probe
+    return None, None
+
+
+def cuda_driver_version(facts: dict[str, Any]) -> str | None:
+    """The newest CUDA the driver supports (NVML, else the nvidia-smi banner)."""
+    return text(get(facts, "nvml", "cuda_driver_version")) or text(get(facts, "nvidia_smi", "cuda_version"))
+
+
+def gpus(facts: dict[str, Any], dev_nodes: bool = False) -> tuple[list[dict[str, Any]], str | None]:
+    """GPUs as the driver sees them, and the source: NVML (even an empty list when NVML works),
+    else nvidia-smi, else (with dev_nodes) the /dev/nvidiaN nodes."""
+    nvml = section(facts, "nvml") or {}
+    listed = nvml.get("gpus")
+    if isinstance(listed, list) and (listed or nvml.get("available") is True):
+        return [g for g in listed if isinstance(g, dict)], "NVML"
+    listed = get(facts, "nvidia_smi", "gpus")
+    if isinstance(listed, list) and listed:
+        return [g for g in listed if isinstance(g, dict)], "nvidia-smi"
+    if dev_nodes:
+        nodes = sorted(
+            int(n[6:])
+            for n in (str(d).rsplit("/", 1)[-1] for d in as_list(get(facts, "system", "dev_nvidia")))
+            if n.startswith("nvidia") and n[6:].isdigit() and len(n) < 12
+        )
+        if nodes:
+            return [{"index": i, "name": None} for i in nodes], "/dev/nvidia*"
+    return [], None
+
+
+def gpu_label(g: dict[str, Any]) -> str:
+    return f"GPU {g.get('index', '?')} ({g.get('name') or 'unknown GPU'})"
+
+
+def cuda_visible(value: str, gpus_: list[dict[str, Any]]) -> list[int] | None:
+    """Positions in `gpus_` that CUDA exposes under CUDA_VISIBLE_DEVICES=value, in order; None when it
+    cannot be told (MIG UUIDs, UUIDs without a GPU list, indices without a GPU count).
+
+    CUDA reads the comma-separated indices or UUID prefixes in order and stops at the first invalid
+    or repeated entry; an empty value hides every device.
+    """
+    count = len(gpus_)
+    uuids = [str(g.get("uuid") or "") for g in gpus_]
+    chosen: list[int] = []
+    for token in (t.strip() for t in str(value)[:4096].split(",")):
+        if token.lstrip("-").isdigit() and len(token) < 6:
+            index = int(token)
+            if index < 0 or (count and index >= count) or index in chosen:
+                break
+            chosen.append(index)
+        elif token.startswith(("GPU-", "MIG-")):
+            if token.startswith("MIG-") or not any(uuids):
+                return None
+            match = [i for i, u in enumerate(uuids) if u and u.startswith(token)]
+            if len(match) != 1 or match[0] in chosen:
+                break
+            chosen.append(match[0])
+        else:
+            break
+    if not count and chosen:
+        return None
+    return chosen
+
+
+_PCI = re.compile(r"(?:([0-9a-fA-F]{1,8}):)?([0-9a-fA-F]{1,2}):([0-9a-fA-F]{1,2})\.([0-7])")
+
+
+def normalize_pci(bus_id: Any) -> str | None:
+    """'00000000:3B:00.0' (NVML), '0000:3b:00.0' (TensorFlow), '3b:00.0' -> '0000:3b:00.0'."""
+    if not isinstance(bus_id, str) or len(bus_id) > 40:
+        return None
+    m = _PCI.fullmatch(bus_id.strip())
+    if not m:
+        return None
+    domain, bus, dev, fn = m.groups()
+    return f"{int(domain or '0', 16):04x}:{int(bus, 16):02x}:{int(dev, 16):02x}.{fn}"
+
+
+# --- TensorFlow and its packages ------------------------------------------------------------
+
+
+def norm_name(name: str) -> str:
+    """PEP 503 normalisation of a distribution name."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def distributions(facts: dict[str, Any]) -> dict[str, str]:
+    """Installed distributions of the target env, names normalized (PEP 503)."""
+    merged: dict[str, str] = {}
+    for raw in (get(facts, "libraries", "pip_nvidia"), get(facts, "tensorflow", "distributions")):
+        for name, version in as_dict(raw).items():
+            merged[norm_name(str(name))] = str(version)
+    return merged
+
+
+def tf_installed(facts: dict[str, Any]) -> bool:
+    return bool(get(facts, "tensorflow", "installed"))
+
+
+def tf_version(facts: dict[str, Any]) -> str | None:
+    return text(get(facts, "tensorflow", "version"))
+
+
+def build_info(facts: dict[str, Any]) -> dict[str, Any]:
+    return as_dict(get(facts, "tensorflow", "build_info"))
+
+
+def tf_release(matrix: Any, facts: dict[str, Any]) -> Any:
+    """The matrix row of the installed TensorFlow's minor release, or None."""
+    version = tf_version(facts)
+    if not version or matrix is None:
+        return None
+    try:
+        return matrix.tf_release(version)
+    except Exception:  # noqa: BLE001 - an unparsable version is "not in the matrix"
+        return None
+
+
+def tf_cuda(facts: dict[str, Any], matrix: Any) -> tuple[str | None, str]:
+    """The CUDA version the installed TF was built for, and where that came from."""
+    built = v.norm_cuda(build_info(facts).get("cuda_version"))
+    if built:
+        return built, "tensorflow.build_info.cuda_version"
+    release = tf_release(matrix, facts)
+    if release is not None and getattr(release, "cuda", None):
+        return str(release.cuda), "compat matrix"
+    return None, ""
+
+
+def is_cuda_build(facts: dict[str, Any]) -> bool | None:
+    value = build_info(facts).get("is_cuda_build")
+    return value if isinstance(value, bool) else None
+
+
+def python_version(facts: dict[str, Any]) -> str | None:
+    """The target interpreter's Python version (the one TensorFlow runs in)."""
+    return text(get(facts, "tensorflow", "python_version")) or text(get(facts, "runtime", "python_version"))
+
+
+def all_releases(matrix: Any) -> list[Any]:
+    """Every TF release in the matrix, newest first."""
+    releases = getattr(matrix, "tensorflow", None)
+    if isinstance(releases, (list, tuple)):
+        return sorted(releases, key=lambda r: v.vtuple(r.version), reverse=True)
+    return []

@@ -1,0 +1,97 @@
+"""Version helpers, written once: lenient tuples for judging facts, strict parsing for the matrix.
+
+Everything here is pure and linear in its input; nothing raises on junk except `parse_version`,
+whose callers want a clear error rather than a wrong yes/no.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_LEADING_INT = re.compile(r"\d{1,9}")
+_NUMERIC = re.compile(r"\d{1,9}(?:\.\d{1,9}){0,5}")
+
+
+def vtuple(version: Any) -> tuple[int, ...]:
+    """'580.65.06' -> (580, 65, 6); leading numeric parts only; () when none. Bounded: at most 6 parts
+    of at most 9 digits each, so a hostile 4,000-digit "version" is not a number at all."""
+    parts: list[int] = []
+    for piece in str(version or "").strip()[:64].split("."):
+        m = _LEADING_INT.match(piece)
+        if not m or len(parts) == 6:
+            break
+        if m.end() < len(piece) and piece[m.end()].isdigit():
+            return tuple(parts)  # more than 9 digits: not a version component
+        parts.append(int(m.group()))
+        if m.end() != len(piece):
+            break
+    return tuple(parts)
+
+
+def major(version: Any) -> int | None:
+    parts = vtuple(version)
+    return parts[0] if parts else None
+
+
+def major_minor(version: Any) -> str | None:
+    parts = vtuple(version)
+    return ".".join(map(str, parts[:2])) if len(parts) >= 2 else None
+
+
+def version_ge(version: Any, floor: tuple[int, ...]) -> bool:
+    parts = vtuple(version)
+    return bool(parts) and parts >= floor
+
+
+def norm_cuda(value: Any) -> str | None:
+    """'12.5.1' stays; Windows build_info's '64_112' becomes '11.2'; junk becomes None."""
+    if value is None:
+        return None
+    text = str(value).strip()[:32]
+    if text.startswith("64_") and text[3:].isdigit() and 3 <= len(text) - 3 <= 4:
+        digits = text[3:]
+        return f"{int(digits[:-1])}.{digits[-1]}"
+    return text if _NUMERIC.fullmatch(text) else None
+
+
+def norm_cudnn(value: Any) -> str | None:
+    """'9' / '9.3' stay; Windows '64_8' becomes '8'; TF's integer forms ('8902') become dotted."""
+    if value is None:
+        return None
+    text = str(value).strip()[:32]
+    if text.startswith("64_"):
+        text = text[3:]
+    if text.isdigit() and len(text) >= 4:
+        return cudnn_from_int(text)
+    return text if _NUMERIC.fullmatch(text) else None
+
+
+def cudnn_from_int(value: str) -> str:
+    """TensorFlow prints cuDNN versions as integers: 7201 -> 7.2.1, 8902 -> 8.9.2, 90300 -> 9.3.0."""
+    if "." in value or not value.isdigit() or len(value) > 6:
+        return value
+    n = int(value)
+    if n >= 10000:
+        return f"{n // 10000}.{n % 10000 // 100}.{n % 100}"
+    if n >= 1000:
+        return f"{n // 1000}.{n % 1000 // 100}.{n % 100}"
+    return value
+
+
+def parse_version(text: Any, what: str = "version") -> Any:
+    """A packaging Version for dotted numbers (PEP 440 suffixes allowed); ValueError with a plain
+    message naming `what` on anything else."""
+    from packaging.version import InvalidVersion, Version
+
+    if not isinstance(text, str) or not text.strip() or len(text) > 64:
+        raise ValueError(f"{what} {str(text)[:40]!r}: not a version")
+    try:
+        return Version(text.strip())
+    except InvalidVersion:
+        raise ValueError(f"{what} {text!r}: not a version") from None
+
+
+def release(text: Any, what: str = "version") -> tuple[int, ...]:
+    """The numeric release of a strictly parsed version ('2.15.0.post1' -> (2, 15, 0))."""
+    return tuple(parse_version(text, what).release)
