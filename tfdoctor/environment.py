@@ -1,8 +1,11 @@
-"""The report's `environment`: flat headline values derived from the probes' facts."""
+"""The report's `environment`: flat headline values derived from the facts (probed or read)."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from tfdoctor import facts as fc
+from tfdoctor import versions as v
 
 KEYS = (
     "platform",
@@ -25,69 +28,67 @@ KEYS = (
 )
 
 
-def _get(facts: dict[str, Any], probe: str, key: str) -> Any:
-    section = facts.get(probe)
-    return section.get(key) if isinstance(section, dict) else None
-
-
-def _first(*values: Any) -> Any:
-    return next((v for v in values if v is not None), None)
-
-
 def _gpus(facts: dict[str, Any]) -> list[dict[str, Any]] | None:
-    gpus = _get(facts, "nvml", "gpus") or _get(facts, "nvidia_smi", "gpus")
-    if not isinstance(gpus, list):
+    """The driver's GPU list, else TensorFlow's (a pasted log), else those TensorFlow ignored."""
+    gpus, source = fc.gpus(facts)
+    if not gpus:
+        gpus = [g for g in fc.as_list(fc.get(facts, "runtime", "gpus")) if isinstance(g, dict)]
+        gpus += [g for g in fc.as_list(fc.get(facts, "runtime", "gpus_ignored")) if isinstance(g, dict)]
+    if not gpus and source is None:
         return None
-    return [
-        {
-            "index": g.get("index", i),
-            "name": g.get("name"),
-            "compute_capability": g.get("compute_capability"),
-            "memory_total_mib": g.get("memory_total_mib"),
-        }
-        for i, g in enumerate(gpus)
-        if isinstance(g, dict)
-    ]
+    out = []
+    for i, g in enumerate(gpus):
+        cc = g.get("compute_capability")
+        total = g.get("memory_total_mib")
+        out.append({
+            "index": g["index"] if isinstance(g.get("index"), int) and g["index"] >= 0 else i,
+            "name": g.get("name") if isinstance(g.get("name"), str) else None,
+            "compute_capability": cc if isinstance(cc, str) and v.major_minor(cc) == cc else None,
+            "memory_total_mib": total if isinstance(total, (int, float)) and total >= 0 else None,
+        })
+    return out
 
 
 def _cudnn_loaded(facts: dict[str, Any]) -> str | None:
-    """The cuDNN the target environment would load: pip wheel first, else None."""
-    dists = _get(facts, "tensorflow", "distributions") or {}
-    for name in ("nvidia-cudnn-cu12", "nvidia-cudnn-cu13", "nvidia-cudnn-cu11"):
-        if name in dists:
-            return dists[name]
-    return None
+    """The cuDNN TensorFlow loaded (its own log or the worker), else the installed pip wheel."""
+    loaded = fc.text(fc.get(facts, "runtime", "cudnn_version"))
+    if loaded:
+        return loaded
+    for lib in fc.as_list(fc.get(facts, "runtime", "loaded_libraries")):
+        if isinstance(lib, dict) and "cudnn" in str(lib.get("soname") or lib.get("path") or "") and lib.get("version"):
+            return str(lib["version"])
+    dists = fc.distributions(facts)
+    return next((dists[n] for n in ("nvidia-cudnn-cu12", "nvidia-cudnn-cu13", "nvidia-cudnn-cu11") if n in dists),
+                None)
+
+
+def _visible(facts: dict[str, Any]) -> int | None:
+    seen = fc.get(facts, "runtime", "tf_visible_gpus")
+    return seen if isinstance(seen, int) and not isinstance(seen, bool) and seen >= 0 else None
 
 
 def environment(facts: dict[str, Any]) -> dict[str, Any]:
     """Flatten facts into the contract's headline keys (null when unknown)."""
-    build = _get(facts, "tensorflow", "build_info") or {}
+    build = fc.build_info(facts)
     gpus = _gpus(facts)
+    built = build.get("is_cuda_build")
     env = {
-        "platform": _get(facts, "system", "platform"),
-        "os": _get(facts, "system", "os"),
-        "kernel": _get(facts, "system", "kernel"),
-        "python_version": _first(
-            _get(facts, "tensorflow", "python_version"), _get(facts, "system", "python_version")
-        ),
-        "container": _get(facts, "system", "container"),
-        "hostname": _get(facts, "system", "hostname"),
-        "driver_version": _first(
-            _get(facts, "nvml", "driver_version"),
-            _get(facts, "nvidia_smi", "driver_version"),
-            _get(facts, "system", "proc_driver_version"),
-        ),
-        "cuda_driver_version": _first(
-            _get(facts, "nvml", "cuda_driver_version"), _get(facts, "nvidia_smi", "cuda_version")
-        ),
-        "nvcc_version": _get(facts, "nvcc", "version"),
-        "tensorflow_version": _get(facts, "tensorflow", "version"),
-        "tf_built_with_cuda": build.get("is_cuda_build") if build else None,
-        "tf_cuda_version": build.get("cuda_version"),
-        "tf_cudnn_version": build.get("cudnn_version"),
+        "platform": fc.platform(facts) if fc.platform(facts) in ("linux", "wsl2", "windows", "macos") else None,
+        "os": fc.text(fc.get(facts, "system", "os")),
+        "kernel": fc.text(fc.get(facts, "system", "kernel")),
+        "python_version": fc.python_version(facts) or fc.text(fc.get(facts, "system", "python_version")),
+        "container": fc.container(facts),
+        "hostname": fc.text(fc.get(facts, "system", "hostname")),
+        "driver_version": fc.driver_version(facts)[0],
+        "cuda_driver_version": fc.cuda_driver_version(facts),
+        "nvcc_version": fc.text(fc.get(facts, "nvcc", "version")),
+        "tensorflow_version": fc.tf_version(facts),
+        "tf_built_with_cuda": built if isinstance(built, bool) else None,
+        "tf_cuda_version": v.norm_cuda(build.get("cuda_version")),
+        "tf_cudnn_version": v.norm_cudnn(build.get("cudnn_version")),
         "cudnn_version": _cudnn_loaded(facts),
         "gpu_count": len(gpus) if gpus is not None else None,
         "gpus": gpus,
-        "tf_visible_gpus": _get(facts, "runtime", "tf_visible_gpus"),
+        "tf_visible_gpus": _visible(facts),
     }
     return {k: env.get(k) for k in KEYS}

@@ -228,3 +228,40 @@ def all_releases(matrix: Any) -> list[Any]:
     if isinstance(releases, (list, tuple)):
         return sorted(releases, key=lambda r: v.vtuple(r.version), reverse=True)
     return []
+
+
+# --- evidence read from a log (tfdoctor/logs) ------------------------------------------------
+
+
+def log_items(facts: dict[str, Any], *kinds: str) -> list[dict[str, Any]]:
+    """Evidence items of these mechanisms, in the order the log showed them."""
+    items = as_list(as_dict(facts.get("log")).get("evidence"))
+    return [i for i in items if isinstance(i, dict) and i.get("kind") in kinds]
+
+
+def quote(facts: dict[str, Any], items: list[dict[str, Any]], limit: int = 3) -> tuple[str, ...]:
+    """Evidence lines as shown to a person: "line 12: Could not load ..." (in `check`, lines of
+    TensorFlow's log as the worker captured it)."""
+    where = "line" if from_log(facts) else "TensorFlow log line"
+    shown: list[str] = []
+    seen: set[Any] = set()
+    for item in items:
+        if item.get("line") in seen:
+            continue
+        seen.add(item.get("line"))
+        text = str(item.get("text") or "")
+        text = text if len(text) <= 200 else text[:199] + "…"
+        shown.append(f"{where} {item.get('line')}: {text}" if item.get("line") else text)
+        if len(shown) == limit:
+            break
+    return tuple(shown)
+
+
+def cuda_errors(facts: dict[str, Any], *names: str) -> list[dict[str, Any]]:
+    """cuInit failures and CUDA errors by name ("NO_DEVICE", "SHARED_OBJECT_INIT_FAILED", ...)."""
+    return [i for i in log_items(facts, "cuinit", "cuda-error") if i.get("error") in names]
+
+
+def failed_libraries(facts: dict[str, Any], family: str) -> list[dict[str, Any]]:
+    """dlopen failures of one library family (driver, cuda-runtime, cudnn, nccl, ...)."""
+    return [i for i in log_items(facts, "dlopen-failed") if i.get("family") == family]

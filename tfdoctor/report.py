@@ -6,12 +6,13 @@ import json
 import time
 from datetime import datetime, timezone
 from pathlib import Path
+from collections.abc import Iterable
 from typing import Any
 
 from tfdoctor import __version__
 from tfdoctor.checks import run_checks
 from tfdoctor.environment import environment
-from tfdoctor.model import SCHEMA_VERSION, Report
+from tfdoctor.model import SCHEMA_VERSION, Report, Status
 from tfdoctor.privacy import redact_report
 
 
@@ -27,6 +28,16 @@ def tool_info(matrix: Any) -> dict[str, Any]:
     return {"name": "tfdoctor", "version": __version__, "compat_data": getattr(matrix, "version", None)}
 
 
+def worker_log(facts: dict[str, Any]) -> str:
+    """What TensorFlow printed in the worker, and the errors its steps raised: one text to read."""
+    runtime = facts.get("runtime") if isinstance(facts.get("runtime"), dict) else {}
+    parts = [str(runtime.get("log") or "")]
+    for step in runtime.get("steps") or []:
+        if isinstance(step, dict) and step.get("status") == "fail" and step.get("error"):
+            parts.append(str(step["error"]))
+    return "\n".join(p for p in parts if p)
+
+
 def build_report(
     mode: str,
     facts: dict[str, Any],
@@ -35,9 +46,17 @@ def build_report(
     skip: tuple[str, ...] = (),
     timings: dict[str, float] | None = None,
 ) -> Report:
+    """The one report builder, for every mode: redact, read the worker's log, judge, link causes."""
+    from tfdoctor import logs
+
     facts = redact_report(facts)  # secrets never reach a check, a finding or any output format
+    if mode != "explain":
+        text = worker_log(facts)
+        facts = {**facts, "log": logs.read_text(text, source="worker")["log"]} if text else facts
     start = time.monotonic()
     findings = run_checks(facts, matrix, only, skip)
+    if mode == "explain":  # a paste answers what it shows: checks it cannot inform are left out
+        findings = [f for f in findings if f.status != Status.SKIP]
     timings = dict(timings or {})
     timings["checks"] = round(time.monotonic() - start, 3)
     return Report(
@@ -49,6 +68,15 @@ def build_report(
         created_at=now_iso(),
         tool=tool_info(matrix),
     )
+
+
+def explain_report(text: str | Iterable[str], matrix: Any = None) -> Report:
+    """`tfdoctor explain` and `tfdoctor.explain(text)`: pasted text read into facts, judged by the checks."""
+    from tfdoctor import logs
+    from tfdoctor.compat import load_matrix
+
+    facts = logs.read_text(text) if isinstance(text, str) else logs.read(text)
+    return build_report("explain", facts, matrix if matrix is not None else load_matrix())
 
 
 def load_report(path: str | Path) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from tfdoctor import facts as fc
 from tfdoctor import versions as v
 from tfdoctor.checks import check, skipped
 from tfdoctor.checks import remedies as rm
+from tfdoctor.logs import evidence as ev
 from tfdoctor.model import Finding, Status
 
 
@@ -43,16 +44,15 @@ def loadable(facts: dict[str, Any], stem: str, major: int | str) -> list[str]:
     ]
 
 
-def _fix_and_cuda(facts: dict[str, Any]) -> str:
-    version = fc.tf_version(facts)
-    if version and not v.version_ge(version, (2, 14)):
-        return (
-            f"TensorFlow {version} predates the `and-cuda` extra: upgrade "
-            f"({rm.pip_install(facts, 'tensorflow[and-cuda]')}) or install the CUDA toolkit and cuDNN it"
-            " was built for (see the docs)."
-        )
-    req = rm.tf_requirement(version, exact=True) if version else "tensorflow[and-cuda]"
-    return rm.pip_install(facts, req) + rm.conda_note(facts)
+def _missing_from_log(facts: dict[str, Any]) -> tuple[list[str], int | None, list[dict[str, Any]]]:
+    """CUDA runtime libraries the log says could not be loaded: (names, their CUDA major, items)."""
+    items = fc.failed_libraries(facts, "cuda-runtime")
+    names = list(dict.fromkeys(str(i.get("library")) for i in items))
+    majors = {m for m in (ev.library_cuda_major(n) for n in names) if m}
+    generic = fc.log_items(facts, "cudart-stub")
+    if not items and not fc.failed_libraries(facts, "cudnn"):
+        generic += fc.log_items(facts, "gpu-libs-skipped")
+    return names, (min(majors) if majors else None), items + generic
 
 
 @check("cuda.libraries-missing", "cuda.libraries-ok")
@@ -62,11 +62,14 @@ def libraries_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         "tensorflow.distributions",
         "libraries.loadable",
         "libraries.pip_nvidia",
+        "log.evidence",
     )
+    names, log_major, items = _missing_from_log(facts)
     cuda, why = cuda_target(facts, matrix)
+    if items:
+        return [_missing(facts, matrix, cuda, names, log_major, [], items, used)]
     if cuda is None:
         return [skipped("cuda.libraries-missing", "CUDA libraries not checked", why, used)]
-    libs_known = fc.section(facts, "libraries") is not None
     cu = v.major(cuda)
     dists = fc.distributions(facts)
     missing, found = [], []
@@ -78,15 +81,9 @@ def libraries_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         else:
             missing.append(f"{stem}.so.{cu} ({wheel})")
     if not missing:
-        return [
-            Finding(
-                "cuda.libraries-ok",
-                Status.PASS,
-                f"CUDA {cu} runtime libraries: " + ", ".join(found),
-                facts=used,
-            )
-        ]
-    if not libs_known:
+        return [Finding("cuda.libraries-ok", Status.PASS, f"CUDA {cu} runtime libraries: " + ", ".join(found),
+                        facts=used)]
+    if fc.section(facts, "libraries") is None:
         return [
             skipped(
                 "cuda.libraries-missing",
@@ -95,19 +92,107 @@ def libraries_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 used,
             )
         ]
+    return [_missing(facts, matrix, cuda, [], cu, missing, [], used)]
+
+
+def _missing(
+    facts: dict[str, Any],
+    matrix: Any,
+    cuda: str | None,
+    names: list[str],
+    major: int | None,
+    wheels: list[str],
+    items: list[dict[str, Any]],
+    used: tuple[str, ...],
+) -> Finding:
+    tfv = fc.tf_version(facts)
+    cu = v.major(cuda) if cuda else major
+    what = ", ".join(names[:4] + wheels) or f"the CUDA {cu or ''} runtime libraries".replace("  ", " ")
+    title = f"TensorFlow cannot load its CUDA {cu} libraries: {what}" if cu else f"TensorFlow cannot load {what}"
+    built = f"TensorFlow {tfv} was built for CUDA {cuda}; " if tfv and cuda else ""
+    detail = (f"{built}the libraries it loads at start-up were not found where its loader looks (pip nvidia"
+              " wheels, LD_LIBRARY_PATH, the ld cache), so it skips the GPU and runs on the CPU.")
+    if any(i.get("kind") == "cudart-stub" for i in items):
+        detail += (' ("Could not find cuda drivers on your machine" is printed when libcudart cannot be loaded:'
+                   " despite its wording it is about the CUDA libraries, not the driver.)")
+    caused = "driver.missing" if fc.get(facts, "system", "pci_nvidia") == [] else None
+    return Finding(
+        "cuda.libraries-missing",
+        Status.FAIL,
+        title,
+        detail=detail,
+        fix=rm.cuda_libraries(facts, matrix, cu),
+        facts=used,
+        evidence=fc.quote(facts, items),
+        caused_by=caused,
+    )
+
+
+@check("cuda.init-failed")
+def cuda_initialised(facts: dict[str, Any], matrix: Any) -> list[Finding]:
+    """cuInit or device selection failed in TensorFlow's log: the error says why."""
+    items = fc.log_items(facts, "cuinit") + [
+        i for i in fc.log_items(facts, "cuda-error") if i.get("error") in _INIT_ERRORS
+    ]
+    if not items:
+        return []
+    errors = [str(i.get("error") or "UNKNOWN") for i in items]
+    error = next((e for e in errors if e in _INIT_FIXES), errors[0])
+    words, fix = _INIT_FIXES.get(error, _INIT_FIXES["UNKNOWN"])
+    fix = fix(facts) if callable(fix) else fix
+    detail = f"The CUDA driver API (cuInit) failed with {error}: {words}"
+    cvd = fc.env(facts).get("CUDA_VISIBLE_DEVICES")
+    if cvd is not None and error == "NO_DEVICE":
+        detail += f" CUDA_VISIBLE_DEVICES={cvd!r} is set, which may hide every GPU."
     return [
         Finding(
-            "cuda.libraries-missing",
+            "cuda.init-failed",
             Status.FAIL,
-            f"No CUDA {cu} libraries for TensorFlow: " + ", ".join(missing),
-            detail=f"TensorFlow {fc.tf_version(facts)} was built for CUDA {cuda}; neither the pip"
-            f" nvidia wheels nor"
-            " the ld cache / LD_LIBRARY_PATH provide them, so TensorFlow falls back to the CPU.",
-            fix=_fix_and_cuda(facts),
-            docs=cat.TF_PIP,
-            facts=used,
+            f"CUDA failed to initialise ({error})",
+            detail=detail,
+            fix=fix,
+            facts=("log.evidence", "system.env.CUDA_VISIBLE_DEVICES"),
+            evidence=fc.quote(facts, items),
         )
     ]
+
+
+def _no_device_fix(facts: dict[str, Any]) -> str:
+    if fc.platform(facts) == "wsl2":
+        return ("Update the NVIDIA driver on Windows, then `wsl --shutdown` in PowerShell; check that"
+                " /usr/lib/wsl/lib/libcuda.so.1 exists and `nvidia-smi` works inside WSL")
+    return ("nvidia-smi -L  # must list the GPU; then: unset CUDA_VISIBLE_DEVICES (an empty value or -1 hides every"
+            " GPU); in a container start it with `--gpus all`")
+
+
+_INIT_ERRORS = {"NO_DEVICE", "DEVICES_UNAVAILABLE", "COMPAT_NOT_SUPPORTED_ON_DEVICE"}
+_INIT_FIXES: dict[str, tuple[str, Any]] = {
+    "NO_DEVICE": ("no GPU is visible to this process.", _no_device_fix),
+    "DEVICES_UNAVAILABLE": (
+        "every GPU is busy or in a compute mode that refuses another process.",
+        "nvidia-smi -q -d COMPUTE  # 'Exclusive_Process' and a running process explain it; stop that process"
+        " or, as root: sudo nvidia-smi -i 0 -c DEFAULT",
+    ),
+    "COMPAT_NOT_SUPPORTED_ON_DEVICE": (
+        "CUDA forward-compatibility libraries (cuda-compat) were loaded on a GPU that does not support them"
+        " (GeForce/RTX/workstation GPUs), or the driver was upgraded without a reboot.",
+        "sudo reboot  # if the driver was just upgraded; otherwise remove the forward-compatibility libraries"
+        " from the library path (e.g. /usr/local/cuda/compat in LD_LIBRARY_PATH, the cuda-compat package)"
+        " and upgrade the driver instead",
+    ),
+    "SHARED_OBJECT_INIT_FAILED": ("the driver library (libcuda) could not be loaded.", _no_device_fix),
+    "STUB_LIBRARY": (
+        "a stub libcuda from the CUDA toolkit was loaded instead of the driver's.",
+        "ldconfig -p | grep libcuda.so  # remove the toolkit's stubs folder (…/lib64/stubs) from LD_LIBRARY_PATH",
+    ),
+    "INSUFFICIENT_DRIVER": ("the driver is older than the CUDA runtime.", "See driver.too-old."),
+    "UNKNOWN": (
+        "usually the driver lost its state (after suspend or a driver update) or this user cannot open"
+        " /dev/nvidia*.",
+        "sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm  # or reboot; check ls -l /dev/nvidia* (your user"
+        " needs access: the video group); in a container restarted by systemd, recreate it with --gpus all",
+    ),
+}
 
 
 @check("cuda.nvcc-differs")

@@ -10,6 +10,7 @@ from tfdoctor import versions as v
 from tfdoctor.checks import check, skipped
 from tfdoctor.checks import remedies as rm
 from tfdoctor.checks.cuda import cuda_target, loadable
+from tfdoctor.logs import evidence as ev
 from tfdoctor.model import Finding, Status
 
 
@@ -22,9 +23,77 @@ def _cudnn_pin(facts: dict[str, Any], matrix: Any, wheel: str, want_major: int) 
     return f"{wheel}=={want_major}.*"
 
 
+def _wheel_major(facts: dict[str, Any], matrix: Any, compiled: str | None) -> int | None:
+    """The CUDA major of the nvidia-cudnn wheel that fits: TensorFlow's CUDA, else the CUDA runtime
+    libraries named in the log, else what the cuDNN TensorFlow was compiled with implies."""
+    cuda, _ = fc.tf_cuda(facts, matrix)
+    if cuda:
+        return v.major(cuda)
+    majors = [ev.library_cuda_major(str(i.get("library"))) for i in fc.failed_libraries(facts, "cuda-runtime")]
+    if any(majors):
+        return min(m for m in majors if m)
+    if compiled and v.version_ge(compiled, (8, 9)):
+        return 12
+    if compiled and v.version_ge(compiled, (8, 6)):
+        return 11
+    return None
+
+
+def _from_log(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]) -> Finding | None:
+    """cudnn.version-mismatch / cudnn.missing from TensorFlow's own words in the log."""
+    mismatch = fc.log_items(facts, "cudnn-version")
+    if mismatch:
+        item = mismatch[0]
+        loaded, compiled = v.norm_cudnn(item.get("loaded")), v.norm_cudnn(item.get("compiled"))
+        cu = _wheel_major(facts, matrix, compiled)
+        tfv = fc.tf_version(facts)
+        if cu and (not tfv or v.version_ge(tfv, (2, 14))):
+            wheel = f"nvidia-cudnn-cu{cu}"
+            pin = _cudnn_pin(facts, matrix, wheel, v.major(compiled) or 0) if tfv else f"{wheel}>={compiled}"
+            fix = (rm.pip_install(facts, pin) + "  # then make sure nothing loads an older cuDNN first:"
+                   " LD_LIBRARY_PATH, a conda cudnn package, or another framework pinning nvidia-cudnn")
+        else:
+            fix = (f"conda install -c conda-forge cudnn={v.major_minor(compiled) or compiled}  # the cuDNN TensorFlow"
+                   " was compiled with; remove older cuDNN copies from LD_LIBRARY_PATH")
+        other = v.major(loaded) != v.major(compiled)
+        why = ("a different major version, which TensorFlow cannot use" if other else
+               "an older minor version than TensorFlow was compiled with; cuDNN runs only with the same or a newer"
+               " minor")
+        return Finding(
+            "cudnn.version-mismatch",
+            Status.FAIL,
+            f"cuDNN {loaded} loaded, but TensorFlow was compiled with {compiled}",
+            detail=f"The cuDNN found first at run time is {why}. Convolutions and RNNs fail on the GPU.",
+            fix=fix,
+            facts=used,
+            evidence=fc.quote(facts, mismatch),
+        )
+    items = fc.failed_libraries(facts, "cudnn") + fc.log_items(facts, "dnn-not-found")
+    if not items:
+        return None
+    names = list(dict.fromkeys(str(i.get("library")) for i in items if i.get("library")))
+    majors = {ev.library_major(n) for n in names} - {None}
+    want = f"cuDNN {min(majors)}" if majors else "cuDNN"
+    cu = _wheel_major(facts, matrix, None)
+    return Finding(
+        "cudnn.missing",
+        Status.FAIL,
+        f"TensorFlow cannot load {want}" + (f" ({', '.join(names[:2])})" if names else ""),
+        detail="TensorFlow could not load cuDNN, which convolutions and RNNs on the GPU need; it skips the GPU.",
+        fix=rm.cuda_libraries(facts, matrix, cu),
+        facts=used,
+        evidence=fc.quote(facts, items),
+        caused_by="driver.missing" if fc.get(facts, "system", "pci_nvidia") == [] else None,
+    )
+
+
 @check("cudnn.missing", "cudnn.version-mismatch", "cudnn.ok")
 def cudnn_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
-    used = ("tensorflow.build_info.cudnn_version", "tensorflow.distributions", "libraries.loadable")
+    used = ("tensorflow.build_info.cudnn_version", "tensorflow.distributions", "libraries.loadable",
+            "log.evidence")
+    logged = _from_log(facts, matrix, used)
+    if logged is not None:
+        return [logged]
     cuda, why = cuda_target(facts, matrix)
     if cuda is None:
         return [skipped("cudnn.missing", "cuDNN not checked", why, used)]
@@ -114,5 +183,29 @@ def cudnn_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             fix=rm.pip_install(facts, pin) + rm.conda_note(facts),
             docs=cat.TF_PIP,
             facts=used,
+        )
+    ]
+
+
+@check("cudnn.init-failed")
+def cudnn_initialised(facts: dict[str, Any], matrix: Any) -> list[Finding]:
+    """cuDNN was loaded but could not start (a handle, a status other than out-of-memory)."""
+    items = [i for i in fc.log_items(facts, "cudnn-failed") if i.get("status") != "ALLOC_FAILED"]
+    if not items:
+        return []
+    status = next((str(i["status"]) for i in items if i.get("status") and i["status"] != "INIT"), None)
+    return [
+        Finding(
+            "cudnn.init-failed",
+            Status.FAIL,
+            "cuDNN failed to initialise" + (f" (CUDNN_STATUS_{status})" if status else ""),
+            detail="cuDNN was found but could not start. Most often the GPU's memory was already taken (by"
+            " TensorFlow's default of reserving it all, or by another process); otherwise the cuDNN build does"
+            " not match the CUDA libraries or the GPU.",
+            fix="export TF_FORCE_GPU_ALLOW_GROWTH=true  # let TensorFlow take GPU memory as it needs it; check"
+            " `nvidia-smi` for other processes holding memory; if it persists, reinstall matching CUDA and cuDNN: "
+            + rm.cuda_libraries(facts, matrix),
+            facts=("log.evidence",),
+            evidence=fc.quote(facts, items),
         )
     ]

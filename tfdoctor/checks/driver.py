@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from tfdoctor import catalogue as cat
@@ -60,16 +61,55 @@ def _evidence(facts: dict[str, Any]) -> tuple[list[str], bool]:
     return notes, strong
 
 
+# What each piece of log evidence says about the driver: (plain words, strong, kind of absence).
+_WHY = {
+    "smi": ("nvidia-smi couldn't communicate with the NVIDIA driver", True, None),
+    "kernel": ("the NVIDIA kernel driver is not running", True, None),
+    "container": ("the container sees no NVIDIA driver", True, "container"),
+    "smi-missing": ("nvidia-smi is not installed", False, None),
+    "no-gpu": ("no NVIDIA GPU was found on this machine", True, "no-gpu"),
+    "nouveau": ("the nouveau driver is in use", True, "nouveau"),
+    "libcuda": ("libcuda (the driver's CUDA library) was not found", True, None),
+}
+
+
+def _log_absence(facts: dict[str, Any]) -> tuple[list[str], bool, set[str], list[dict[str, Any]]]:
+    """What the log says about a missing driver: notes, whether direct, kinds, the items."""
+    notes: list[str] = []
+    strong = False
+    kinds: set[str] = set()
+    items = fc.log_items(facts, "no-driver")
+    for item in items:
+        words, direct, kind = _WHY.get(str(item.get("why")), ("no NVIDIA driver", False, None))
+        if words not in notes:
+            notes.append(words)
+        strong = strong or direct
+        if kind:
+            kinds.add(kind)
+    libcuda = fc.failed_libraries(facts, "driver")
+    if libcuda:
+        notes.append(f"{libcuda[0].get('library')} (the driver's CUDA library) could not be loaded")
+        strong = True
+        items += libcuda
+    stub = fc.cuda_errors(facts, "SHARED_OBJECT_INIT_FAILED", "STUB_LIBRARY")
+    if stub:
+        notes.append("cuInit failed to load the driver (CUDA error 303/34)")
+        items += stub
+    return notes, strong, kinds, items
+
+
 @check("driver.missing", "driver.ok")
 def driver_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     used = (
         "system.dev_nvidia",
         "system.modules",
+        "system.pci_nvidia",
         "system.proc_driver_version",
         "nvml.error_kind",
         "nvml.driver_version",
         "nvidia_smi.error",
         "nvidia_smi.driver_version",
+        "log.evidence",
     )
     plat = fc.platform(facts)
     if plat == "macos":
@@ -83,10 +123,11 @@ def driver_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         ]
     version, source = fc.driver_version(facts)
     nvml = fc.section(facts, "nvml") or {}
-    cuda = nvml.get("cuda_driver_version") or fc.get(facts, "nvidia_smi", "cuda_version")
     notes, strong = _evidence(facts)
+    log_notes, log_strong, kinds, items = _log_absence(facts)
     direct = source in ("nvml", "nvidia_smi") or nvml.get("available") is True
-    if version and (direct or not strong):
+    if version and not log_strong and (direct or not strong):
+        cuda = fc.cuda_driver_version(facts)
         cuda_text = f" (CUDA {cuda})" if cuda else ""
         via = {"nvml": "NVML", "nvidia_smi": "nvidia-smi", "system": "/proc/driver/nvidia/version"}[source]
         return [
@@ -98,17 +139,21 @@ def driver_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 facts=used,
             )
         ]
-    if nvml.get("error_kind") in ("lib-mismatch", "no-permission"):
+    if nvml.get("error_kind") in ("lib-mismatch", "no-permission") or fc.log_items(facts, "lib-mismatch"):
         return [
             skipped(
                 "driver.missing",
                 "NVIDIA driver presence not decided",
-                f"NVML reports {nvml.get('error_kind')}: {nvml.get('error') or ''}".strip(),
+                "The driver is there but unusable (see driver.library-mismatch / nvml.no-permission).",
                 used,
             )
         ]
-    if not notes:
-        if not any(fc.section(facts, p) for p in ("system", "nvml", "nvidia_smi")):
+    notes += [n for n in log_notes if n not in notes]
+    if fc.get(facts, "system", "pci_nvidia") == []:
+        kinds.add("no-gpu")
+        strong = True
+    if not notes and "no-gpu" not in kinds:
+        if not any(fc.section(facts, p) for p in ("system", "nvml", "nvidia_smi")) and not items:
             return [
                 skipped(
                     "driver.missing",
@@ -125,63 +170,68 @@ def driver_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 used,
             )
         ]
-    return [_missing(facts, notes, strong, used)]
+    finding = _missing(facts, notes, strong or log_strong, kinds, used)
+    return [replace(finding, evidence=fc.quote(facts, items))]
 
 
-def _missing(facts: dict[str, Any], notes: list[str], strong: bool, used: tuple[str, ...]) -> Finding:
+def _missing(
+    facts: dict[str, Any], notes: list[str], strong: bool, kinds: set[str], used: tuple[str, ...]
+) -> Finding:
     plat = fc.platform(facts)
-    container = fc.get(facts, "system", "container")
-    nouveau = "nouveau module loaded" in notes
+    container = fc.container(facts) or ("docker" if "container" in kinds else None)
+    nouveau = "nouveau module loaded" in notes or "nouveau" in kinds
     detail = " · ".join(notes)
     confidence = "certain" if strong else "likely"
+
+    def found(title: str, why: str, fix: str, docs: str | None) -> Finding:
+        detail_text = f"{detail}. {why}" if detail else why
+        return Finding("driver.missing", Status.FAIL, title, detail=detail_text, fix=fix, docs=docs, facts=used,
+                       confidence=confidence)
+
+    if fc.get(facts, "system", "wsl_version") == 1:
+        return found(
+            "WSL 1 cannot use the GPU",
+            "Only WSL 2 gives Linux access to the Windows NVIDIA driver.",
+            "wsl --set-version <distribution> 2  # in PowerShell; then reopen the distribution (wsl -l -v lists"
+            " them)",
+            cat.NV_WSL,
+        )
     if plat == "wsl2":
         fix, docs = rm.driver_install(facts)
-        return Finding(
-            "driver.missing",
-            Status.FAIL,
+        return found(
             "WSL2 sees no NVIDIA driver from Windows",
-            detail=detail + ". On WSL2 the Windows driver provides /usr/lib/wsl/lib/libcuda.so.",
-            fix=fix,
-            docs=docs,
-            facts=used,
-            confidence=confidence,
+            "On WSL2 the Windows driver provides /usr/lib/wsl/lib/libcuda.so.",
+            fix,
+            docs,
         )
     if container and not nouveau:
-        return Finding(
-            "driver.missing",
-            Status.FAIL,
+        return found(
             f"This {container} container has no access to the NVIDIA driver",
-            detail=detail + ". Containers get the host's driver only when started with GPU access.",
-            fix="Start the container with `docker run --gpus all ...` (podman: `--device nvidia.com/gpu=all`;"
-            " Kubernetes: `resources.limits: nvidia.com/gpu: 1`). The host needs the NVIDIA driver and"
-            " the NVIDIA Container Toolkit: `sudo nvidia-ctk runtime configure --runtime=docker &&"
-            " sudo systemctl restart docker`.",
-            docs=cat.NV_CONTAINER,
-            facts=used,
-            confidence=confidence,
+            "Containers get the host's driver only when started with GPU access.",
+            "docker run --gpus all ...  # podman: --device nvidia.com/gpu=all; Kubernetes: resources.limits:"
+            " nvidia.com/gpu: 1. The host needs the NVIDIA driver and the NVIDIA Container Toolkit: sudo"
+            " nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker",
+            cat.NV_CONTAINER,
         )
     fix, docs = rm.driver_install(facts)
     if nouveau:
-        return Finding(
-            "driver.missing",
-            Status.FAIL,
+        return found(
             "The open-source nouveau driver is loaded instead of NVIDIA's",
-            detail=detail + ". CUDA needs NVIDIA's driver; nouveau must be blacklisted first.",
-            fix=f"{rm.nouveau_blacklist(facts)} && {fix}" if plat == "linux" and not container else fix,
-            docs=docs,
-            facts=used,
-            confidence=confidence,
+            "CUDA needs NVIDIA's driver; nouveau must be blacklisted first.",
+            f"{rm.nouveau_blacklist(facts)} && {fix}" if plat == "linux" and not container else fix,
+            docs,
         )
-    return Finding(
-        "driver.missing",
-        Status.FAIL,
-        "No NVIDIA driver is loaded",
-        detail=detail,
-        fix=fix,
-        docs=docs,
-        facts=used,
-        confidence=confidence,
-    )
+    if "no-gpu" in kinds and not nouveau:
+        where = f"this {container} container's host" if container else "this machine"
+        return found(
+            "No NVIDIA GPU is attached to this machine",
+            f"The PCI bus of {where} has no NVIDIA device, so no driver or CUDA library can give TensorFlow a GPU."
+            " TensorFlow runs on the CPU here.",
+            "Run on a machine with an NVIDIA GPU (a GPU instance type in the cloud, or a GPU passed through to"
+            " this VM). If the CPU is what you expect here, say so: `tfdoctor check --allow-cpu`.",
+            cat.NV_GPUS,
+        )
+    return found("No NVIDIA driver is loaded", "TensorFlow cannot use the GPU without it.", fix, docs)
 
 
 def _driver_platform(facts: dict[str, Any]) -> str:
@@ -189,13 +239,24 @@ def _driver_platform(facts: dict[str, Any]) -> str:
     return plat if plat in ("wsl2", "windows") else "linux"
 
 
-def _newest_runnable(matrix: Any, driver: str, platform: str) -> Any:
+def _newest_runnable(matrix: Any, facts: dict[str, Any], driver: str, platform: str) -> Any:
+    """The newest TF release this driver runs that also has a wheel for the target's Python."""
     try:
         pairs = matrix.releases_for_driver(driver, platform) or []
     except Exception:  # noqa: BLE001 - an unparsable driver version runs nothing we know of
         return None
-    clean = [rel for rel, caveat in pairs if caveat is None] or [rel for rel, _ in pairs]
+    py = v.vtuple(fc.python_version(facts))[:2]
+    fits = [(rel, caveat) for rel, caveat in pairs
+            if len(py) < 2 or v.vtuple(rel.python_min)[:2] <= py <= v.vtuple(rel.python_max)[:2]]
+    clean = [rel for rel, caveat in fits if caveat is None] or [rel for rel, _ in fits]
     return max(clean, key=lambda r: v.vtuple(r.version), default=None)
+
+
+def _too_old_evidence(facts: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(hard evidence the driver is too old, soft evidence: it works with limits)."""
+    hard = fc.cuda_errors(facts, "INSUFFICIENT_DRIVER", "UNSUPPORTED_PTX_VERSION") + fc.log_items(facts, "ngc-driver")
+    soft = fc.log_items(facts, "driver-cuda-older")
+    return hard, soft
 
 
 @check("driver.too-old", "driver.minor-version-compat", "driver.cuda-compatible")
@@ -207,67 +268,45 @@ def driver_new_enough(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         "tensorflow.build_info.cuda_version",
         "tensorflow.version",
         "system.platform",
+        "log.evidence",
     )
+    hard, soft = _too_old_evidence(facts)
     driver, _ = fc.driver_version(facts)
+    why = None
     if not driver:
-        return [
-            skipped(
-                "driver.too-old",
-                "Driver version not compared with TensorFlow's CUDA",
-                "No driver version is known (see driver.missing).",
-                used,
-            )
-        ]
-    if fc.platform(facts) in ("macos",) or fc.build_info(facts).get("is_cuda_build") is False:
-        return [
-            skipped(
-                "driver.too-old",
-                "Driver version not compared with TensorFlow's CUDA",
-                "The installed TensorFlow is not a CUDA build.",
-                used,
-            )
-        ]
+        why = "No driver version is known (see driver.missing)."
+    elif fc.platform(facts) == "macos" or fc.is_cuda_build(facts) is False:
+        why = "The installed TensorFlow is not a CUDA build."
     cuda, cuda_source = fc.tf_cuda(facts, matrix)
-    if not cuda:
-        why = (
-            "TensorFlow is not installed"
-            if not fc.tf_installed(facts)
-            else "TensorFlow's CUDA version is unknown"
-        )
-        return [
-            skipped("driver.too-old", "Driver version not compared with TensorFlow's CUDA", why + ".", used)
-        ]
+    if why is None and not cuda:
+        why = "TensorFlow is not installed." if not fc.tf_installed(facts) else "TensorFlow's CUDA version is unknown."
     platform = _driver_platform(facts)
-    try:
-        ok, caveat = matrix.driver_supports_cuda(driver, cuda, platform)
-        minimum = matrix.min_driver(cuda, platform)
-    except Exception as exc:  # noqa: BLE001 - malformed versions become a skip with the reason
-        return [
-            skipped(
-                "driver.too-old",
-                "Driver version not compared with TensorFlow's CUDA",
-                f"Could not compare driver {driver!r} with CUDA {cuda!r}: {exc}",
-                used,
-            )
-        ]
+    ok, caveat, minimum = False, None, None
+    if why is None:
+        try:
+            ok, caveat = matrix.driver_supports_cuda(driver, cuda, platform)
+            minimum = matrix.min_driver(cuda, platform)
+        except Exception as exc:  # noqa: BLE001 - malformed versions become a skip with the reason
+            why = f"Could not compare driver {driver!r} with CUDA {cuda!r}: {exc}"
+    if why is not None:
+        if hard or soft:
+            return [_too_old(facts, matrix, driver, cuda, None, hard, soft, used)]
+        return [skipped("driver.too-old", "Driver version not compared with TensorFlow's CUDA", why, used)]
     tfv = fc.tf_version(facts) or "(not installed)"
     column = {"wsl2": "Windows (WSL2)", "windows": "Windows"}.get(platform, "Linux")
-    if ok and caveat is None:
-        return [
-            Finding(
-                "driver.cuda-compatible",
-                Status.PASS,
-                f"Driver {driver} runs CUDA {cuda}, which TensorFlow {tfv} was built for",
-                detail=f"Minimum {column} driver for CUDA {cuda}: {minimum or 'unknown'}"
-                f" (CUDA version from {cuda_source}).",
-                docs=cat.NV_COMPAT,
-                facts=used,
-            )
-        ]
-    branch = minimum.split(".")[0] if minimum else None
-    upgrade, docs = rm.driver_install(facts, branch)
-    newest = _newest_runnable(matrix, driver, platform)
-    if ok:
+    if ok and not hard and not (caveat and soft):
+        if caveat is None:
+            return [
+                Finding(
+                    "driver.cuda-compatible",
+                    Status.PASS,
+                    f"Driver {driver} runs CUDA {cuda}, which TensorFlow {tfv} was built for",
+                    detail=f"Minimum {column} driver for CUDA {cuda}: {minimum or 'unknown'}"
+                    f" (CUDA version from {cuda_source}).",
+                    facts=used,
+                )
+            ]
+        upgrade, _docs = rm.driver_install(facts, minimum.split(".")[0] if minimum else None)
         return [
             Finding(
                 "driver.minor-version-compat",
@@ -275,36 +314,69 @@ def driver_new_enough(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 f"Driver {driver} runs CUDA {cuda} only through minor-version compatibility",
                 detail=f"{caveat.rstrip('.')}. The full-support minimum {column} driver for CUDA {cuda}"
                 f" is {minimum} (CUDA version from {cuda_source}).",
-                fix=f"Upgrade the driver to {minimum} or newer: {upgrade}",
-                docs=cat.NV_COMPAT,
+                fix=f"{upgrade}  # upgrade the driver to {minimum} or newer",
                 facts=used,
+                confidence="likely" if fc.from_log(facts) else "certain",
             )
         ]
-    alt = ""
-    if newest is not None:
-        alt = (
-            f" Or keep the driver and install TensorFlow {newest.version} (CUDA {newest.cuda}), the newest"
-            f" release it runs: {rm.pip_install(facts, rm.tf_requirement(newest.version))}"
-        )
-    detail = (
-        f"TensorFlow {tfv} was built for CUDA {cuda} (from {cuda_source}), which needs a {column}"
-        f" driver >= {minimum or 'unknown'}; this driver is {driver}."
-    )
-    if newest is None:
-        detail += " No TensorFlow release in the bundled matrix runs on this driver."
-    else:
-        detail += f" The newest TensorFlow this driver can run is {newest.version}."
-    return [
-        Finding(
-            "driver.too-old",
-            Status.FAIL,
-            f"NVIDIA driver {driver} is too old for CUDA {cuda}",
-            detail=detail,
-            fix=f"Upgrade the driver to {minimum or 'a newer branch'}+: {upgrade}.{alt}",
-            docs=docs,
-            facts=used,
-        )
-    ]
+    return [_too_old(facts, matrix, driver, cuda, minimum, hard, soft if ok else [], used, cuda_source)]
+
+
+def _too_old(
+    facts: dict[str, Any],
+    matrix: Any,
+    driver: str | None,
+    cuda: str | None,
+    minimum: str | None,
+    hard: list[dict[str, Any]],
+    soft: list[dict[str, Any]],
+    used: tuple[str, ...],
+    cuda_source: str = "",
+) -> Finding:
+    """driver.too-old: a failure when CUDA cannot run, a warning when only PTX JIT or XLA is limited."""
+    platform = _driver_platform(facts)
+    column = {"wsl2": "Windows (WSL2)", "windows": "Windows"}.get(platform, "Linux")
+    tfv = fc.tf_version(facts)
+    ngc = next((i for i in hard if i.get("kind") == "ngc-driver"), None)
+    if ngc and not minimum:
+        minimum = ngc.get("need")
+    if not cuda and soft:
+        cuda = soft[0].get("need")
+    branch = minimum.split(".")[0] if minimum else None
+    upgrade, docs = rm.driver_install(facts, branch)
+    limit = rm.driver_branch_limit(facts, matrix)
+    parts = []
+    if cuda:
+        parts.append(f"TensorFlow {tfv or ''} was built for CUDA {cuda}".replace("  ", " ")
+                     + (f" (from {cuda_source})" if cuda_source else ""))
+    if minimum:
+        parts.append(f"which needs a {column} driver >= {minimum}")
+    if driver:
+        parts.append(f"this driver is {driver}")
+    detail = ", ".join(parts) + "." if parts else "The CUDA runtime reported the driver as too old."
+    if ngc:
+        detail += f" The container image needs driver {ngc.get('need')}; the host runs {ngc.get('have')}."
+    fix = f"{upgrade}  # driver {minimum or 'of a newer branch'} or newer"
+    if limit:
+        arch, last = limit
+        if branch and last and v.vtuple(last) < v.vtuple(branch):
+            fix = (f"This {arch} GPU's last driver branch is R{last}, too old for CUDA {cuda}: use a TensorFlow"
+                   f" release built for the CUDA R{last} supports (`tfdoctor matrix --driver {last}`), or a newer GPU")
+    newest = _newest_runnable(matrix, facts, driver, platform) if driver and matrix is not None else None
+    if newest is not None and cuda and v.major_minor(newest.cuda) != v.major_minor(cuda):
+        detail += f" The newest TensorFlow this driver runs on this Python is {newest.version} (CUDA {newest.cuda})."
+        fix += (f". Or keep the driver and move to TensorFlow {newest.version} (a downgrade from {tfv or 'yours'}):"
+                f" {rm.pip_install(facts, rm.tf_requirement(newest.version))}")
+    elif driver and matrix is not None and cuda and newest is None:
+        detail += " No TensorFlow release in the bundled matrix runs on this driver with this Python."
+    status = Status.FAIL if hard or not soft else Status.WARN
+    title = (f"NVIDIA driver {driver} is too old for CUDA {cuda}" if driver and cuda
+             else "The NVIDIA driver is too old for TensorFlow's CUDA")
+    if status == Status.WARN:
+        title = (f"The driver's CUDA ({soft[0].get('driver_cuda') or '?'}) is older than TensorFlow's PTX compiler"
+                 f" ({soft[0].get('need') or cuda}): XLA compiles slower")
+    return Finding("driver.too-old", status, title, detail=detail, fix=fix, docs=docs, facts=used,
+                   evidence=fc.quote(facts, hard + soft), confidence="certain" if hard else "likely")
 
 
 def _mismatch_fix(facts: dict[str, Any]) -> str:
@@ -331,32 +403,42 @@ def library_mismatch(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     nvml = fc.section(facts, "nvml") or {}
     smi = fc.section(facts, "nvidia_smi") or {}
     kernel = fc.get(facts, "system", "proc_driver_version")
-    out: list[Finding] = []
     evidence = []
     if nvml.get("error_kind") == "lib-mismatch":
         evidence.append("NVML: Driver/library version mismatch")
     if smi.get("error_kind") == "lib-mismatch":
         evidence.append(f"nvidia-smi: {smi.get('error')}")
-    user = nvml.get("driver_version") or smi.get("driver_version")
-    if kernel and user and kernel != user:
-        evidence.append(f"kernel module {kernel} (/proc/driver/nvidia/version) but driver library {user}")
-    if evidence:
-        out.append(
-            Finding(
-                "driver.library-mismatch",
-                Status.FAIL,
-                "The NVIDIA kernel module and driver library are different versions",
-                detail=" · ".join(evidence)
-                + ". This happens after a driver update until the new kernel module is "
-                "loaded; until then CUDA, NVML and nvidia-smi all fail.",
-                fix=_mismatch_fix(facts),
-                docs=cat.NV_SMI,
-                facts=(
-                    "nvml.error_kind",
-                    "nvidia_smi.error_kind",
-                    "system.proc_driver_version",
-                    "nvml.driver_version",
-                ),
-            )
+    user = nvml.get("driver_version") or smi.get("driver_version") or fc.get(facts, "system", "libcuda_version")
+    if kernel and user and _differ(kernel, user):
+        evidence.append(f"kernel module {kernel} but driver library {user}")
+    items = fc.log_items(facts, "lib-mismatch") + fc.cuda_errors(facts, "SYSTEM_DRIVER_MISMATCH")
+    for item in items:
+        if item.get("kernel") and item.get("library"):
+            text = f"kernel module {item['kernel']} but driver library {item['library']}"
+        else:
+            text = "Driver/library version mismatch"
+        if text not in evidence:
+            evidence.append(text)
+    if not evidence:
+        return []
+    return [
+        Finding(
+            "driver.library-mismatch",
+            Status.FAIL,
+            "The NVIDIA kernel module and driver library are different versions",
+            detail=" · ".join(evidence)
+            + ". This happens after a driver update until the new kernel module is loaded; until then CUDA,"
+            " NVML and nvidia-smi all fail.",
+            fix=_mismatch_fix(facts),
+            facts=("nvml.error_kind", "nvidia_smi.error_kind", "system.proc_driver_version", "nvml.driver_version",
+                   "log.evidence"),
+            evidence=fc.quote(facts, items),
         )
-    return out
+    ]
+
+
+def _differ(kernel: str, user: str) -> bool:
+    """'352.63' and '352.63.0' are one version; '352.63' and '361.93.2' are not."""
+    a, b = v.vtuple(kernel), v.vtuple(user)
+    width = max(len(a), len(b))
+    return bool(a and b) and a + (0,) * (width - len(a)) != b + (0,) * (width - len(b))

@@ -19,7 +19,7 @@ WSL_LIB = "/usr/lib/wsl/lib"
 def windows_native(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     used = ("system.platform", "system.os", "tensorflow.version", "tensorflow.installed")
     plat = fc.platform(facts)
-    osname = fc.get(facts, "system", "os") or plat
+    osname = fc.get(facts, "system", "os")
     if plat is None:
         return [
             skipped("platform.windows-native", "Platform not checked", fc.probe_error(facts, "system"), used)
@@ -27,12 +27,15 @@ def windows_native(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     if plat in ("linux", "wsl2"):
         return [
             Finding(
-                "platform.ok", Status.PASS, f"{'WSL2' if plat == 'wsl2' else 'Linux'}: {osname}", facts=used
+                "platform.ok", Status.PASS, f"{'WSL2' if plat == 'wsl2' else 'Linux'}" + (f": {osname}" if osname else ""),
+                facts=used
             )
         ]
     if plat != "windows":
         return []  # macOS: tensorflow.cpu-only-build / tensorflow.missing say it
     version = fc.tf_version(facts) if fc.tf_installed(facts) else None
+    if version is None and fc.from_log(facts):
+        return []  # a paste from Windows that does not show its TensorFlow version
     if version and v.vtuple(version) and not v.version_ge(version, (2, 11)):
         return [
             Finding(

@@ -143,3 +143,77 @@ def driver_install(facts: dict[str, Any], branch: str | None = None) -> tuple[st
         " installation guide), then reboot",
         cat.NV_DRIVER,
     )
+
+
+def driver_branch_limit(facts: dict[str, Any], matrix: Any) -> tuple[str, str] | None:
+    """(architecture, last driver branch) of the oldest GPU here whose architecture NVIDIA no longer
+    supports in new drivers (e.g. ("Kepler", "470")); None when every known GPU is current."""
+    from tfdoctor.facts import as_list, gpus
+
+    lookup = getattr(matrix, "architecture", None)
+    if lookup is None:
+        return None
+    known, _ = gpus(facts)
+    known = known + [g for g in as_list(get(facts, "runtime", "gpus")) if isinstance(g, dict)]
+    worst: tuple[str, str] | None = None
+    for g in known:
+        cc = g.get("compute_capability")
+        if not cc and g.get("name"):
+            model = matrix.gpu(str(g["name"]))
+            cc = getattr(model, "compute_capability", None)
+        arch = lookup(str(cc)) if cc else None
+        last = getattr(arch, "last_driver_branch", None) if arch is not None else None
+        if last and (worst is None or v.vtuple(last) < v.vtuple(worst[1])):
+            worst = (str(getattr(arch, "name", "this")), str(last))
+    return worst
+
+
+# TF 2.12/2.13 were built for CUDA 11.8 and cuDNN 8.6 but predate the `and-cuda` extra, and their
+# libraries' RUNPATH does not list the pip wheels' folders: the wheels plus LD_LIBRARY_PATH, as
+# TensorFlow's own 2.12/2.13 install instructions did (https://www.tensorflow.org/install/pip,
+# tensorflow/docs site/en/install/pip.md at r2.12/r2.13: nvidia-cudnn-cu11==8.6.0.163).
+CU11_WHEELS = (
+    "nvidia-cuda-runtime-cu11==11.8.89", "nvidia-cublas-cu11==11.11.3.6", "nvidia-cufft-cu11==10.9.0.58",
+    "nvidia-curand-cu11==10.3.0.86", "nvidia-cusolver-cu11==11.4.1.48", "nvidia-cusparse-cu11==11.7.5.86",
+    "nvidia-cudnn-cu11==8.6.0.163",
+)
+WHEEL_LIB_PATH = (
+    "export LD_LIBRARY_PATH=$({py} -c 'import glob, os, nvidia; "
+    "print(\":\".join(glob.glob(os.path.join(nvidia.__path__[0], \"*\", \"lib\"))))'):$LD_LIBRARY_PATH"
+)
+
+
+def keep_tf_version(facts: dict[str, Any]) -> str:
+    """A pip requirement that reinstalls the user's TensorFlow with its CUDA wheels, same version."""
+    from tfdoctor.facts import tf_version
+
+    version = tf_version(facts)
+    if version:
+        return tf_requirement(version, exact=True)
+    return "tensorflow[and-cuda]==$(pip show tensorflow | sed -n 's/^Version: //p')"
+
+
+def cuda_libraries(facts: dict[str, Any], matrix: Any, cuda_major: int | None = None) -> str:
+    """The command that gives this TensorFlow the CUDA libraries it was built for, keeping its version."""
+    from tfdoctor.facts import tf_release, tf_version
+
+    version = tf_version(facts)
+    plat = platform(facts)
+    release = tf_release(matrix, facts)
+    if plat == "windows":
+        cuda = getattr(release, "cuda", None) or "11.2"
+        cudnn = getattr(release, "cudnn", None) or "8.1"
+        return (f"conda install -c conda-forge cudatoolkit={cuda} cudnn={cudnn}  # TensorFlow <= 2.10 on native"
+                " Windows; newer releases need WSL2")
+    if version and v.version_ge(version, (2, 14)) or not version and cuda_major != 11:
+        return pip_install(facts, keep_tf_version(facts)) + conda_note(facts)
+    if version and v.version_ge(version, (2, 12)) or not version and cuda_major == 11:
+        return (pip_install(facts, *CU11_WHEELS) + " && " + WHEEL_LIB_PATH.format(py=python_cmd(facts))
+                + "  # TensorFlow 2.12/2.13 look for CUDA only on LD_LIBRARY_PATH")
+    cuda = getattr(release, "cuda", None)
+    cudnn = getattr(release, "cudnn", None)
+    if cuda and cudnn:
+        return (f"conda install -c conda-forge cudatoolkit={cuda} cudnn={cudnn}  # the CUDA and cuDNN TensorFlow"
+                f" {version} was built for; outside conda, install them and add their lib64 to LD_LIBRARY_PATH")
+    return (f"Install the CUDA toolkit and cuDNN TensorFlow {version or ''} was built for (see "
+            f"{cat.TF_BUILDS}) and add their lib64 folder to LD_LIBRARY_PATH").replace("  ", " ")

@@ -1,9 +1,8 @@
-"""Judge the TensorFlow worker's steps (facts["runtime"]) and run its log through `explain`.
+"""Judge the TensorFlow worker's steps (facts["runtime"]): did TensorFlow compute and train?
 
-One registered check, so that findings drawn from the log and from step errors are
-deduplicated against the ones the steps already gave. Signature findings the engine only
-infers ("likely", e.g. a driver guessed from a cuInit line) are left out: in `check` the probes
-give direct evidence for those, and their own checks report it.
+What TensorFlow printed (its log, each failed step's error) is read into facts["log"] by the report
+builder and judged by the checks that own each mechanism (driver, cuda, cudnn, gpu, ...); a runtime
+finding they explain carries `caused_by`.
 """
 
 from __future__ import annotations
@@ -51,15 +50,6 @@ def _finding(
     fid: str, status: Status, title: str, detail: str = "", fix: str | None = None, docs: str | None = None
 ) -> Finding:
     return Finding(fid, status, title, detail=detail, fix=fix, docs=docs, facts=USED)
-
-
-def _explain(text: str, facts: dict[str, Any]) -> list[Finding]:
-    """Findings from the shared signature engine (the same one as `tfdoctor explain`)."""
-    if not text or not text.strip():
-        return []
-    from tfdoctor.explain import explain_text
-
-    return [f for f in explain_text(text, facts).findings if f.confidence != "likely"]
 
 
 def _worker_cmd(facts: dict[str, Any], rt: dict[str, Any]) -> str:
@@ -189,8 +179,8 @@ def _health_fix() -> str:
     )
 
 
-def _failed_step(facts: dict[str, Any], step: dict[str, Any], explained: set[str]) -> Finding | None:
-    """The runtime finding for one failed step (None when a specific explain finding covers it)."""
+def _failed_step(facts: dict[str, Any], step: dict[str, Any]) -> Finding:
+    """The runtime finding for one failed step (a specific finding about the same error explains it)."""
     name, device, kind = step.get("name"), step.get("device"), step.get("failure")
     error = str(step.get("error") or "")
     on = f" on {device}" if device else ""
@@ -246,8 +236,6 @@ def _failed_step(facts: dict[str, Any], step: dict[str, Any], explained: set[str
             ),
             docs=cat.TF_DIST,
         )
-    if explained:
-        return None  # e.g. gpu.out-of-memory or xla.toolchain-missing says it better
     docs = {"mixed_precision": cat.TF_MIXED, "xla": cat.TF_XLA}.get(str(name), cat.TF_GPU)
     return _finding(
         "runtime.step-failed",
@@ -354,6 +342,8 @@ def _gpu_passes(rt: dict[str, Any], steps: list[dict[str, Any]]) -> list[Finding
 
 @check(*IDS)
 def runtime(facts: dict[str, Any], matrix: Any) -> list[Finding]:
+    if fc.from_log(facts):
+        return []  # a pasted log: its evidence is judged by the checks that own each mechanism
     raw = facts.get("runtime") if isinstance(facts, dict) else None
     if isinstance(raw, dict) and raw.get("skipped"):
         return [skipped("runtime.skipped", "TensorFlow was not run", str(raw["skipped"]), USED)]
@@ -374,11 +364,9 @@ def runtime(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         findings.append(failure)
     steps = _steps(rt)
     by_name = {s.get("name"): s for s in steps}
-    extra: list[Finding] = []  # from the signature engine: the log, then each failed step's error
     imp = by_name.get("import")
     if imp and imp.get("status") == "fail":
         error = str(imp.get("error") or "")
-        extra += _explain(error, facts)
         if re.search(r"No module named '?tensorflow'?$", _first_line(error)):
             findings.append(
                 skipped(
@@ -403,11 +391,7 @@ def runtime(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     for step in steps:
         if step.get("status") != "fail" or step.get("name") == "import" or step.get("interrupted"):
             continue
-        explained = _explain(str(step.get("error") or ""), facts)
-        extra += explained
-        found = _failed_step(facts, step, {f.id for f in explained if f.status >= Status.WARN})
-        if found:
-            findings.append(found)
+        findings.append(_failed_step(facts, step))
     cpu = _verified(steps, "/device:CPU:0")
     if cpu:
         mm, tr = cpu
@@ -457,10 +441,4 @@ def runtime(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 ),
             )
         )
-    extra = _explain(str(rt.get("log") or ""), facts) + extra
-    seen = {f.id for f in findings}
-    for found in extra:
-        if found.id not in seen:
-            seen.add(found.id)
-            findings.append(found)
     return findings

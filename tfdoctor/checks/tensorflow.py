@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from tfdoctor import catalogue as cat
@@ -54,7 +55,15 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         "system.platform",
     )
     tf = fc.section(facts, "tensorflow")
+    python = (tf or {}).get("python") or "the target interpreter"
+    missing = fc.log_items(facts, "tf-missing")
+    if missing and not (tf or {}).get("installed") or missing and fc.from_log(facts):
+        finding = _missing(facts, "the Python that ran this", "", used)
+        return [replace(finding, evidence=fc.quote(facts, missing))]
+    cpu_log = fc.log_items(facts, "cpu-build")
     if tf is None:
+        if cpu_log:
+            return [_cpu_only(facts, "?", "tensorflow", {}, used, cpu_log)]
         return [
             skipped(
                 "tensorflow.missing",
@@ -64,7 +73,6 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             )
         ]
     plat = fc.platform(facts)
-    python = tf.get("python") or "the target interpreter"
     if tf.get("installed") is None and tf.get("error"):
         return [
             Finding(
@@ -79,6 +87,9 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 confidence="likely",
             )
         ]
+    if tf.get("installed") is None:  # a paste that shows no TensorFlow version says nothing either way
+        return [skipped("tensorflow.missing", "TensorFlow installation not shown", "No TensorFlow version seen.",
+                        used)]
     if not tf.get("installed"):
         return [_missing(facts, python, str(tf.get("error") or ""), used)]
     version = fc.tf_version(facts) or "?"
@@ -99,6 +110,8 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             )
         ]
     if plat == "windows" and v.version_ge(version, (2, 11)):
+        if cpu_log:
+            return [_cpu_only(facts, version, "tensorflow", build, used, cpu_log)]
         return [
             skipped(
                 "tensorflow.cpu-only-build",
@@ -107,6 +120,8 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 used,
             )
         ]
+    if cpu_log or not build and cpu_dists and not _tf_dists(dists).keys() - set(cpu_dists):
+        return [_cpu_only(facts, version, ", ".join(cpu_dists) or "tensorflow", build, used, cpu_log)]
     if not build:
         return [
             skipped(
@@ -118,26 +133,7 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             )
         ]
     if build.get("is_cuda_build") is not True or cpu_dists:
-        which = ", ".join(cpu_dists) or "tensorflow"
-        if plat == "windows":
-            fix = (
-                f"{rm.pip_uninstall(facts, which)} && {rm.pip_install(facts, 'tensorflow<2.11')}"
-                " (native Windows GPU stops at 2.10) — or use WSL2 with 'tensorflow[and-cuda]'"
-            )
-        else:
-            req = rm.tf_requirement(version, exact=True) if version != "?" else "tensorflow[and-cuda]"
-            fix = f"{rm.pip_uninstall(facts, *(cpu_dists or ['tensorflow']))} && {rm.pip_install(facts, req)}"
-        return [
-            Finding(
-                "tensorflow.cpu-only-build",
-                Status.FAIL,
-                f"TensorFlow {version} is a CPU-only build ({which})",
-                detail=f"build_info: is_cuda_build={build.get('is_cuda_build')!r}; installed from {which}.",
-                fix=fix + rm.conda_note(facts),
-                docs=cat.TF_PIP,
-                facts=used,
-            )
-        ]
+        return [_cpu_only(facts, version, ", ".join(cpu_dists) or "tensorflow", build, used, [])]
     cuda = v.norm_cuda(build.get("cuda_version")) or "?"
     cudnn = v.norm_cudnn(build.get("cudnn_version")) or "?"
     caps = " ".join(map(str, fc.as_list(build.get("cuda_compute_capabilities")))) or "unknown capabilities"
@@ -148,6 +144,60 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             f"TensorFlow {version}, built for CUDA {cuda} · cuDNN {cudnn} · {caps}",
             detail=f"Interpreter: {python}; location: {tf.get('location') or 'unknown'}.",
             facts=used,
+        )
+    ]
+
+
+def _cpu_only(
+    facts: dict[str, Any], version: str, which: str, build: dict[str, Any], used: tuple[str, ...],
+    items: list[dict[str, Any]],
+) -> Finding:
+    plat = fc.platform(facts)
+    cpu_dists = [d.strip() for d in which.split(",")]
+    if plat == "windows":
+        fix = (
+            f"{rm.pip_uninstall(facts, *cpu_dists)} && {rm.pip_install(facts, 'tensorflow<2.11')}"
+            "  # native Windows GPU stops at 2.10; or use WSL2 with 'tensorflow[and-cuda]'"
+        )
+    else:
+        fix = (f"{rm.pip_uninstall(facts, *cpu_dists)} && "
+               f"{rm.pip_install(facts, rm.keep_tf_version(facts) if version != '?' else 'tensorflow[and-cuda]')}")
+    detail = (f"build_info: is_cuda_build={build.get('is_cuda_build')!r}; " if build else "") + (
+        f"installed from {which}. A CPU-only build never uses an NVIDIA GPU.")
+    return Finding(
+        "tensorflow.cpu-only-build",
+        Status.FAIL,
+        f"TensorFlow {version} is a CPU-only build ({which})".replace("TensorFlow ? ", "TensorFlow "),
+        detail=detail,
+        fix=fix + rm.conda_note(facts),
+        facts=used,
+        evidence=fc.quote(facts, items),
+        confidence="certain" if build or items else "likely",
+    )
+
+
+@check("tensorflow.import-failed")
+def import_failed(facts: dict[str, Any], matrix: Any) -> list[Finding]:
+    """TensorFlow's native library did not load (the log or the worker's import error says so)."""
+    items = fc.log_items(facts, "tf-native-failed")
+    if not items:
+        return []
+    plat = fc.platform(facts)
+    fix = rm.pip_install(facts, "--force-reinstall", rm.keep_tf_version(facts))
+    if plat == "windows":
+        fix = ("Install the Microsoft Visual C++ Redistributable (https://aka.ms/vs/17/release/vc_redist.x64.exe),"
+               " then: " + fix)
+    return [
+        Finding(
+            "tensorflow.import-failed",
+            Status.FAIL,
+            "TensorFlow's native runtime failed to load",
+            detail="The tensorflow package is installed but its compiled library could not be loaded. The lines"
+            " around this one name the cause: a missing or mismatched shared library, a CPU without AVX, an old"
+            " glibc, or a NumPy/protobuf built for another version.",
+            fix=fix,
+            facts=("log.evidence",),
+            evidence=fc.quote(facts, items),
         )
     ]
 
@@ -195,9 +245,10 @@ def conflicting_installs(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     """Two TF distributions share one `tensorflow/` directory: whichever wrote last wins, file by
     file, so the import is a mix -> fail. Mixed cu11/cu12 wheels and Keras mismatches leave TF
     computing on the GPU but break imports or uninstalls -> warn."""
-    used = ("tensorflow.distributions", "tensorflow.version", "system.env")
+    used = ("tensorflow.distributions", "tensorflow.version", "system.env", "log.evidence")
+    conflicts = _pip_conflicts(facts, used)
     if fc.section(facts, "tensorflow") is None:
-        return [
+        return conflicts or [
             skipped(
                 "tensorflow.conflicting-installs",
                 "Installed packages not checked",
@@ -217,8 +268,7 @@ def conflicting_installs(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 f"{len(tf_dists)} TensorFlow packages installed: {listed}",
                 detail="They all install the same `tensorflow` package directory; files of one overwrite the"
                 " other's, so what imports is an unpredictable mix.",
-                fix=f"{rm.pip_uninstall(facts, *tf_dists)} &&"
-                f" {rm.pip_install(facts, 'tensorflow[and-cuda]')}",
+                fix=f"{rm.pip_uninstall(facts, *tf_dists)} && {rm.pip_install(facts, _one_tf(facts, tf_dists))}",
                 docs=cat.TF_PIP,
                 facts=used,
             )
@@ -258,7 +308,43 @@ def conflicting_installs(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         )
     findings += _duplicates(facts, used)
     findings += _keras(facts, dists, used)
-    return findings
+    return conflicts + findings if not any(f.status == Status.FAIL for f in findings) else findings
+
+
+def _one_tf(facts: dict[str, Any], tf_dists: dict[str, str]) -> str:
+    """The one TensorFlow to keep, at the version the user has (the GPU build where one was there)."""
+    version = tf_dists.get("tensorflow") or tf_dists.get("tensorflow-gpu") or next(iter(tf_dists.values()), None)
+    if not version or fc.platform(facts) in ("windows", "macos"):
+        return f"tensorflow=={version}" if version else "tensorflow"
+    return rm.tf_requirement(version, exact=True)
+
+
+def _pip_conflicts(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding]:
+    """pip said TensorFlow and Keras (or TensorBoard) versions conflict."""
+    items = fc.log_items(facts, "pip-conflict")
+    if not items:
+        return []
+    item = items[0]
+    if item.get("package") and item.get("needs"):
+        what = f"{item['package']} needs {item['needs']}, but {item.get('have')} {item.get('have_version')} is installed"
+        fix = rm.pip_install(facts, str(item["needs"]).replace(" ", ""))
+    else:
+        what = "pip could not install TensorFlow and Keras versions that fit together"
+        tfv = fc.tf_version(facts)
+        fix = rm.pip_install(facts, rm.keep_tf_version(facts)) + ("  # lets pip pick the Keras this TensorFlow needs"
+                                                                 if tfv else "")
+    return [
+        Finding(
+            "tensorflow.conflicting-installs",
+            Status.FAIL,
+            f"Package versions conflict: {what}",
+            detail="TensorFlow pins the Keras, TensorBoard and NumPy versions it works with; another install"
+            " replaced one of them, so imports or training break.",
+            fix=fix,
+            facts=used,
+            evidence=fc.quote(facts, items),
+        )
+    ]
 
 
 def _duplicates(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding]:
@@ -357,8 +443,11 @@ def _py(version: Any) -> tuple[int, ...]:
 
 @check("tensorflow.python-unsupported", "tensorflow.python-ok")
 def python_supported(facts: dict[str, Any], matrix: Any) -> list[Finding]:
-    used = ("tensorflow.python_version", "tensorflow.version", "tensorflow.installed")
+    used = ("tensorflow.python_version", "tensorflow.version", "tensorflow.installed", "log.evidence")
     pyv = fc.get(facts, "tensorflow", "python_version")
+    refused = fc.log_items(facts, "pip-no-version")
+    if refused:
+        return [_no_wheel(facts, matrix, refused, used)]
     if not _py(pyv) or len(_py(pyv)) < 2:
         return [
             skipped(
@@ -384,6 +473,9 @@ def python_supported(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         else ""
     )
     installed = fc.tf_installed(facts)
+    if not installed and fc.get(facts, "tensorflow", "installed") is None:
+        return [skipped("tensorflow.python-unsupported", "Python version not compared",
+                        "No TensorFlow version is known to compare the Python with.", used)]
     release = fc.tf_release(matrix, facts) if installed else matrix.newest_tf()
     if release is None:
         return [
@@ -434,3 +526,78 @@ def python_supported(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             facts=used,
         )
     ]
+
+
+def offered_releases(items: list[dict[str, Any]]) -> list[str]:
+    """The TensorFlow minor releases pip offered ("from versions: 2.12.0rc0, ..., 2.15.0"), no pre-releases."""
+    found: dict[str, None] = {}
+    for item in items:
+        for token in str(item.get("versions") or "").split(","):
+            token = token.strip()
+            if token and token[0].isdigit() and not any(t in token for t in ("rc", "a", "b", "dev")):
+                mm = v.major_minor(token)
+                if mm:
+                    found[mm] = None
+    return sorted(found, key=v.vtuple)
+
+
+def python_from_offer(matrix: Any, offered: list[str]) -> str | None:
+    """The Python a from-versions list implies: the one whose wheels are exactly the offered releases
+    of the matrix (None when no Python fits them clearly)."""
+    releases = fc.all_releases(matrix)
+    known = {r.version for r in releases}
+    offer = {o for o in offered if o in known}
+    if len(offer) < 2:
+        return None
+    best, score = None, 0.0
+    for minor in range(6, 15):
+        py = (3, minor)
+        has = {r.version for r in releases if _py(r.python_min) <= py <= _py(r.python_max)}
+        union = has | offer
+        jaccard = len(has & offer) / len(union) if union else 0.0
+        if jaccard > score:
+            best, score = f"3.{minor}", jaccard
+    return best if score >= 0.75 else None
+
+
+def _no_wheel(facts: dict[str, Any], matrix: Any, items: list[dict[str, Any]], used: tuple[str, ...]) -> Finding:
+    """pip found no TensorFlow wheel for this interpreter (or the requested version)."""
+    py = fc.get(facts, "tensorflow", "python_version") or next(
+        (str(i["python"]) for i in items if i.get("python")), None)
+    tag = next((str(i["tag"]) for i in items if i.get("tag")), None)
+    offered = offered_releases(items)
+    if not py and offered:
+        py = python_from_offer(matrix, offered)
+    if not py and tag:
+        py = f"{tag[2]}.{tag[3:]}"
+    releases = fc.all_releases(matrix)
+    newest = releases[0] if releases else None
+    plat = fc.platform(facts)
+    if offered:
+        detail = (f"pip offered TensorFlow {offered[0]} to {offered[-1]} for this interpreter"
+                  + (f" (Python {py})" if py else "") + ", not the version asked for.")
+    else:
+        detail = "pip found no TensorFlow wheel at all for this interpreter and platform."
+        if plat == "windows" and not py:
+            detail += " Native Windows wheels exist for 64-bit Python only."
+    fitting = [r for r in releases if py and _py(r.python_min) <= _py(py)[:2] <= _py(r.python_max)]
+    if py and fitting:
+        fix = (f"{rm.pip_install(facts, rm.tf_requirement(fitting[0].version))}  # TensorFlow {fitting[0].version}"
+               f" is the newest release with wheels for Python {py}")
+    elif newest is not None:
+        fix = (f"python{newest.python_max} -m venv ~/tf && ~/tf/bin/python -m pip install 'tensorflow[and-cuda]'"
+               f"  # a Python TensorFlow {newest.version} supports ({newest.python_min}-{newest.python_max}), 64-bit")
+    else:
+        fix = "Use a 64-bit Python that TensorFlow supports (https://pypi.org/project/tensorflow/#files)"
+    title = (f"No TensorFlow wheel for Python {py}" if py and not fitting else
+             "pip found no TensorFlow wheel for this Python" if not offered else
+             f"The requested TensorFlow has no wheel for this Python{f' ({py})' if py else ''}")
+    return Finding(
+        "tensorflow.python-unsupported",
+        Status.FAIL,
+        title,
+        detail=detail,
+        fix=fix,
+        facts=used,
+        evidence=fc.quote(facts, items),
+    )

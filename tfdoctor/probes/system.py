@@ -99,7 +99,36 @@ def _platform_name(system: str, wsl: int | None) -> str:
         return "windows"
     if system == "darwin":
         return "macos"
-    return "wsl2" if wsl else "linux"
+    return "wsl2" if wsl == 2 else "linux"
+
+
+def parse_cpu_flags(cpuinfo: str) -> dict[str, bool] | None:
+    """The first processor's flags that TensorFlow's wheels need: {"avx": ..., "avx2": ..., "fma": ...};
+    None when /proc/cpuinfo has no flags line (not x86)."""
+    for line in cpuinfo.splitlines()[:200]:
+        key, _, value = line.partition(":")
+        if key.strip() == "flags":
+            flags = set(value.split())
+            return {name: name in flags for name in ("avx", "avx2", "fma", "avx512f")}
+    return None
+
+
+def nvidia_pci_devices(root: Path) -> list[dict[str, str]] | None:
+    """NVIDIA display and 3D controllers on the PCI bus (vendor 0x10de, class 0x03xxxx), from sysfs;
+    None when the bus cannot be read. Containers see the host's bus, so an empty list means no
+    NVIDIA GPU is attached to this machine or VM at all."""
+    bus = root / "sys/bus/pci/devices"
+    try:
+        slots = sorted(bus.iterdir())[:512]
+    except OSError:
+        return None
+    found = []
+    for slot in slots:
+        vendor = (_read(slot / "vendor") or "").strip().lower()
+        klass = (_read(slot / "class") or "").strip().lower()
+        if vendor == "0x10de" and klass.startswith("0x03"):
+            found.append({"slot": slot.name, "device": (_read(slot / "device") or "").strip(), "class": klass})
+    return found
 
 
 def _user() -> str | None:
@@ -129,6 +158,8 @@ def probe_system(
         dev_nvidia = sorted(p.name for p in (root / "dev").glob("nvidia*"))
     except OSError:
         dev_nvidia = []
+    cpuinfo = _read(root / "proc/cpuinfo")
+    libc = platform.libc_ver()
     wsl_lib = root / "usr/lib/wsl/lib"
     wsl_libcuda = sorted(_host_path(root, p) for p in wsl_lib.glob("libcuda.so*")) if wsl_lib.is_dir() else []
     return {
@@ -156,6 +187,9 @@ def probe_system(
         "proc_driver_open": ("Open Kernel Module" in driver_raw) if driver_raw else None,
         "modules": parse_modules(modules_text) if modules_text is not None else None,
         "wsl_libcuda": wsl_libcuda,
+        "pci_nvidia": nvidia_pci_devices(root) if (system or platform.system()).lower() == "linux" else None,
+        "cpu_flags": parse_cpu_flags(cpuinfo) if cpuinfo else None,
+        "glibc": libc[1] if libc[0] == "glibc" and libc[1] else None,
         "env": allowed_env(env),
     }
 

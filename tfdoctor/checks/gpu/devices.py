@@ -7,6 +7,7 @@ from typing import Any
 
 from tfdoctor import catalogue as cat
 from tfdoctor import facts as fc
+from tfdoctor import versions as v
 from tfdoctor.checks import check, skipped
 from tfdoctor.checks import remedies as rm
 from tfdoctor.model import Finding, Status
@@ -23,6 +24,8 @@ def hidden_by_cuda_visible_devices(facts: dict[str, Any], matrix: Any) -> list[F
     value = _cvd(facts)
     if value is None:
         return []
+    if fc.from_log(facts) and not (fc.cuda_errors(facts, "NO_DEVICE") or fc.get(facts, "runtime", "tf_visible_gpus") == 0):
+        return []  # a paste that sets it without a symptom (tests often hide GPUs on purpose)
     gpus, source = fc.gpus(facts, dev_nodes=True)
     picked = fc.cuda_visible(value, gpus)
     visible = None if picked is None else len(picked)
@@ -88,9 +91,15 @@ def _fit(caps: Any, cc: str) -> str | None:
 
 
 def _gpu_ccs(facts: dict[str, Any], matrix: Any) -> list[tuple[str, str, str]]:
-    """[(name, compute capability, source)] for each GPU whose capability is known."""
+    """[(name, compute capability, source)] for each GPU whose capability is known: the driver's list,
+    else TensorFlow's own device lines (a pasted log), by name from the compat table as a last resort."""
     out = []
     gpus, source = fc.gpus(facts, dev_nodes=True)
+    if not any(g.get("name") or g.get("compute_capability") for g in gpus):
+        tf_gpus = [g for g in fc.as_list(fc.get(facts, "runtime", "gpus")) if isinstance(g, dict)]
+        tf_gpus += [g for g in fc.as_list(fc.get(facts, "runtime", "gpus_ignored")) if isinstance(g, dict)]
+        if tf_gpus:
+            gpus, source = tf_gpus, "TensorFlow's device list"
     for g in gpus:
         name = str(g.get("name") or f"GPU {g.get('index', '?')}")
         cc = g.get("compute_capability")
@@ -121,6 +130,9 @@ def compute_capability(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         "tensorflow.build_info.cuda_compute_capabilities",
     )
     fid = "gpu.compute-capability-unsupported"
+    logged = _from_log(facts, matrix, used)
+    if logged:
+        return logged
     if not fc.tf_installed(facts):
         return [skipped(fid, "Compute capability not checked", "TensorFlow is not installed.", used)]
     if fc.build_info(facts).get("is_cuda_build") is False:
@@ -146,6 +158,8 @@ def compute_capability(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     sass = []
     for name, cc, src in dict.fromkeys(gpus):
         fit = _fit(caps, cc)
+        if fit == "ptx" and _ptx_too_old(facts, matrix, cc):
+            fit = None
         if fit == "sass":
             sass.append(f"{name} ({cc})")
         elif fit == "ptx":
@@ -171,8 +185,9 @@ def compute_capability(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                     Status.FAIL,
                     f"TensorFlow {tfv} has no kernels for {name} (compute capability {cc})",
                     detail=f"It was built for {built} ({caps_source}); the GPU's capability ({cc}, from"
-                    f" {src}) is"
-                    " not covered by SASS of the same major nor by older PTX.",
+                    f" {src}) is not covered by SASS of the same major, and "
+                    + ("its PTX comes from a CUDA toolkit too old to target this GPU (Blackwell needs CUDA"
+                       " 12.8 or newer)." if _ptx_too_old(facts, matrix, cc) else "there is no older PTX to JIT."),
                     fix=_cc_fix(facts, matrix, cc),
                     docs=cat.NV_GPUS,
                     facts=used,
@@ -191,17 +206,83 @@ def compute_capability(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     return findings
 
 
+def _ptx_too_old(facts: dict[str, Any], matrix: Any, cc: str) -> bool:
+    """PTX JIT cannot reach this GPU: Blackwell (compute capability 10.0 and up) needs PTX from CUDA
+    12.8 or newer; TensorFlow's wheels are built with CUDA 12.5 ("PTX version 8.5 does not support
+    target sm_120", https://docs.nvidia.com/cuda/blackwell-compatibility-guide/)."""
+    cuda, _ = fc.tf_cuda(facts, matrix)
+    return bool(v.vtuple(cc)[:1] >= (10,) and cuda and v.vtuple(cuda)[:2] < (12, 8))
+
+
 def _cc_fix(facts: dict[str, Any], matrix: Any, cc: str) -> str:
+    py = v.vtuple(fc.python_version(facts))[:2]
     for release in fc.all_releases(matrix):
         caps = tuple(getattr(release, "compute_capabilities", ()) or ())
-        if caps and _fit(caps, cc) is not None:
+        fits_python = len(py) < 2 or v.vtuple(release.python_min)[:2] <= py <= v.vtuple(release.python_max)[:2]
+        fit = _fit(caps, cc) if caps else None
+        if fit is not None and fits_python and not (fit == "ptx" and v.vtuple(cc)[:1] >= (10,)
+                                                     and v.vtuple(release.cuda)[:2] < (12, 8)):
+            now = fc.tf_version(facts)
+            change = f" (a change from your {now})" if now else ""
             return (
-                f"Install TensorFlow {release.version}, the newest release with kernels for {cc}: "
-                f"{rm.pip_install(facts, rm.tf_requirement(release.version))}; or build TensorFlow from"
-                f" source"
-                f" with TF_CUDA_COMPUTE_CAPABILITIES={cc}"
+                f"{rm.pip_install(facts, rm.tf_requirement(release.version))}  # TensorFlow {release.version},"
+                f" the newest release with kernels for compute capability {cc}{change}; or build TensorFlow"
+                f" from source with TF_CUDA_COMPUTE_CAPABILITIES={cc}"
             )
+    if v.vtuple(cc)[:1] >= (10,):
+        return (f"pip install tf-nightly  # no TensorFlow release has kernels for compute capability {cc} yet; the"
+                " nightly builds or a source build with CUDA >= 12.8 and TF_CUDA_COMPUTE_CAPABILITIES="
+                f"{cc} do (or run in NVIDIA's TensorFlow container)")
     return f"Build TensorFlow from source with TF_CUDA_COMPUTE_CAPABILITIES={cc}, or use a newer GPU"
+
+
+def _from_log(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]) -> list[Finding]:
+    """What TensorFlow's own log says about kernels for the GPU."""
+    ignored = fc.log_items(facts, "cc-ignored")
+    jit = fc.log_items(facts, "cc-jit")
+    failed = fc.cuda_errors(facts, "NO_BINARY_FOR_GPU", "INVALID_IMAGE", "INVALID_PTX") + fc.log_items(
+        facts, "ptx-target"
+    )
+    if jit:
+        failed += fc.cuda_errors(facts, "INVALID_HANDLE")
+    if not (ignored or jit or failed):
+        return []
+    ccs = [str(i["cc"]) for i in ignored + jit if i.get("cc")] + [cc for _, cc, _ in _gpu_ccs(facts, matrix)]
+    cc = ccs[0] if ccs else None
+    target = next((i.get("target") for i in failed if i.get("target")), None)
+    if not cc and target:
+        digits = str(target).rstrip("af")
+        cc = f"{digits[:-1]}.{digits[-1]}"
+    on = f" (compute capability {cc})" if cc else ""
+    if ignored or failed:
+        minimum = next((i.get("minimum") for i in ignored if i.get("minimum")), None)
+        why = (f"TensorFlow ignores GPUs below compute capability {minimum}." if minimum else
+               "TensorFlow has no kernel this GPU can run: no SASS for it, and the PTX it ships cannot be"
+               " JIT-compiled for it.")
+        return [
+            Finding(
+                "gpu.compute-capability-unsupported",
+                Status.FAIL,
+                f"This TensorFlow build has no kernels for the GPU{on}",
+                detail=why + (" A JIT from PTX was tried and failed." if jit and failed else ""),
+                fix=_cc_fix(facts, matrix, cc) if cc else "Install a TensorFlow release built for this GPU's"
+                " compute capability (`tfdoctor matrix --gpu NAME`)",
+                facts=used,
+                evidence=fc.quote(facts, ignored + failed + jit),
+            )
+        ]
+    return [
+        Finding(
+            "gpu.compute-capability-ptx-jit",
+            Status.WARN,
+            f"No native kernels for the GPU{on}: TensorFlow JIT-compiles them from PTX",
+            detail="The first run compiles kernels for minutes; they are cached only if the CUDA cache is big"
+            " enough. Nothing failed after it in this log.",
+            fix="export CUDA_CACHE_MAXSIZE=4294967296  # a 4 GiB JIT cache; let the first run finish once",
+            facts=used,
+            evidence=fc.quote(facts, jit),
+        )
+    ]
 
 
 @check("gpu.count-below-required", "gpu.count-ok")

@@ -8,6 +8,7 @@ from typing import Any
 from tfdoctor import catalogue as cat
 from tfdoctor import facts as fc
 from tfdoctor.checks import check, skipped
+from tfdoctor.checks import remedies as rm
 from tfdoctor.model import Finding, Status
 
 SLOWING = ("hw_slowdown", "hw_thermal", "sw_thermal", "hw_power_brake", "power_cap")
@@ -62,6 +63,21 @@ def memory_and_bus_errors(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     lost = [(g, str(g.get("error"))) for g in gpus if g.get("error_kind") == "gpu-lost"]
     live = [g for g in gpus if not g.get("error")]
     out = []
+    logged = fc.log_items(facts, "gpu-lost") + [i for i in fc.log_items(facts, "xid") if i.get("code") == "79"]
+    if logged and not lost:
+        out.append(
+            Finding(
+                "gpu.lost",
+                Status.FAIL,
+                "A GPU fell off the bus (Xid 79) and no longer answers",
+                detail="The driver lost contact with the GPU: overheating, power, a PCIe/riser fault or a driver"
+                " bug. Every CUDA call on it fails until it is reset.",
+                fix="sudo nvidia-smi -r  # or reboot; if it recurs check seating, power cables and cooling, and"
+                " collect `sudo nvidia-bug-report.sh` for your vendor",
+                facts=("log.evidence",),
+                evidence=fc.quote(facts, logged),
+            )
+        )
     if lost:
         out.append(
             _finding(
@@ -304,7 +320,7 @@ def sharing_and_modes(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     out = []
     held = []
     starved = False
-    for g in live:
+    for g in [] if fc.from_log(facts) else live:  # a pasted nvidia-smi may show TensorFlow's own use
         total, used, free = g.get("memory_total_mib"), g.get("memory_used_mib"), g.get("memory_free_mib")
         if not total or used is None:
             continue
@@ -314,6 +330,7 @@ def sharing_and_modes(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             held.append(
                 (g, f"{used} of {total} MiB in use, {free} MiB left for TensorFlow; {_process_text(g)}")
             )
+    out += _held_at_start(facts)
     if held:
         out.append(
             _finding(
@@ -499,5 +516,94 @@ def health_summary(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             f"{len(live)} GPU(s) answered the health queries",
             detail=f"{lines}\n(read from {source}; problems, if any, are listed separately)",
             facts=("nvml.gpus", "nvidia_smi.gpus"),
+        )
+    ]
+
+
+def _held_at_start(facts: dict[str, Any]) -> list[Finding]:
+    """TensorFlow's own device line said little memory was free before it allocated anything."""
+    items = []
+    last_total: dict[str, Any] = {}
+    for item in fc.log_items(facts, "memory-free", "memory-total"):
+        if item["kind"] == "memory-total":
+            last_total = item
+            continue
+        if not item.get("total"):  # "Free memory: X" on the line after "Total memory: Y" (TensorFlow 1.x)
+            item = {**item, "total": last_total.get("total"), "total_unit": last_total.get("total_unit")}
+        try:
+            free = _to_mib(item.get("free"), item.get("free_unit"))
+            total = _to_mib(item.get("total"), item.get("total_unit"))
+        except ValueError:
+            continue
+        if total and free / total < HELD_FRACTION:
+            items.append((item, free, total))
+    if not items:
+        return []
+    item, free, total = items[0]
+    return [
+        Finding(
+            "gpu.memory-held-by-other-processes",
+            Status.FAIL if free < MIN_FREE_MIB else Status.WARN,
+            f"Only {free:.0f} of {total:.0f} MiB of GPU memory were free when TensorFlow started",
+            detail="Another process (or an earlier TensorFlow session in the same notebook) held the rest, so"
+            " TensorFlow runs out of memory or cannot start cuDNN/cuBLAS.",
+            fix="nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv  # stop what you do not"
+            " need (kill PID) or restart the notebook kernel; to share a GPU: export TF_FORCE_GPU_ALLOW_GROWTH=true",
+            facts=("log.evidence",),
+            evidence=fc.quote(facts, [i for i, _, _ in items]),
+        )
+    ]
+
+
+def _to_mib(value: Any, unit: Any) -> float:
+    number = float(str(value)[:12])
+    return number * 1024 if str(unit or "").upper().startswith("G") else number
+
+
+@check("gpu.out-of-memory")
+def out_of_memory(facts: dict[str, Any], matrix: Any) -> list[Finding]:
+    """The GPU ran out of memory (TensorFlow's log or the worker's error says so)."""
+    items = fc.log_items(facts, "oom")
+    if not items:
+        return []
+    return [
+        Finding(
+            "gpu.out-of-memory",
+            Status.FAIL,
+            "The GPU ran out of memory",
+            detail="An allocation on the GPU failed: the model, batch or activations need more memory than was"
+            " free.",
+            fix="Reduce the batch size (or the model or input size); let TensorFlow take memory as needed: export"
+            " TF_FORCE_GPU_ALLOW_GROWTH=true; use mixed precision (keras.mixed_precision.set_global_policy("
+            "'mixed_float16')); check for other processes holding memory with `nvidia-smi`",
+            facts=("log.evidence",),
+            evidence=fc.quote(facts, items),
+        )
+    ]
+
+
+_FAULTS = ("ILLEGAL_ADDRESS", "LAUNCH_FAILED", "ILLEGAL_INSTRUCTION", "MISALIGNED_ADDRESS")
+_XID_FAULTS = ("13", "31", "43")
+
+
+@check("gpu.illegal-address")
+def kernel_faults(facts: dict[str, Any], matrix: Any) -> list[Finding]:
+    """A GPU kernel faulted: the CUDA context is lost and every later call fails."""
+    items = fc.cuda_errors(facts, *_FAULTS) + [i for i in fc.log_items(facts, "xid") if i.get("code") in _XID_FAULTS]
+    if not items:
+        return []
+    return [
+        Finding(
+            "gpu.illegal-address",
+            Status.FAIL,
+            "A GPU kernel faulted (illegal memory access / launch failure)",
+            detail="A kernel read or wrote memory it does not own, or the launch failed (Xid 13/31/43 in the"
+            " kernel log). Causes: a bug in a custom op or kernel, a library mismatch (cuDNN/cuBLAS for another"
+            " CUDA), very rarely failing hardware. The process must restart: its CUDA context is lost.",
+            fix="CUDA_LAUNCH_BLOCKING=1 python your_script.py  # shows the op that faults; then update TensorFlow's"
+            " CUDA libraries together (" + rm.pip_install(facts, rm.keep_tf_version(facts)) + "); if it recurs on"
+            " one GPU only: sudo dmesg | grep -i xid and run `dcgmi diag -r 3`",
+            facts=("log.evidence",),
+            evidence=fc.quote(facts, items),
         )
     ]

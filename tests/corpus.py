@@ -1,0 +1,135 @@
+"""The explain corpus: real pasted outputs with the ids and versions a maintainer reads in them.
+
+tests/data/explain/cases.toml lists the development cases; tests/data/explain/holdout/cases.toml a
+split added last and never tuned on. `score` runs the real engine on each case and counts, per id:
+named (the case's ids were reported, failing or warning), missed, and false alarms (a root cause
+reported that the case does not list; a finding explained by another is not counted).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tfdoctor.logs.lines import read_lines
+from tfdoctor.report import explain_report
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+CORPUS = Path(__file__).parent / "data" / "explain"
+SPLITS = {"dev": CORPUS, "holdout": CORPUS / "holdout"}
+
+
+def cases(split: str = "dev") -> list[dict]:
+    folder = SPLITS[split]
+    listed = tomllib.loads((folder / "cases.toml").read_text(encoding="utf-8"))["case"]
+    for case in listed:
+        case["path"] = folder / case["file"]
+    return listed
+
+
+def run(case: dict) -> tuple[set[str], set[str], dict]:
+    """(every failing or warning id, the root ones, the environment read)."""
+    with open(case["path"], "rb") as fh:
+        report = explain_report(read_lines(fh))
+    bad = [f for f in report.findings if str(f.status) in ("fail", "warn")]
+    return {f.id for f in bad}, {f.id for f in bad if not f.caused_by}, report.environment
+
+
+def env_misses(expected: dict, env: dict) -> list[str]:
+    wrong = []
+    for key, want in expected.items():
+        got = env.get(key)
+        if key == "gpus":
+            got = got or []
+            for i, w in enumerate(want):
+                g = got[i] if i < len(got) else {}
+                for k, val in w.items():
+                    if g.get(k) != val:
+                        wrong.append(f"gpus[{i}].{k}: want {val!r}, got {g.get(k)!r}")
+        elif str(got) != str(want):
+            wrong.append(f"{key}: want {want!r}, got {got!r}")
+    return wrong
+
+
+def env_count(expected: dict) -> int:
+    return sum(sum(len(g) for g in want) if key == "gpus" else 1 for key, want in expected.items())
+
+
+@dataclass
+class Score:
+    tp: Counter = field(default_factory=Counter)
+    fp: Counter = field(default_factory=Counter)
+    fn: Counter = field(default_factory=Counter)
+    cases: int = 0
+    named: int = 0  # cases whose every listed id was reported
+    clean: int = 0  # cases with no false alarm
+    values: int = 0
+    values_read: int = 0
+    failures: list[str] = field(default_factory=list)
+
+    def precision(self) -> float:
+        tp, fp = sum(self.tp.values()), sum(self.fp.values())
+        return tp / (tp + fp) if tp + fp else 1.0
+
+    def recall(self) -> float:
+        tp, fn = sum(self.tp.values()), sum(self.fn.values())
+        return tp / (tp + fn) if tp + fn else 1.0
+
+    def table(self) -> str:
+        ids = sorted(set(self.tp) | set(self.fp) | set(self.fn))
+        lines = [f"{'id':<38} {'tp':>3} {'fp':>3} {'fn':>3} {'precision':>9} {'recall':>7}"]
+        for fid in ids:
+            tp, fp, fn = self.tp[fid], self.fp[fid], self.fn[fid]
+            p = tp / (tp + fp) if tp + fp else 1.0
+            r = tp / (tp + fn) if tp + fn else 1.0
+            lines.append(f"{fid:<38} {tp:>3} {fp:>3} {fn:>3} {p:>9.2f} {r:>7.2f}")
+        lines.append(
+            f"{'ALL':<38} {sum(self.tp.values()):>3} {sum(self.fp.values()):>3} {sum(self.fn.values()):>3}"
+            f" {self.precision():>9.2f} {self.recall():>7.2f}"
+        )
+        lines.append(
+            f"cases {self.cases}: named right {self.named} ({self.named / max(1, self.cases):.0%}), "
+            f"no false alarm {self.clean} ({self.clean / max(1, self.cases):.0%}); versions read "
+            f"{self.values_read}/{self.values} ({self.values_read / max(1, self.values):.0%})"
+        )
+        return "\n".join(lines)
+
+
+def score(split: str = "dev") -> Score:
+    result = Score()
+    for case in cases(split):
+        found, roots, env = run(case)
+        want, allowed = set(case["ids"]), set(case["ids"]) | set(case.get("also", []))
+        result.cases += 1
+        for fid in want & found:
+            result.tp[fid] += 1
+        for fid in want - found:
+            result.fn[fid] += 1
+        for fid in roots - allowed:
+            result.fp[fid] += 1
+        result.named += want <= found
+        result.clean += not (roots - allowed)
+        expected = case.get("env", {})
+        misses = env_misses(expected, env)
+        result.values += env_count(expected)
+        result.values_read += env_count(expected) - len(misses)
+        if want - found or roots - allowed or misses:
+            result.failures.append(
+                f"{case['file']}: want {sorted(want)} got roots {sorted(roots)} all {sorted(found)}"
+                + (f"; env {misses}" if misses else "")
+            )
+    return result
+
+
+if __name__ == "__main__":  # python tests/corpus.py [dev|holdout] [-v]
+    which = sys.argv[1] if len(sys.argv) > 1 else "dev"
+    s = score(which)
+    print(s.table())
+    if "-v" in sys.argv and which == "dev":
+        print("\n".join(s.failures))

@@ -1,0 +1,35 @@
+"""cuBLAS: the GEMM library every matmul and dense layer uses on the GPU."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tfdoctor import facts as fc
+from tfdoctor.checks import check
+from tfdoctor.checks import remedies as rm
+from tfdoctor.model import Finding, Status
+
+
+@check("cublas.init-failed")
+def cublas_initialised(facts: dict[str, Any], matrix: Any) -> list[Finding]:
+    """cuBLAS could not create its handle or launch a GEMM (TensorFlow's log says so)."""
+    items = [i for i in fc.log_items(facts, "cublas-failed") if i.get("status") != "ALLOC_FAILED"]
+    if not items:
+        return []
+    status = next((str(i["status"]) for i in items if i.get("status")), None)
+    return [
+        Finding(
+            "cublas.init-failed",
+            Status.FAIL,
+            "cuBLAS failed to initialise" + (f" (CUBLAS_STATUS_{status})" if status else ""),
+            detail="cuBLAS could not create its handle or run a matrix multiply on the GPU. Most often the GPU's"
+            " memory was already taken (TensorFlow reserves almost all of it by default, so a second process or"
+            " a second TensorFlow session finds none left); otherwise the CUDA libraries are broken or do not"
+            " support this GPU.",
+            fix="export TF_FORCE_GPU_ALLOW_GROWTH=true  # take GPU memory as needed; look for other processes"
+            " holding memory with `nvidia-smi`; if it persists, reinstall the CUDA libraries: "
+            + rm.cuda_libraries(facts, matrix),
+            facts=("log.evidence",),
+            evidence=fc.quote(facts, items),
+        )
+    ]

@@ -1,0 +1,34 @@
+"""Keras 3: TensorFlow >= 2.16 uses it as tf.keras, and code written for Keras 2 breaks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tfdoctor import facts as fc
+from tfdoctor import versions as v
+from tfdoctor.checks import check
+from tfdoctor.checks import remedies as rm
+from tfdoctor.model import Finding, Status
+
+
+@check("keras.keras3-api-change")
+def keras3_api(facts: dict[str, Any], matrix: Any) -> list[Finding]:
+    items = fc.log_items(facts, "keras3")
+    if not items:
+        return []
+    tfv = fc.tf_version(facts)
+    minor = v.major_minor(tfv) if tfv and v.version_ge(tfv, (2, 16)) else None
+    tf_keras = f"tf-keras~={minor}.0" if minor else "tf-keras"
+    return [
+        Finding(
+            "keras.keras3-api-change",
+            Status.FAIL,
+            "This code was written for Keras 2, but Keras 3 runs it",
+            detail="From TensorFlow 2.16, tf.keras is Keras 3: some APIs were removed or changed, KerasTensors"
+            " cannot be passed to TensorFlow functions, and only the .keras and .h5 formats load.",
+            fix=f"{rm.pip_install(facts, tf_keras)} && export TF_USE_LEGACY_KERAS=1  # keeps Keras 2 for this code;"
+            " or migrate the code to Keras 3",
+            facts=("log.evidence", "tensorflow.distributions"),
+            evidence=fc.quote(facts, items),
+        )
+    ]

@@ -1,0 +1,57 @@
+"""NCCL: the library MirroredStrategy and MultiWorkerMirroredStrategy all-reduce with on GPUs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tfdoctor import catalogue as cat
+from tfdoctor import facts as fc
+from tfdoctor.checks import check
+from tfdoctor.model import Finding, Status
+
+_FAILED = ("fail", "error", "abort", "timeout", "timed out", "unhandled", "invalid", "refused", "unable")
+
+
+@check("nccl.error")
+def collective_errors(facts: dict[str, Any], matrix: Any) -> list[Finding]:
+    errors = fc.log_items(facts, "nccl-error")
+    warned = fc.log_items(facts, "nccl-warn")
+    failed_warn = [i for i in warned if any(w in str(i.get("text", "")).lower() for w in _FAILED)]
+    items = errors + failed_warn or warned
+    if not items:
+        return []
+    return [
+        Finding(
+            "nccl.error",
+            Status.FAIL if errors or failed_warn else Status.WARN,
+            "An NCCL collective failed" if errors or failed_warn else "NCCL warned during setup",
+            detail="NCCL carries MirroredStrategy's all-reduce between GPUs (and nodes). Its error names the"
+            " transport that broke: shared memory in containers, peer-to-peer/NVLink, InfiniBand, or sockets.",
+            fix="NCCL_DEBUG=INFO python your_script.py  # shows the failing transport; then try NCCL_P2P_DISABLE=1"
+            " (P2P/NVLink), NCCL_IB_DISABLE=1 (InfiniBand), or --ipc=host / --shm-size=1g in containers; or use"
+            " tf.distribute.MirroredStrategy(cross_device_ops=tf.distribute.HierarchicalCopyAllReduce())",
+            docs=cat.NV_NCCL_TROUBLE,
+            facts=("log.evidence",),
+            evidence=fc.quote(facts, items),
+        )
+    ]
+
+
+@check("nccl.unsupported-platform")
+def unsupported_platform(facts: dict[str, Any], matrix: Any) -> list[Finding]:
+    items = fc.log_items(facts, "nccl-unsupported")
+    if not items:
+        return []
+    return [
+        Finding(
+            "nccl.unsupported-platform",
+            Status.FAIL,
+            "NCCL is not available here (native Windows or macOS builds have no NCCL)",
+            detail="MirroredStrategy's default all-reduce is NCCL's; this TensorFlow build has no NcclAllReduce"
+            " kernel.",
+            fix="strategy = tf.distribute.MirroredStrategy(cross_device_ops=tf.distribute.HierarchicalCopyAllReduce())"
+            "  # all-reduce without NCCL; or run on Linux/WSL2",
+            facts=("log.evidence", "system.platform"),
+            evidence=fc.quote(facts, items),
+        )
+    ]

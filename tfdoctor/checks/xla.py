@@ -1,0 +1,76 @@
+"""XLA's CUDA toolchain: libdevice and a ptxas that knows this GPU (jit_compile, Keras 3's default)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tfdoctor import facts as fc
+from tfdoctor import versions as v
+from tfdoctor.checks import check
+from tfdoctor.checks import remedies as rm
+from tfdoctor.model import Finding, Status
+
+# Messages that announce a fallback rather than a failure.
+_SOFT = ("can't find ptxas binary", "can't find libdevice directory")
+
+
+@check("xla.toolchain-missing")
+def toolchain(facts: dict[str, Any], matrix: Any) -> list[Finding]:
+    items = fc.log_items(facts, "xla-tools")
+    if not items:
+        return []
+    hard = [i for i in items if not any(s in str(i.get("text")).lower() for s in _SOFT)]
+    what = sorted({str(i.get("what")) for i in items if i.get("what")})
+    cu = v.major(fc.tf_cuda(facts, matrix)[0]) or 12
+    tfv = fc.tf_version(facts)
+    if tfv and not v.version_ge(tfv, (2, 14)):
+        fix = ("export XLA_FLAGS=--xla_gpu_cuda_data_dir=/usr/local/cuda  # a CUDA toolkit folder holding"
+               " nvvm/libdevice and bin/ptxas, of TensorFlow's CUDA version")
+    else:
+        fix = (rm.pip_install(facts, f"nvidia-cuda-nvcc-cu{cu}") + "  # ptxas and libdevice for XLA; or point XLA at"
+               " a CUDA toolkit: export XLA_FLAGS=--xla_gpu_cuda_data_dir=/usr/local/cuda")
+    return [
+        Finding(
+            "xla.toolchain-missing",
+            Status.FAIL if hard else Status.WARN,
+            f"XLA cannot find {' and '.join(what) or 'the CUDA compiler tools'}",
+            detail="XLA (jit_compile, and Keras 3's default fit) compiles GPU code with ptxas and libdevice from"
+            " the CUDA toolkit or the nvidia-cuda-nvcc wheel; without them compiled functions fail"
+            + ("." if hard else " or fall back to the driver, slower."),
+            fix=fix,
+            facts=("log.evidence", "tensorflow.distributions"),
+            evidence=fc.quote(facts, items),
+        )
+    ]
+
+
+@check("xla.ptxas-too-old")
+def ptxas_version(facts: dict[str, Any], matrix: Any) -> list[Finding]:
+    items = []
+    for item in fc.log_items(facts, "ptxas-old"):
+        have, need = item.get("have"), item.get("need")
+        if have and need and v.vtuple(have) >= v.vtuple(need):
+            continue  # TensorFlow's own version check sometimes misfires: the numbers say it is fine
+        items.append(item)
+    if not items:
+        return []
+    hard = [i for i in items if not i.get("soft")]
+    target = next((i.get("target") for i in items if i.get("target")), None)
+    have = next((i.get("have") for i in items if i.get("have")), None)
+    cu = v.major(fc.tf_cuda(facts, matrix)[0]) or 12
+    title = (f"ptxas does not know sm_{target} (this GPU)" if target else
+             f"ptxas {have} is older than TensorFlow needs" if have else "ptxas is too old for this GPU")
+    return [
+        Finding(
+            "xla.ptxas-too-old",
+            Status.FAIL if hard else Status.WARN,
+            title,
+            detail="XLA compiles kernels with the first ptxas it finds (the nvidia-cuda-nvcc wheel, CUDA_DIR, or"
+            " PATH); this one predates the GPU's architecture or TensorFlow's CUDA, so compilation fails or falls"
+            " back to the driver.",
+            fix=rm.pip_install(facts, f"nvidia-cuda-nvcc-cu{cu}") + "  # a current ptxas for XLA; or put a newer"
+            " CUDA toolkit's bin first on PATH (export PATH=/usr/local/cuda-12.8/bin:$PATH)",
+            facts=("log.evidence", "nvcc.version"),
+            evidence=fc.quote(facts, items),
+        )
+    ]

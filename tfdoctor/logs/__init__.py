@@ -1,0 +1,152 @@
+"""Reading any pasted text into facts: the same sections the probes fill, plus the log's evidence.
+
+`read(lines, source)` streams the text once (bounded memory whatever its size) and returns facts:
+- probe-shaped sections (system, nvidia_smi, nvcc, tensorflow, runtime) holding the versions and
+  names the text shows, for `explain` (source "explain"); the checks judge them as they judge
+  probed facts;
+- `log`: {source, lines_read, evidence: [{kind, line, text, ...}], counts: {kind: n},
+  provenance: {"tensorflow.version": line, ...}, platform_hints: [...]} — what failed, by
+  mechanism (tfdoctor/logs/evidence.py); the checks decide which finding each item supports.
+
+For the worker's own log (source "worker") only `log` is kept: probes already measured the rest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from tfdoctor.logs import evidence as ev
+from tfdoctor.logs.lines import normalize, split
+from tfdoctor.logs.values import Values
+
+MAX_ITEMS_PER_KIND = 12  # evidence items kept per mechanism (the count keeps going)
+MAX_SEEN = 200_000  # distinct lines remembered to skip repeats
+QUOTE = 300  # characters of a line quoted as evidence
+
+
+def _item(sig: ev.Signature, m: Any, line: str, line_no: int) -> dict[str, Any] | None:
+    item: dict[str, Any] = {"kind": sig.kind, "line": line_no, "text": line[:QUOTE], **sig.data}
+    for name, value in zip(sig.fields, m.groups()):
+        if value:
+            item[name] = value.strip()[:200]
+    if sig.kind == "cuda-error":
+        upper, camel, message = item.pop("upper", None), item.pop("camel", None), item.pop("message", None)
+        name = upper or (ev.cuda_error_name("cudaError" + camel) if camel else ev.cuda_error_name(message or ""))
+        if not name:
+            return None
+        item["error"] = name
+    elif sig.kind == "cuinit":
+        rest = item.pop("rest", "")
+        item["error"] = _cuinit_error(rest)
+    elif sig.kind == "dlopen-failed" and "library" in item:
+        item["family"] = ev.library_family(item["library"])
+    return item
+
+
+def _cuinit_error(rest: str) -> str | None:
+    """'CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected' | 'UNKNOWN ERROR (303)' -> a name."""
+    upper = rest.upper()
+    i = upper.find("CUDA_ERROR_")
+    if i >= 0:
+        end = i + 11
+        while end < len(upper) and (upper[end].isalpha() or upper[end] == "_"):
+            end += 1
+        return upper[i + 11:end] or None
+    paren = rest.rfind("(")
+    if paren >= 0:
+        code = rest[paren + 1:].split(")", 1)[0].strip()
+        if code.isdigit():
+            return ev.CUDA_CODES.get(code, f"CODE_{code[:6]}")
+    low = rest.lower()
+    for message, name in ev.CUDA_MESSAGES.items():
+        if message in low:
+            return name
+    return "UNKNOWN" if "unknown" in low else None
+
+
+class Reader:
+    """Streaming state: evidence by mechanism and the values seen."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.values = Values()
+        self.items: list[dict[str, Any]] = []
+        self.counts: dict[str, int] = {}
+        self.lines = 0
+        self._seen: set[int] = set()
+
+    def feed(self, raw: str) -> None:
+        self.lines += 1
+        if "\r" in raw:
+            for part in raw.split("\r"):
+                if part.strip():
+                    self._line(normalize(part))
+        else:
+            self._line(normalize(raw))
+
+    def _line(self, line: str) -> None:
+        if not line:
+            return
+        key = hash(line)
+        if key in self._seen:  # a repeated line adds no evidence or value: logs repeat a lot
+            return
+        if len(self._seen) < MAX_SEEN:
+            self._seen.add(key)
+        low = line.lower()
+        self.values.line_no = self.lines
+        here: set[tuple[str, Any]] = set()
+        for sig, m in ev.match_line(line, low):
+            item = _item(sig, m, line, self.lines)
+            if item is None:
+                continue
+            key = (item["kind"], item.get("library") or item.get("error") or item.get("status"))
+            if key in here:  # two spellings of one failure on one line are one piece of evidence
+                continue
+            here.add(key)
+            if item["kind"] == "cpu-build" and self.source == "explain":
+                self.values.set("tensorflow.build_info.is_cuda_build", False, 6)
+            count = self.counts.get(item["kind"], 0)
+            self.counts[item["kind"]] = count + 1
+            if count < MAX_ITEMS_PER_KIND:
+                self.items.append(item)
+        if self.source == "explain":
+            self.values.feed(line, low, self.lines)
+
+    def facts(self) -> dict[str, Any]:
+        log: dict[str, Any] = {
+            "source": self.source,
+            "lines_read": self.lines,
+            "evidence": self.items,
+            "counts": dict(self.counts),
+        }
+        if self.source != "explain":
+            return {"log": log}
+        sections, provenance = self.values.facts()
+        self._smi_mismatch(sections, provenance)
+        log["provenance"] = provenance
+        log["platform_hints"] = sorted(self.values.hints)
+        return {**sections, "log": log}
+
+    def _smi_mismatch(self, sections: dict[str, Any], provenance: dict[str, int]) -> None:
+        """nvidia-smi's own version differs from the driver it talks to: a library mismatch."""
+        smi = sections.get("nvidia_smi") or {}
+        have, lib = smi.pop("smi_version", None), smi.get("driver_version")
+        provenance.pop("nvidia_smi.smi_version", None)
+        if have and lib and have != lib and "lib-mismatch" not in self.counts:
+            line = self.values.values.get("nvidia_smi.driver_version", (None, 0, 0))[2]
+            self.items.append({"kind": "lib-mismatch", "line": line, "library": have, "kernel": lib,
+                               "text": f"NVIDIA-SMI {have} with Driver Version {lib}"})
+            self.counts["lib-mismatch"] = 1
+
+
+def read(lines: Iterable[str], source: str = "explain") -> dict[str, Any]:
+    """Facts from a stream of text lines (see the module docstring)."""
+    reader = Reader(source)
+    for raw in lines:
+        reader.feed(raw if isinstance(raw, str) else str(raw))
+    return reader.facts()
+
+
+def read_text(text: str, source: str = "explain") -> dict[str, Any]:
+    return read(split(text or ""), source)

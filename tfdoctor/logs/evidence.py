@@ -1,0 +1,335 @@
+"""Evidence in a log: the mechanisms that failed, named once whatever the wording.
+
+A signature names a *mechanism* (a library that did not load, a CUDA error, a cuDNN status, an
+out-of-memory), not a finding id: the checks decide what it means, together with the facts. The
+CUDA driver and runtime report the same errors under three spellings (CUDA_ERROR_NO_DEVICE,
+cudaErrorNoDevice, "no CUDA-capable device is detected") and TensorFlow prints numeric codes
+("UNKNOWN ERROR (303)"): all become one error name here.
+
+Each signature is gated by lower-case anchor substrings (a cheap `in` test) before its regex runs;
+every regex is bounded, so a hostile 4 KB line costs a few linear scans.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Signature:
+    kind: str  # the mechanism, e.g. "dlopen-failed", "cuda-error", "oom"
+    anchors: tuple[str, ...]  # lower-case substrings; the regex runs when any is in the line
+    regex: re.Pattern[str]
+    fields: tuple[str, ...] = ()  # names for the regex groups kept in the evidence item
+    data: dict[str, Any] = field(default_factory=dict)  # constant data added to the item
+
+
+def _sig(kind: str, anchors: str | tuple[str, ...], pattern: str, fields: tuple[str, ...] = (),
+         flags: int = re.IGNORECASE, **data: Any) -> Signature:
+    anchors = (anchors,) if isinstance(anchors, str) else anchors
+    return Signature(kind, anchors, re.compile(pattern, flags), fields, data)
+
+
+# CUDA error names: the driver API's CUDA_ERROR_X, the runtime's cudaErrorX and their messages.
+# Numeric codes from the CUDA driver API (cuda.h, CUresult).
+CUDA_CODES = {
+    "1": "INVALID_VALUE", "2": "OUT_OF_MEMORY", "3": "NOT_INITIALIZED", "34": "STUB_LIBRARY",
+    "35": "INSUFFICIENT_DRIVER", "46": "DEVICES_UNAVAILABLE", "100": "NO_DEVICE", "101": "INVALID_DEVICE",
+    "200": "INVALID_IMAGE", "209": "NO_BINARY_FOR_GPU", "218": "INVALID_PTX", "222": "UNSUPPORTED_PTX_VERSION",
+    "303": "SHARED_OBJECT_INIT_FAILED", "400": "INVALID_HANDLE", "700": "ILLEGAL_ADDRESS",
+    "715": "ILLEGAL_INSTRUCTION", "716": "MISALIGNED_ADDRESS", "719": "LAUNCH_FAILED",
+    "803": "SYSTEM_DRIVER_MISMATCH", "804": "COMPAT_NOT_SUPPORTED_ON_DEVICE", "999": "UNKNOWN",
+}
+# cudaGetErrorString / cuGetErrorString texts -> the same names.
+CUDA_MESSAGES = {
+    "no cuda-capable device is detected": "NO_DEVICE",
+    "all cuda-capable devices are busy or unavailable": "DEVICES_UNAVAILABLE",
+    "cuda-capable device(s) is/are busy or unavailable": "DEVICES_UNAVAILABLE",
+    "cuda driver version is insufficient for cuda runtime version": "INSUFFICIENT_DRIVER",
+    "forward compatibility was attempted on non supported hw": "COMPAT_NOT_SUPPORTED_ON_DEVICE",
+    "system has unsupported display driver / cuda driver combination": "SYSTEM_DRIVER_MISMATCH",
+    "no kernel image is available for execution on the device": "NO_BINARY_FOR_GPU",
+    "device kernel image is invalid": "INVALID_IMAGE",
+    "the provided ptx was compiled with an unsupported toolchain": "UNSUPPORTED_PTX_VERSION",
+    "a ptx jit compilation failed": "INVALID_PTX",
+    "an illegal memory access was encountered": "ILLEGAL_ADDRESS",
+    "an illegal instruction was encountered": "ILLEGAL_INSTRUCTION",
+    "misaligned address": "MISALIGNED_ADDRESS",
+    "unspecified launch failure": "LAUNCH_FAILED",
+    "cuda driver is a stub library": "STUB_LIBRARY",
+    "cudageterrorstring symbol not found": "INSUFFICIENT_DRIVER",
+}
+_CAMEL = {  # cudaErrorX -> X in the driver API's spelling, where they differ
+    "MEMORYALLOCATION": "OUT_OF_MEMORY", "NOKERNELIMAGEFORDEVICE": "NO_BINARY_FOR_GPU",
+    "INSUFFICIENTDRIVER": "INSUFFICIENT_DRIVER", "NODEVICE": "NO_DEVICE", "ILLEGALADDRESS": "ILLEGAL_ADDRESS",
+    "LAUNCHFAILURE": "LAUNCH_FAILED", "DEVICESUNAVAILABLE": "DEVICES_UNAVAILABLE",
+    "SYSTEMDRIVERMISMATCH": "SYSTEM_DRIVER_MISMATCH", "COMPATNOTSUPPORTEDONDEVICE": "COMPAT_NOT_SUPPORTED_ON_DEVICE",
+    "INITIALIZATIONERROR": "NOT_INITIALIZED", "UNKNOWN": "UNKNOWN", "STUBLIBRARY": "STUB_LIBRARY",
+    "INVALIDPTX": "INVALID_PTX", "UNSUPPORTEDPTXVERSION": "UNSUPPORTED_PTX_VERSION",
+    "INVALIDDEVICEFUNCTION": "NO_BINARY_FOR_GPU", "MISALIGNEDADDRESS": "MISALIGNED_ADDRESS",
+    "ILLEGALINSTRUCTION": "ILLEGAL_INSTRUCTION",
+}
+
+
+def cuda_error_name(raw: str) -> str | None:
+    """'CUDA_ERROR_NO_DEVICE' | 'cudaErrorNoDevice' | '(303)' | a message -> 'NO_DEVICE' style."""
+    text = raw.strip()
+    if text.upper().startswith("CUDA_ERROR_"):
+        return text[11:].upper()
+    if text.startswith("cudaError"):
+        return _CAMEL.get(text[9:].upper())
+    if text.isdigit():
+        return CUDA_CODES.get(text)
+    return CUDA_MESSAGES.get(text.lower())
+
+
+# Library families TensorFlow dlopens, by file stem (Linux sonames and Windows DLL names).
+_CUDA_RUNTIME = r"cudart|cublas(?:Lt)?|cufft|curand|cusolver|cusparse|nvrtc|nvJitLink|nvjitlink|cupti|nvToolsExt"
+_LIB = (
+    rf"(?:lib)?(?:cuda|nvcuda|{_CUDA_RUNTIME}|cudnn(?:_[a-z_]{{1,30}})?|nvinfer(?:_plugin)?|nccl|nvidia-ml|"
+    r"tensorflow_framework|_pywrap_tensorflow_internal|msvcp140(?:_1)?|cudnn64)"
+    r"(?:\.so(?:\.\d{1,6}){0,4}|64_\d{1,4}\.dll|\.dll|_\d{1,3}\.dll)"
+)
+
+
+def library_family(name: str) -> str:
+    """'libcudart.so.11.0' -> 'cuda-runtime'; 'libcuda.so.1' -> 'driver'; 'cudnn64_8.dll' -> 'cudnn'."""
+    stem = name.lower().removeprefix("lib").split(".", 1)[0]
+    if stem in ("cuda", "nvcuda", "nvidia-ml"):
+        return "driver"
+    if stem.startswith("cudnn"):
+        return "cudnn"
+    if stem.startswith("nvinfer"):
+        return "tensorrt"
+    if stem.startswith("nccl"):
+        return "nccl"
+    if stem.startswith(("tensorflow_framework", "_pywrap_tensorflow")):
+        return "tensorflow"
+    if stem.startswith("msvcp"):
+        return "msvc"
+    if stem.startswith("cupti"):
+        return "cupti"
+    return "cuda-runtime"
+
+
+def library_cuda_major(name: str) -> int | None:
+    """The CUDA major a runtime library belongs to: libcudart.so.11.0 -> 11, cublas64_12.dll -> 12,
+    cudart64_110.dll -> 11, cudart64_101.dll -> 10 (None for cuDNN and the driver)."""
+    low = name.lower()
+    if library_family(low) != "cuda-runtime":
+        return None
+    m = re.search(r"\.so\.(\d{1,3})", low)
+    if m:
+        return int(m.group(1))
+    m = re.search(r"64_(\d{1,4})\.dll", low)
+    if m:
+        digits = m.group(1)
+        return int(digits[:-1]) if len(digits) == 3 else int(digits[:2]) if len(digits) == 4 else int(digits)
+    return None
+
+
+def library_major(name: str) -> int | None:
+    """A cuDNN library's major: libcudnn.so.8 -> 8, cudnn64_8.dll -> 8, libcudnn_ops.so.9 -> 9."""
+    m = re.search(r"\.so\.(\d{1,3})|64_(\d{1,3})\.dll", name.lower())
+    if not m:
+        return None
+    return int(m.group(1) or m.group(2))
+
+
+SIGNATURES: tuple[Signature, ...] = (
+    # --- libraries that did not load --------------------------------------------------------------
+    _sig("dlopen-failed", ("library", "dso"),
+         rf"(?:Could not (?:load|open)|Couldn't open|Unable to load|failed to load|cannot load) "
+         rf"(?:dynamic |the )?(?:CUDA )?(?:library|DSO)[: ]{{0,3}}'?({_LIB})", ("library",)),
+    _sig("dlopen-failed", "cannot open shared object", rf"({_LIB}): cannot open shared object", ("library",)),
+    _sig("dlopen-failed", ".dll", rf"({_LIB})'?;? (?:dlerror: \S{{0,80}} )?not found", ("library",)),
+    _sig("dlopen-failed", "unable to load cudnn dso", r"Unable to load cuDNN DSO", library="libcudnn"),
+    _sig("dlopen-failed", "cudnn", r"\bcudnn\w{0,20} library (?:is )?not found|Could not load cudnn", library="libcudnn"),
+    _sig("gpu-libs-skipped", "cannot dlopen some gpu libraries", r"Cannot dlopen some GPU libraries"),
+    _sig("cudart-stub", "could not find cuda drivers", r"Could not find cuda drivers on your machine"),
+    _sig("dnn-not-found", "dnn library is not found", r"DNN library is not found"),
+    # --- the driver -------------------------------------------------------------------------------
+    _sig("no-driver", "communicate with the nvidia driver", r"couldn.?t communicate with the NVIDIA driver",
+         why="smi"),
+    _sig("no-driver", "kernel driver does not appear", r"kernel driver does not appear to be running", why="kernel"),
+    _sig("no-driver", "driver was not detected", r"NVIDIA Driver was not detected", why="container"),
+    _sig("no-driver", "no nvidia driver", r"found no NVIDIA driver on your system", why="kernel"),
+    _sig("no-driver", ("driver not loaded", "nvml_error_driver_not_loaded"),
+         r"NVML: Driver Not Loaded|NVML_ERROR_DRIVER_NOT_LOADED|Driver Not Loaded", why="kernel"),
+    _sig("no-driver", "nvidia-smi", r"nvidia-smi'?:? (?:command )?not found|'nvidia-smi' is not recognized",
+         why="smi-missing"),
+    _sig("no-driver", ("no nvidia gpu", "no nvidia graphics", "no nvidia devices"),
+         r"No NVIDIA (?:GPU|graphics adapter|devices?) (?:found|detected|were found|probed)", why="no-gpu"),
+    _sig("no-driver", "probe routine was not called", r"NVIDIA probe routine was not called", why="nouveau"),
+    _sig("no-driver", "nouveau", r"\bnouveau\b.{0,80}(?:loaded|probe|fifo|fb:|DRM|detected|kernel driver in use)|"
+         r"(?:Kernel driver in use|module)\W{0,4}nouveau|^nouveau\s+\d", why="nouveau"),
+    _sig("no-driver", "libcuda", r"libcuda reported version is: Not found|Failed to find libcuda", why="libcuda"),
+    # --- user-space driver library and kernel module disagree ------------------------------------
+    _sig("lib-mismatch", "mismatch",
+         r"Driver/library version mismatch|NVML_ERROR_LIB_RM_VERSION_MISMATCH|API mismatch: the NVIDIA kernel module"
+         r"(?: has version (\d{3}\.\d{1,3}(?:\.\d{1,3})?))?(?:.{0,80}?component has version (\d{3}\.\d{1,3}(?:\.\d{1,3})?))?",
+         ("kernel", "library")),
+    _sig("lib-mismatch", "does not match dso version",
+         r"kernel version (\d{3}\.\d{1,3}(?:\.\d{1,3})?) does not match DSO version (\d{3}\.\d{1,3}(?:\.\d{1,3})?)",
+         ("kernel", "library")),
+    _sig("lib-mismatch", "rm_version_mismatch", r"LIB_RM_VERSION_MISMATCH"),
+    # --- CUDA errors, whatever the spelling --------------------------------------------------------
+    _sig("cuinit", "cuinit", r"(?:failed call to|call to) cuInit(?: result)?:? ?(.{0,160})", ("rest",)),
+    _sig("cuda-error", "cuda_error_", r"\bCUDA_ERROR_([A-Z_]{3,40})\b", ("upper",)),
+    _sig("cuda-error", "cudaerror", r"\bcudaError([A-Za-z]{3,40})\b", ("camel",)),
+    _sig("cuda-error", tuple(CUDA_MESSAGES), "(" + "|".join(re.escape(m) for m in CUDA_MESSAGES) + ")", ("message",)),
+    _sig("driver-cuda-older", "older than the ptx compiler",
+         r"driver's CUDA version is (\d{1,2}\.\d{1,2}) which is older than the PTX compiler version "
+         r"(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)", ("driver_cuda", "need")),
+    _sig("ngc-driver", "this container was built for nvidia driver",
+         r"built for NVIDIA Driver Release (\d{3}\.\d{1,3}) or later, but version (\d{3}\.\d{1,3}(?:\.\d{1,3})?) "
+         r"was detected", ("need", "have")),
+    # --- cuDNN, cuBLAS ------------------------------------------------------------------------------
+    _sig("cudnn-version", "cudnn library",
+         r"Loaded runtime CuDNN library:?\s{0,4}(\d[\d.]{0,12})(?:\s{0,4}\(compatibility version \d{1,8}\))?"
+         r"\s{0,4}but source was compiled with:?\s{0,4}(\d[\d.]{0,12}\d)", ("loaded", "compiled")),
+    _sig("cudnn-failed", "cudnn_status_", r"CUDNN_STATUS_([A-Z_]{3,40})", ("status",)),
+    _sig("cudnn-failed", ("cudnn handle", "dnn library initialization failed", "cudnn failed to initialize",
+                          "cudnn launch failure"),
+         r"Could not create cudnn handle|DNN library initialization failed|cuDNN failed to initialize|"
+         r"cuDNN launch failure", status="INIT"),
+    _sig("cublas-failed", ("cublas", "blas"),
+         r"failed to create cublas handle|CUBLAS_STATUS_([A-Z_]{3,40})|Blas \w{0,12}GEMM launch failed|"
+         r"BLAS operation using StreamExecutor without BLAS support|cublas (?:handle|library) (?:was )?not initialized",
+         ("status",)),
+    # --- memory -----------------------------------------------------------------------------------
+    _sig("oom", ("oom", "exhausted", "out of memory", "out_of_memory", "alloc_failed", "memoryallocation",
+                 "failed to allocate"),
+         r"\bOOM when allocating|ResourceExhaustedError|RESOURCE_EXHAUSTED|Resource exhausted|"
+         r"Out of memory while trying to allocate|"
+         r"CUDA_ERROR_OUT_OF_MEMORY|CUDNN_STATUS_ALLOC_FAILED|CUBLAS_STATUS_ALLOC_FAILED|cudaErrorMemoryAllocation|"
+         r"CUDA (?:runtime )?error: out of memory|failed to allocate .{1,40} from device"),
+    _sig("memory-free", "freememory",
+         r"totalMemory:\s{0,3}(\d{1,6}(?:\.\d{1,3})?)\s{0,2}([GM]i?B)\s{1,4}freeMemory:\s{0,3}(\d{1,6}(?:\.\d{1,3})?)"
+         r"\s{0,2}([GM]i?B)", ("total", "total_unit", "free", "free_unit")),
+    _sig("memory-total", "total memory", r"^Total memory:?\s{0,3}(\d{1,6}(?:\.\d{1,3})?)\s{0,2}([GM])i?B", ("total", "total_unit")),
+    _sig("memory-free", "free memory", r"^Free memory:?\s{0,3}(\d{1,7}(?:\.\d{1,3})?)\s{0,2}([GM])i?B\s{0,3}$",
+         ("free", "free_unit")),
+    _sig("memory-free", "free memory",
+         r"Free memory:?\s{0,3}(\d{1,7}(?:\.\d{1,3})?)\s{0,2}([GM]i?B) of\s{0,3}(\d{1,7}(?:\.\d{1,3})?)\s{0,2}([GM]i?B)",
+         ("free", "free_unit", "total", "total_unit")),
+    # --- kernels for this GPU -----------------------------------------------------------------------
+    _sig("cc-jit", "kernel binaries compatible",
+         r"not built with CUDA kernel binaries compatible with compute capability (\d{1,2}\.\d)", ("cc",)),
+    _sig("cc-ignored", "minimum required cuda capability",
+         r"Cuda compute capability (\d{1,2}\.\d)\.? The minimum required Cuda capability is (\d{1,2}\.\d)",
+         ("cc", "minimum")),
+    _sig("ptx-target", ("does not support target", "minimum required ptx"),
+         r"PTX version (\d{1,2}\.\d) does not support target '?sm_(\d{2,3}[af]?)|Minimum required PTX version "
+         r"(?:is )?(\d{1,2}\.\d)", ("ptx", "target", "minimum")),
+    # --- XLA's toolchain ----------------------------------------------------------------------------
+    _sig("xla-tools", "libdevice",
+         r"libdevice not found|libdevice is required by this HLO module but was not found|"
+         r"Can't find libdevice directory|Couldn't find libdevice", what="libdevice"),
+    _sig("xla-tools", ("ptxas", "ptx compilation provider"),
+         r"Couldn't (?:get ptxas version|invoke ptxas|find ptxas)|ptxas (?:binary )?not found|"
+         r"Failed to launch ptxas|ptxas'?:? (?:command )?not found|No PTX compilation provider is available|"
+         r"Can't find ptxas binary", what="ptxas"),
+    _sig("ptxas-old", "ptxas fatal", r"ptxas fatal\s{0,3}:\s{0,3}Value 'sm_(\d{2,3}[af]?)' is not defined", ("target",)),
+    _sig("ptxas-old", "but tf requires ptxas",
+         r"You are using ptxas (\d[\w.]{0,12}),? but TF requires ptxas (\d[\w.]{0,12})", ("have", "need")),
+    _sig("ptxas-old", "older than",
+         r"You are using ptxas (\d{1,2}\.\d{1,2}(?:\.\d{1,4})?),? which is older than (\d{1,2}\.\d{1,2}(?:\.\d{1,4})?)",
+         ("have", "need")),
+    _sig("ptxas-old", ("ptxas too old", "ptxas does not support", "cuda software stack is old"),
+         r"ptxas too old|ptxas does not support CC|Your CUDA software stack is old", soft=True),
+    # --- NCCL -------------------------------------------------------------------------------------
+    _sig("nccl-error", "nccl",
+         r"nccl(?:InternalError|SystemError|UnhandledCudaError|InvalidUsage|InvalidArgument|RemoteError)|"
+         r"NCCL (?:error|failure)|NCCL communication aborted|ncclCommInitRank failed|NCCL operation \w{1,40} failed|"
+         r"nccl\w{0,20}\.cc:\d{1,6}\s{0,2}:?\s{0,2}(?:Internal|Unknown|Unavailable)\w{0,20}:"),
+    _sig("nccl-error", "ncclallreduce", r"\[\[\{{0,2}node [^\]]{0,120}?Nccl(?:AllReduce|Reduce|Broadcast|AllGather)"),
+    _sig("nccl-warn", "nccl warn", r"\bNCCL WARN\b(.{0,160})", ("text",)),
+    _sig("nccl-unsupported", "ncclallreduce",
+         r"No OpKernel was registered to support Op '?Nccl\w{0,20}|Op type not registered '?Nccl\w{0,20}"),
+    _sig("nccl-unsupported", "nccl", r"NCCL is not (?:supported|available) on (?:Windows|this platform)"),
+    # --- the GPU itself -----------------------------------------------------------------------------
+    _sig("xid", "xid", r"\bXid\b.{0,40}?\):? (\d{1,3})\b", ("code",)),
+    _sig("gpu-lost", ("fallen off the bus", "gpu is lost", "unable to determine the device handle"),
+         r"fallen off the bus|GPU is lost|Unable to determine the device handle for GPU"),
+    # --- the CPU and the system's libraries ----------------------------------------------------------
+    _sig("avx", ("illegal instruction", "these aren't available", "0xc000001d", "-1073741795"),
+         r"Illegal instruction|compiled to use \w{2,12}(?:\.\d)? instructions, but these aren't available|"
+         r"0xC000001D|-1073741795"),
+    _sig("glibc", ("glibc", "glibcxx", "cxxabi"),
+         r"version `?'?(GLIBC(?:XX)?_\d{1,2}\.\d{1,2}(?:\.\d{1,2})?|CXXABI_\d\.\d{1,2}(?:\.\d{1,2})?)'? not found",
+         ("symbol",)),
+    # --- Python packages ------------------------------------------------------------------------------
+    _sig("numpy-abi", ("numpy", "_array_api", "multiarray"),
+         r"compiled using NumPy 1\.x cannot be run in|numpy\.core\.(?:_multiarray_umath|multiarray) failed to import|"
+         r"module compiled against (?:API|ABI) version|numpy\.(?:dtype|ndarray) size changed|_ARRAY_API not found|"
+         r"NumPy 2\.\d{1,2}\.\d{1,2} as it may crash|numpy\.core\.umath failed to import"),
+    _sig("protobuf", ("descriptors cannot", "google.protobuf", "protobuf", "protocol buffer"),
+         r"Descriptors cannot (?:not )?be created directly|cannot import name '\w{1,40}' from 'google\.protobuf|"
+         r"Protobuf (?:Gencode|gencode) version|Detected (?:mismatched|incompatible) Protobuf|"
+         r"requires version [\d.]{1,12} of the Protocol Buffer runtime library|"
+         r"Couldn't build proto file into descriptor pool|module 'google\.protobuf\.\w{1,40}' has no attribute"),
+    _sig("keras3", ("kerastensor", "keras 3", "keras core", "tf_keras", "legacy_keras", "keras.src", "keras.engine",
+                    "keras_tensor"),
+         r"A KerasTensor (?:cannot|is symbolic)|KerasTensor.{0,60}(?:cannot be used|not allowed|is not supported)|"
+         r"Keras (?:3|Core) only supports|only supports V3 `?\.keras|TF_USE_LEGACY_KERAS|"
+         r"No module named '?keras\.(?:engine|src\.engine|legacy|layers\.experimental|wrappers)|"
+         r"`?keras\.\w{1,40}`? (?:is|was) (?:removed|not available) in Keras 3|in Keras 3|"
+         r"(?:install|use) `?tf_keras`?|from keras\.src"),
+    _sig("tf-missing", "no module named",
+         r"No module named ['\"]?tensorflow['\"]?(?![\w-]|\.\w)"),
+    _sig("tf-native-failed", ("native tensorflow runtime", "_pywrap_tensorflow", "dll load failed"),
+         r"Failed to load the native TensorFlow runtime|DLL load failed(?: while importing _pywrap_tensorflow\w{0,20})?|"
+         r"_pywrap_tensorflow_internal\.so: cannot open shared object|ImportError: .{0,80}_pywrap_tensorflow"),
+    _sig("cpu-build", ("built with cuda", "built_with_cuda", "not built with", "is_cuda_build", "built without cuda",
+                       "no cuda support"),
+         r"""['"(]is_cuda_build['"]?\s{0,3}[:,]\s{0,3}false|(?:was |is )?not (?:been )?built with (?:CUDA|GPU)"""
+         r"""(?! kernel)|built[ _]with[ _]CUDA\W{0,8}\s{0,3}(?:[:=#]|->|returns?|is)?\s{0,3}False\b|built without CUDA|"""
+         r"""has no CUDA support"""),
+    _sig("pip-no-version", "satisfies the requirement",
+         r"Could not find a version that satisfies the requirement (?:tensorflow|tf-nightly|tensorflow-gpu|"
+         r"tensorflow-cpu|tensorflow-intel)\b[\w\[\],-]{0,30}(?:[=<>!~]=?[\w.*]{0,20})?\s{0,2}"
+         r"(?:\(from [^)]{0,200}\)\s{0,2}){0,2}\(from versions:\s{0,2}"
+         r"([^)]{0,4000})\)?", ("versions",)),
+    _sig("pip-no-version", "requires a different python",
+         r"(?:tensorflow|tf-nightly|tensorflow-\w{1,10})['\"]? requires a different Python:?\s{0,3}(\d\.\d{1,2}(?:\.\d{1,3})?)?",
+         ("python",)),
+    _sig("pip-no-version", "not a supported wheel",
+         r"tensorflow\w{0,10}-[\d.]{3,12}-(cp\d{2,3})-\S{0,40} is not a supported wheel", ("tag",)),
+    _sig("pip-conflict", ("dependency conflicts", "incompatible", "conflicting dependencies", "resolutionimpossible"),
+         r"(tensorflow[\w-]{0,12}|keras|tf-keras|tensorboard) [\d.]{1,12}\w{0,8} (?:requires|has requirement) "
+         r"((?:keras|tf-keras|tensorboard|numpy|protobuf|ml-dtypes|tensorflow[\w-]{0,12})"
+         r"(?:[<>=!~]=?[\w.*]{1,20}(?:,\s?[<>=!~]=?[\w.*]{1,20}){0,3})?)[^,]{0,60}, but you (?:have|'ll have) "
+         r"([\w.-]{1,40}) ([\w.]{1,20}) which is incompatible|"
+         r"Cannot install .{0,200}(tensorflow|keras).{0,200} because these package versions have conflicting"
+         r"|ResolutionImpossible", ("package", "needs", "have", "have_version")),
+)
+
+ANCHORS: dict[str, tuple[Signature, ...]] = {}
+for _s in SIGNATURES:
+    for _a in _s.anchors:
+        ANCHORS[_a] = (*ANCHORS.get(_a, ()), _s)
+ANCHOR_ITEMS = tuple(ANCHORS.items())
+# One C-level scan that says whether a (lower-cased) line holds any anchor at all.
+ANY_ANCHOR = re.compile("|".join(re.escape(a) for a in sorted(ANCHORS, key=len, reverse=True)))
+
+
+def match_line(line: str, low: str) -> list[tuple[Signature, re.Match[str]]]:
+    """Every signature that matches this normalised line (each signature once)."""
+    if not ANY_ANCHOR.search(low):
+        return []
+    found: list[tuple[Signature, re.Match[str]]] = []
+    tried: set[int] = set()
+    for anchor, sigs in ANCHOR_ITEMS:
+        if anchor not in low:
+            continue
+        for sig in sigs:
+            if id(sig) in tried:
+                continue
+            tried.add(id(sig))
+            m = sig.regex.search(line)
+            if m:
+                found.append((sig, m))
+    return found

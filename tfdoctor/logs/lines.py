@@ -1,0 +1,100 @@
+"""Reading pasted text line by line: bounded memory, capped line length, log prefixes removed.
+
+Every regex here is anchored at the start of a line or bounded, so a hostile 64 KB line costs
+one linear scan.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import BinaryIO
+
+MAX_LINE = 4096  # characters of one line that are looked at; the rest is dropped
+MAX_READ = 256 << 20  # bytes of input read at most; the rest is counted, not parsed
+
+_ANSI = re.compile(r"\x1b(?:\[[0-?]{0,32}[ -/]{0,8}[@-~]|\][^\x07\x1b]{0,512}(?:\x07|\x1b\\)?|[@-Z\\-_])")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_PREFIXES = (
+    # absl: I0000 00:00:1700000000.123456  1234 cuda_executor.cc:1015]
+    re.compile(r"[IWEF]\d{4} \d\d:\d\d:\d{1,2}(?:\.\d{1,9})?\s{1,8}\d{1,10}\s{1,8}[\w./-]{1,200}:\d{1,6}\]\s?"),
+    # 2023-06-01 12:00:00.123456: W tensorflow/core/...cc:123]
+    re.compile(
+        r"\d{4}[-/]\d\d[-/]\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?:?\s{1,8}"
+        r"(?:[IWEF]\s{1,4}[\w./-]{1,200}:\d{1,6}\]\s?)?"
+    ),
+    # E tensorflow/stream_executor/cuda/cuda_driver.cc:318]
+    re.compile(r"[IWEF] [\w./-]{1,200}\.(?:cc|h|cpp|py):\d{1,6}\]\s?"),
+    # [2024-01-01 12:00:00] / [23:28:14 - Predict] / [1,0]<stderr>: (horovodrun)
+    re.compile(r"\[[^\]]{0,40}\d\d:\d\d[^\]]{0,40}\]\s{0,8}"),
+    re.compile(r"\[\d{1,5},\d{1,5}\]<std(?:out|err)>:\s?"),
+    # kernel log: [ 1234.567890] or "Mar 3 10:00:00 host kernel: "
+    re.compile(r"\[\s{0,8}\d{1,10}\.\d{1,9}\]\s?"),
+    re.compile(r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.-]{1,64} kernel:\s?"),
+)
+_PREFIX_START = frozenset("IWEF0123456789[ADJMNOS")
+_QUOTING = re.compile(r"(?:\s|>|`|\*|#\s)+")
+
+
+def normalize(line: str) -> str:
+    """One physical line -> the text signatures look at (no colours, CR, prefixes, quoting)."""
+    if len(line) > MAX_LINE:
+        line = line[:MAX_LINE]
+    if "\x1b" in line:
+        line = _ANSI.sub("", line)
+    line = _CONTROL.sub(" ", line).strip().strip("`").strip()
+    if line and line[0] in "> `*#\t":
+        m = _QUOTING.match(line)
+        if m and not line.startswith("|"):
+            line = line[m.end():]
+    for _ in range(3):  # e.g. "2023/10/26 12:12:06 2023-10-26 12:12:06.704113: E ..."
+        if not line or line[0] not in _PREFIX_START:
+            break
+        for rx in _PREFIXES:
+            m = rx.match(line)
+            if m and m.end():
+                line = line[m.end():]
+                break
+        else:
+            break
+    return line.strip()
+
+
+def read_lines(fh: BinaryIO, cap: int = MAX_LINE, limit: int = MAX_READ) -> Iterator[str]:
+    """Stream decoded lines from a binary file: bounded memory, over-long lines cut at `cap` bytes,
+    at most `limit` bytes read."""
+    total = 0
+    while total < limit:
+        chunk = fh.readline(cap)
+        if not chunk:
+            return
+        total += len(chunk)
+        if len(chunk) >= cap and not chunk.endswith(b"\n"):
+            while total < limit:  # drop the rest of an over-long line without holding it
+                rest = fh.readline(1 << 20)
+                total += len(rest)
+                if not rest or rest.endswith(b"\n"):
+                    break
+        yield chunk.decode("utf-8", errors="replace")
+
+
+def split(text: str) -> Iterator[str]:
+    """A string's lines, without copying it whole (also splits on a lone CR, as terminals show it)."""
+    start, size = 0, len(text)
+    while start < size:
+        end = text.find("\n", start)
+        if end < 0:
+            end = size
+        yield text[start:end]
+        start = end + 1
+
+
+def looks_binary(head: bytes) -> bool:
+    """Whether the first bytes of an input are binary (NUL bytes, or mostly non-text)."""
+    if not head:
+        return False
+    if b"\x00" in head:
+        return True
+    text = head.decode("utf-8", errors="replace")
+    odd = sum(1 for ch in text if ch == "\ufffd" or (ord(ch) < 32 and ch not in "\n\r\t\x1b\x0c"))
+    return odd > max(8, len(text) // 10)

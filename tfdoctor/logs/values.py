@@ -1,0 +1,489 @@
+"""Values in pasted text -> the same facts the probes produce (with the line each came from).
+
+Versions and names a person can see in a paste: the nvidia-smi banner and table, `nvidia-smi -q`,
+/proc/driver/nvidia/version, `nvcc --version`, `pip list` / `pip show` / pip's install lines,
+issue-template fields, `tf.__version__` and build-info prints, TensorFlow's device lines, paths
+(site-packages, wheels, Windows Python folders), platform and container markers.
+
+A value seen several ways keeps the most direct one (priority: a tool's own output > a template
+field > a path > prose). Every regex is bounded; most run only behind a cheap substring test.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+MAX_GPUS = 64
+MAX_DISTS = 200
+
+V3 = r"\d{1,4}\.\d{1,3}(?:\.\d{1,3})?"  # 535.104.05 / 12.2 / 2.15.0
+DRIVER = r"\d{3}\.\d{1,3}(?:\.\d{1,3})?"
+
+RE_SMI_BANNER = re.compile(rf"NVIDIA-SMI\s{{1,4}}({DRIVER})\s{{1,60}}Driver Version:\s{{0,4}}({DRIVER})"
+                           rf"(?:\s{{1,60}}CUDA Version:\s{{0,4}}(\d{{1,2}}\.\d{{1,2}}|N/A))?")
+RE_DRIVER_VERSION = re.compile(rf"\bDriver Version\s{{0,30}}:\s{{0,4}}({DRIVER})(?:\s{{1,60}}CUDA Version:\s{{0,4}}"
+                               rf"(\d{{1,2}}\.\d{{1,2}}))?")
+RE_SMI_Q_CUDA = re.compile(r"^CUDA Version\s{1,40}:\s{0,4}(\d{1,2}\.\d{1,2})")
+RE_PRODUCT = re.compile(r"^Product Name\s{1,40}:\s{0,4}(\S.{0,80})$")
+RE_SMI_ROW = re.compile(r"^\|\s{0,4}(\d{1,2})\s{1,6}(\S.{0,48}?)\s{1,40}(?:On|Off|WDDM|TCC)\s{0,4}\|\s{0,4}"
+                        r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:")
+RE_SMI_MEM = re.compile(r"^\|[^|]{0,100}\|\s{0,16}(\d{1,7})MiB\s{0,3}/\s{0,3}(\d{1,7})MiB\s{0,3}\|")
+RE_SMI_L = re.compile(r"^GPU (\d{1,3}): (\S.{0,80}?) \(UUID: ")
+RE_PROC_DRIVER = re.compile(rf"NVRM version: NVIDIA [^\n]{{0,80}}?Kernel Module(?: for \w{{1,20}})?\s{{1,8}}({DRIVER})")
+RE_KERNEL_REPORTED = re.compile(rf"kernel reported version is:?\s{{0,3}}'?({DRIVER})")
+RE_DSO_REPORTED = re.compile(rf"libcuda reported version is:?\s{{0,3}}'?({DRIVER})")
+RE_DRIVER_CUDA_OLDER = re.compile(r"driver's CUDA version is (\d{1,2}\.\d{1,2}) which is older")
+RE_DRIVER_PROSE = re.compile(rf"\b(?:NVIDIA|driver|drivers)\s{{1,3}}(?:driver\s{{1,3}}|version\s{{1,3}}|v){{0,2}}({DRIVER})\b",
+                             re.IGNORECASE)
+RE_DEVICE_QUERY = re.compile(r"CUDA Driver Version / Runtime Version\s{1,20}(\d{1,2}\.\d) / (\d{1,2}\.\d)")
+RE_NVCC = re.compile(r"Cuda compilation tools,\s{0,3}release (\d{1,2}\.\d{1,2})")
+
+_TF_DISTS = "tensorflow|tensorflow-gpu|tensorflow-cpu|tensorflow-intel|tensorflow-macos|tensorflow-aarch64|tf-nightly"
+RE_PIP_ROW = re.compile(
+    r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60})\s{1,60}(\d{1,4}(?:\.[0-9A-Za-z+!]{1,12}){0,5})(?:\s{1,60}\S{1,200})?\s{0,4}$"
+)
+RE_PIP_EQ = re.compile(r"\b(" + _TF_DISTS + r"|keras|tf-keras|numpy|protobuf)(?:\[[\w,-]{1,30}\])?==(\d{1,4}"
+                       r"(?:\.[0-9A-Za-z]{1,12}){0,4})", re.IGNORECASE)
+RE_INSTALLED = re.compile(r"\b([A-Za-z][A-Za-z0-9._-]{0,60})-(\d{1,4}(?:\.[0-9A-Za-z+]{1,12}){0,5})\b")
+RE_WHEEL = re.compile(r"\b(" + _TF_DISTS.replace("-", "_") + r"|" + _TF_DISTS + r")-(\d{1,2}\.\d{1,3}\.\d{1,3}"
+                      r"(?:\.post\d{1,3}|rc\d{1,2}|\.dev\d{1,10})?)(?:-(cp\d{2,3})|\.dist-info)", re.IGNORECASE)
+RE_TF_FIELD = re.compile(
+    r"\b(?:TensorFlow|tf)(?:[- ](?:gpu|cpu))?(?: version)?\s{0,3}(?:\(use command below\))?\s{0,3}[:=]\s{0,3}v?"
+    r"(?:tf\s{0,2})?(?:v\d[\w.-]{0,40}\s{1,4})?(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:rc\d|\.post\d)?)\b",
+    re.IGNORECASE,
+)
+RE_GIT_VERSION = re.compile(r"^v\d{1,2}\.\d{1,3}\.\d{1,3}(?:-rc\d)?-\d{1,6}-g[0-9a-f]{6,40}\s{1,4}(\d{1,2}\.\d{1,3}\.\d{1,3})")
+RE_TF_PROSE = re.compile(r"\b(?:tf|tensorflow)(?:-gpu)?\s{0,2}(?:version\s{0,2})?v?([12]\.\d{1,2}(?:\.\d{1,2})?)\b",
+                         re.IGNORECASE)
+RE_QUOTED_VERSION = re.compile(r"^'(\d{1,2}\.\d{1,3}\.\d{1,3}\S{0,12})'$")
+RE_PY_BANNER = re.compile(r"^Python (\d\.\d{1,2}\.\d{1,2})\b")
+RE_PY_FIELD = re.compile(r"\bpython(?:[ _]version)?\s{0,3}[:=]\s{0,3}\(?(?:python\s{0,2})?(\d\.\d{1,2}(?:\.\d{1,2})?)\b",
+                         re.IGNORECASE)
+RE_PY_PATH = re.compile(r"[/\\]python(\d\.\d{1,2})[/\\](?:site|dist)-packages|[/\\]Python(3\d{1,2})[/\\]",
+                        re.IGNORECASE)
+RE_PY_TAG = re.compile(r"-cp(\d)(\d{1,2})-")
+RE_HEADING = re.compile(r"^(?:#{1,6}\s{0,3}|\*\*|-\s{1,3})?(tensorflow version|python version|os platform and "
+                        r"distribution|tensorflow installed from|cuda/cudnn version|gpu model and memory)\b[^:]{0,60}:?"
+                        r"\**\s{0,3}(.{0,120})$", re.IGNORECASE)
+RE_BUILD_KV = re.compile(r"""['"(]?(cuda_version|cudnn_version|is_cuda_build|cuda_version_number|cudnn_version_number)"""
+                         r"""['"]?\s{0,3}[:,]\s{0,3}['"]?(True|False|true|false|64_\d{1,4}|\d{1,4}(?:\.\d{1,4}){0,3})""")
+RE_BUILD_CAPS = re.compile(r"cuda_compute_capabilities['\"]?\s{0,3}[:,]\s{0,3}\[([^\]]{0,400})\]")
+RE_CUDNN_LOADED = re.compile(r"Loaded cuDNN version (\d{3,6})")
+RE_CREATED = re.compile(
+    r"Created (?:TensorFlow )?device [^\n]{0,120}?GPU:(\d{1,3}) with (\d{1,7}) ?MB memory\)?:?\s{0,4}->\s{0,4}"
+    r"(?:physical GPU )?\(?device: (\d{1,3}), name: ([^,]{1,120}), pci bus id: ([^,]{1,40})"
+    r"(?:, compute capability: (\d{1,2}\.\d))?"
+)
+RE_IGNORING = re.compile(r"Ignoring visible gpu device \(device: (\d{1,3}), name: ([^,]{1,120}), pci bus id: [^,]{1,40}, "
+                         r"compute capability: (\d{1,2}\.\d)\)")
+RE_FOUND = re.compile(r"Found device (\d{1,3}) with properties")
+RE_NAME_CC = re.compile(r"name: ([^\n]{1,120}?)\s{1,8}(?:computeCapability: (\d{1,2}\.\d)|major: (\d{1,2}) minor: (\d))")
+RE_NAME_LINE = re.compile(r"^name: ([^\n]{1,120}?)(?:\s{2,}|\s{1,4}(?:major|computeCapability):|$)")
+RE_MAJOR_MINOR = re.compile(r"^major: (\d{1,2}) minor: (\d)")
+RE_XLA_DEVICE = re.compile(r"StreamExecutor device \((\d{1,3})\): ([^,]{1,120}), Compute Capability (\d{1,2}\.\d)")
+RE_DEVICE_QUERY_NAME = re.compile(r'^Device (\d{1,3}): "([^"]{1,120})"')
+RE_DEVICE_QUERY_CC = re.compile(r"CUDA Capability Major/Minor version number:\s{1,20}(\d{1,2})\.(\d)")
+RE_TOTAL_MEMORY = re.compile(r"totalMemory:\s{0,3}(\d{1,6}(?:\.\d{1,3})?)\s{0,2}([GM])i?B")
+RE_NUM_GPUS = re.compile(r"Num GPUs Available:?\s{0,3}(\d{1,3})")
+RE_PHYSICAL_GPU = re.compile(r"PhysicalDevice\(name='/physical_device:GPU:(\d{1,3})'")
+RE_ADDING_VISIBLE = re.compile(r"Adding visible gpu devices?: ([\d, ]{1,200})$")
+RE_CVD = re.compile(r"CUDA_VISIBLE_DEVICES['\"\]]{0,2}\s{0,3}[=:]\s{0,3}['\"\[]?([\w,.-]{0,60})")
+RE_OS = re.compile(
+    r"\b(Ubuntu \d\d\.\d\d(?:\.\d{1,2})?(?: LTS)?|CentOS(?: Linux)?(?: release)? \d[\d.]{0,8}|Rocky Linux \d[\d.]{0,6}|"
+    r"Red Hat Enterprise Linux(?: Server| Workstation)?(?: release)? \d[\d.]{0,6}|Fedora(?: Linux)? \d{2}|"
+    r"Debian(?: GNU/Linux)? \d{1,2}|Windows (?:10|11)|Amazon Linux \d{1,4}|openSUSE(?: Leap| Tumbleweed)?(?: \d[\d.]{0,6})?|"
+    r"Arch Linux|Pop!_OS \d\d\.\d\d|Linux Mint \d{1,2}(?:\.\d)?|macOS \d{2}(?:\.\d{1,2})?)",
+    re.IGNORECASE,
+)
+RE_WSL2 = re.compile(r"microsoft-standard-WSL2|/usr/lib/wsl/lib|\bWSL ?2\b", re.IGNORECASE)
+RE_WSL1 = re.compile(r"\d\.\d{1,2}\.\d{1,3}-\d{3,6}-Microsoft\b")
+RE_KERNEL = re.compile(r"\b(\d\.\d{1,2}\.\d{1,3}(?:-\d{1,5})?(?:\.\d{1,5})?-(?:microsoft-standard-WSL2|generic|aws|"
+                       r"gcp|azure|\d{1,4}-Microsoft|[\w.]{1,30}))\b")
+RE_WINDOWS = re.compile(
+    r"(?:^|[\s'\"(=])[A-Za-z]:\\|\b(?:cudart|cublas|cudnn|cufft|curand|cusolver|cusparse)64_\d{1,4}\.dll|\bnvcuda\.dll|"
+    r"^PS [A-Za-z]:\\|\bWDDM\b|\btensorflow-intel\b|\bwin_amd64\b|\bwin32\b|\bWindows (?:10|11)\b",
+    re.IGNORECASE,
+)
+RE_LINUX = re.compile(r"\.so(?:\.\d{1,6}){1,4}\b|/usr/(?:local/)?lib|/home/\w|\blinux\b|\bubuntu\b|manylinux",
+                      re.IGNORECASE)
+RE_MACOS = re.compile(r"\bmacOS\b|\bDarwin\b|tensorflow-macos|tensorflow-metal|macosx_\d{1,2}|/Users/\w", re.IGNORECASE)
+RE_CONDA = re.compile(r"\b(?:ana|mini|mamba|micro)(?:conda|forge)3?\b|/envs/\w|conda (?:install|activate|create)|"
+                      r"\|Anaconda", re.IGNORECASE)
+RE_CONTAINER = re.compile(r"docker run\b|nvidia-docker|/\.dockerenv|\bdocker exec\b|podman run\b|^== TensorFlow ==$|"
+                          r"NVIDIA Release \d\d\.\d\d", re.IGNORECASE)
+_WINDOWS_KEYS = (":\\", ".dll", "wddm", "windows", "win_amd64", "win32", "tensorflow-intel", "ps ")
+_LINUX_KEYS = (".so", "/usr/", "/home/", "linux", "ubuntu")
+_OS_KEYS = ("ubuntu", "centos", "rocky", "red hat", "fedora", "debian", "windows", "amazon linux", "opensuse",
+            "arch linux", "pop!_os", "mint", "macos")
+_INTEREST = ("tensorflow", "tf-nightly", "tf-keras", "tf_keras", "keras", "numpy", "protobuf", "nvidia-", "jax",
+             "torch", "ml-dtypes", "tensorrt", "h5py")
+
+
+def _mib(value: str, unit: str) -> int:
+    """'11.00', 'G' -> 11264."""
+    try:
+        number = float(value)
+    except ValueError:
+        return 0
+    return int(number * 1024) if unit.upper().startswith("G") else int(number)
+
+
+def _py_from_compact(digits: str) -> str:
+    """'310' -> '3.10', '39' -> '3.9'."""
+    return f"{digits[0]}.{digits[1:]}"
+
+
+class Values:
+    """Line-by-line state: the values seen so far, each with its priority and line number."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, tuple[Any, int, int]] = {}  # "section.key" -> (value, priority, line)
+        self.gpus: dict[int, dict[str, Any]] = {}  # TensorFlow's view, by device index
+        self.smi_gpus: dict[int, dict[str, Any]] = {}
+        self.ignored: dict[int, dict[str, Any]] = {}
+        self.dists: dict[str, str] = {}
+        self.visible: set[int] = set()
+        self.hints: dict[str, int] = {}
+        self._heading: str | None = None
+        self._found: int | None = None
+        self._last_smi: int | None = None
+        self._query_device: int | None = None
+        self._prev = ""
+        self.line_no = 0
+
+    # -- recording
+    def set(self, key: str, value: Any, priority: int) -> None:
+        if value is None or value == "":
+            return
+        old = self.values.get(key)
+        if old is None or priority > old[1]:
+            self.values[key] = (value, priority, self.line_no)
+
+    def get(self, key: str) -> Any:
+        held = self.values.get(key)
+        return held[0] if held else None
+
+    def _gpu(self, table: dict[int, dict[str, Any]], index: int, **known: Any) -> None:
+        if len(table) >= MAX_GPUS and index not in table:
+            return
+        gpu = table.setdefault(index, {"index": index})
+        for key, val in known.items():
+            if val is not None and gpu.get(key) is None:
+                gpu[key] = val.strip() if isinstance(val, str) else val
+
+    def _dist(self, name: str, version: str, priority: int) -> None:
+        name = re.sub(r"[-_.]+", "-", name).lower()
+        if not any(name.startswith(p) for p in _INTEREST) or len(self.dists) >= MAX_DISTS:
+            return
+        self.dists.setdefault(name, version)
+        if re.fullmatch(_TF_DISTS, name) and name != "tensorflow-intel":
+            self.set("tensorflow.version", version, priority)
+
+    # -- per line
+    def feed(self, line: str, low: str, line_no: int) -> None:
+        self.line_no = line_no
+        if self._heading is not None:
+            self._heading_value(self._heading, line)
+            self._heading = None
+        if "version" in low or "platform" in low or "installed from" in low or "gpu model" in low:
+            m = RE_HEADING.match(line)
+            if m:
+                if m.group(2).strip(" *"):
+                    self._heading_value(m.group(1).lower(), m.group(2).strip(" *"))
+                else:
+                    self._heading = m.group(1).lower()
+        if "version" in low or "nvrm" in low or "release" in low or "driver" in low:
+            self._versions(line, low)
+        if "tensorflow" in low or "tf" in low or low.startswith("v") or low.startswith("'"):
+            self._tensorflow(line, low)
+        if "python" in low or "-cp" in low:
+            self._python(line, low)
+        if "==" in line or "successfully installed" in low or RE_PIP_ROW.match(line):
+            self._packages(line, low)
+        if "is_cuda_build" in low or "cuda_version" in low or "cudnn_version" in low or "compute_capabilities" in low:
+            self._build_info(line)
+        if "is_built_with_cuda" in self._prev and low in ("true", "false"):
+            self.set("tensorflow.build_info.is_cuda_build", low == "true", 5)
+        if "device" in low or "name:" in low or "gpu" in low or "capability" in low or "memory" in low or \
+                low.startswith("major:"):
+            self._gpu_lines(line, low)
+        if line.startswith("|"):
+            self._smi_table(line)
+        self._platform(line, low)
+        self._prev = low
+
+    def _heading_value(self, heading: str, text: str) -> None:
+        m = re.search(r"(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)", text)
+        if heading == "tensorflow version" and m:
+            self.set("tensorflow.version", m.group(1), 4)
+        elif heading == "python version" and m:
+            self.set("tensorflow.python_version", m.group(1), 4)
+        elif heading.startswith("os platform"):
+            om = RE_OS.search(text)
+            self.set("system.os", om.group(1) if om else None, 4)
+
+    def _versions(self, line: str, low: str) -> None:
+        m = RE_SMI_BANNER.search(line)
+        if m:
+            self.set("nvidia_smi.driver_version", m.group(2), 6)
+            if m.group(3) and m.group(3) != "N/A":
+                self.set("nvidia_smi.cuda_version", m.group(3), 6)
+            self.set("nvidia_smi.smi_version", m.group(1), 6)
+            self.hints["nvidia-smi"] = 1
+            return
+        m = RE_DRIVER_VERSION.search(line)
+        if m:
+            self.set("nvidia_smi.driver_version", m.group(1), 5)
+            self.set("nvidia_smi.cuda_version", m.group(2), 5)
+        m = RE_SMI_Q_CUDA.match(line)
+        if m:
+            self.set("nvidia_smi.cuda_version", m.group(1), 5)
+        m = RE_KERNEL_REPORTED.search(line)
+        if m:
+            self.set("system.proc_driver_version", m.group(1), 6)
+        m = RE_DRIVER_CUDA_OLDER.search(line)
+        if m:
+            self.set("nvidia_smi.cuda_version", m.group(1), 3)
+        for rx, key in ((RE_PROC_DRIVER, "system.proc_driver_version"),
+                        (RE_DSO_REPORTED, "system.libcuda_version")):
+            m = rx.search(line)
+            if m:
+                self.set(key, m.group(1), 5)
+        m = RE_DEVICE_QUERY.search(line)
+        if m:
+            self.set("nvidia_smi.cuda_version", m.group(1), 4)
+        m = RE_DRIVER_PROSE.search(line)
+        if m:
+            self.set("nvidia_smi.driver_version", m.group(1), 1)
+        m = RE_NVCC.search(line)
+        if m:
+            self.set("nvcc.version", m.group(1), 6)
+        m = RE_CUDNN_LOADED.search(line)
+        if m:
+            from tfdoctor.versions import cudnn_from_int
+
+            self.set("runtime.cudnn_version", cudnn_from_int(m.group(1)), 6)
+
+    def _tensorflow(self, line: str, low: str) -> None:
+        m = RE_WHEEL.search(line)
+        if m:
+            self.set("tensorflow.version", m.group(2), 3)
+            if m.group(3):
+                self.set("tensorflow.python_version", _py_from_compact(m.group(3)[2:]), 2)
+        m = RE_GIT_VERSION.match(line)
+        if m:
+            self.set("tensorflow.version", m.group(1), 6)
+        if "__version__" in self._prev and "tf" in self._prev or "tensorflow" in self._prev and "__version__" in low:
+            m = RE_QUOTED_VERSION.match(line) or re.match(r"^(\d{1,2}\.\d{1,3}\.\d{1,3}\S{0,12})$", line)
+            if m:
+                self.set("tensorflow.version", m.group(1), 6)
+        m = RE_TF_FIELD.search(line)
+        if m:
+            self.set("tensorflow.version", m.group(1), 4)
+        elif "tensorflow" in low or "tf " in low or "tf2" in low:
+            m = RE_TF_PROSE.search(line)
+            if m and "/" not in line[max(0, m.start() - 1):m.end() + 1]:
+                self.set("tensorflow.version", m.group(1), 1)
+        if self._prev.startswith("name: tensorflow") and low.startswith("version:"):
+            self.set("tensorflow.version", line.split(":", 1)[1].strip()[:30], 6)
+
+    def _python(self, line: str, low: str) -> None:
+        m = RE_PY_BANNER.match(line)
+        if m:
+            self.set("tensorflow.python_version", m.group(1), 5)
+        m = RE_PY_FIELD.search(line)
+        if m:
+            self.set("tensorflow.python_version", m.group(1), 4)
+        m = RE_PY_PATH.search(line)
+        if m:
+            self.set("tensorflow.python_version", m.group(1) or _py_from_compact(m.group(2)), 3)
+        m = RE_PY_TAG.search(line)
+        if m and "tensorflow" in low:
+            self.set("tensorflow.python_version", f"{m.group(1)}.{m.group(2)}", 2)
+
+    def _packages(self, line: str, low: str) -> None:
+        m = RE_PIP_ROW.match(line)
+        if m and not line[0].isdigit():
+            self._dist(m.group(1), m.group(2), 5)
+            return
+        if "successfully installed" in low:
+            for pm in RE_INSTALLED.finditer(line[line.lower().index("successfully installed") + 22:]):
+                self._dist(pm.group(1), pm.group(2), 5)
+            return
+        for pm in RE_PIP_EQ.finditer(line):
+            if "install" in low or "requirement" in low or pm.start() == 0:
+                name = pm.group(1).lower()
+                if name.startswith(("tensorflow", "tf-")):
+                    self.set("tensorflow.version", pm.group(2), 2)
+                self.dists.setdefault(name, pm.group(2)) if "install" not in low else None
+
+    def _build_info(self, line: str) -> None:
+        from tfdoctor.versions import norm_cuda, norm_cudnn
+
+        for key, val in RE_BUILD_KV.findall(line):
+            key = key.replace("_number", "")
+            if key == "is_cuda_build":
+                self.set("tensorflow.build_info.is_cuda_build", val.lower() == "true", 6)
+            elif key == "cuda_version":
+                self.set("tensorflow.build_info.cuda_version", norm_cuda(val), 6)
+            else:
+                self.set("tensorflow.build_info.cudnn_version", norm_cudnn(val), 6)
+        m = RE_BUILD_CAPS.search(line)
+        if m:
+            caps = re.findall(r"(?:sm|compute)_\d{2,3}[af]?", m.group(1))
+            if caps:
+                self.set("tensorflow.build_info.cuda_compute_capabilities", caps, 6)
+
+    def _gpu_lines(self, line: str, low: str) -> None:
+        m = RE_CREATED.search(line)
+        if m:
+            self.visible.add(int(m.group(1)))
+            self._gpu(self.gpus, int(m.group(3)), name=m.group(4), compute_capability=m.group(6),
+                      pci_bus_id=m.group(5).strip(), memory_mib=int(m.group(2)), tf_device=f"/device:GPU:{m.group(1)}")
+            return
+        m = RE_IGNORING.search(line)
+        if m:
+            self._gpu(self.ignored, int(m.group(1)), name=m.group(2), compute_capability=m.group(3))
+        m = RE_XLA_DEVICE.search(line)
+        if m:
+            self._gpu(self.gpus, int(m.group(1)), name=m.group(2), compute_capability=m.group(3))
+        m = RE_FOUND.search(line)
+        if m:
+            self._found = int(m.group(1))
+        if self._found is not None and low.startswith(("name:", "major:")):
+            m = RE_NAME_LINE.match(line)
+            if m:
+                self._gpu(self.gpus, self._found, name=m.group(1))
+            m = RE_MAJOR_MINOR.match(line)
+            if m:
+                self._gpu(self.gpus, self._found, compute_capability=f"{m.group(1)}.{m.group(2)}")
+        if self._found is not None:
+            m = RE_NAME_CC.search(line)
+            if m:
+                cc = m.group(2) or (f"{m.group(3)}.{m.group(4)}" if m.group(3) else None)
+                self._gpu(self.gpus, self._found, name=m.group(1), compute_capability=cc)
+            m = RE_TOTAL_MEMORY.search(line)
+            if m:
+                self._gpu(self.gpus, self._found, memory_total_mib=_mib(m.group(1), m.group(2)))
+                self._found = None
+        m = RE_DEVICE_QUERY_NAME.match(line)
+        if m:
+            self._query_device = int(m.group(1))
+            self._gpu(self.smi_gpus, self._query_device, name=m.group(2))
+        m = RE_DEVICE_QUERY_CC.search(line)
+        if m and self._query_device is not None:
+            self._gpu(self.smi_gpus, self._query_device, compute_capability=f"{m.group(1)}.{m.group(2)}")
+        m = RE_SMI_L.match(line)
+        if m:
+            self._gpu(self.smi_gpus, int(m.group(1)), name=m.group(2))
+        m = RE_PRODUCT.match(line)
+        if m:
+            self._gpu(self.smi_gpus, len(self.smi_gpus), name=m.group(1))
+        m = RE_NUM_GPUS.search(line)
+        if m:
+            self.set("runtime.tf_visible_gpus", int(m.group(1)), 6)
+        for pm in RE_PHYSICAL_GPU.finditer(line):
+            self.visible.add(int(pm.group(1)))
+        m = RE_ADDING_VISIBLE.search(line)
+        if m:
+            self.visible.update(int(x) for x in re.findall(r"\d{1,3}", m.group(1)))
+        if "list_physical_devices" in self._prev and line.strip() == "[]":
+            self.set("runtime.tf_visible_gpus", 0, 5)
+
+    def _smi_table(self, line: str) -> None:
+        m = RE_SMI_ROW.match(line)
+        if m:
+            idx = int(m.group(1))
+            self._gpu(self.smi_gpus, idx, name=m.group(2))
+            self._last_smi = idx
+            return
+        m = RE_SMI_MEM.match(line)
+        if m and self._last_smi is not None:
+            self._gpu(self.smi_gpus, self._last_smi, memory_used_mib=int(m.group(1)), memory_total_mib=int(m.group(2)))
+            self._last_smi = None
+
+    def _platform(self, line: str, low: str) -> None:
+        hints = self.hints
+        if "wsl" in low or "microsoft" in low:
+            if RE_WSL2.search(line):
+                hints["wsl2"] = 1
+            elif RE_WSL1.search(line):
+                hints["wsl1"] = 1
+            km = RE_KERNEL.search(line)
+            if km:
+                self.set("system.kernel", km.group(1), 3)
+        if "windows" not in hints and any(k in low for k in _WINDOWS_KEYS) and RE_WINDOWS.search(line):
+            hints["windows"] = 1
+        if "linux" not in hints and any(k in low for k in _LINUX_KEYS) and RE_LINUX.search(line):
+            hints["linux"] = 1
+        if "macos" not in hints and ("mac" in low or "darwin" in low or "/users/" in low) and RE_MACOS.search(line):
+            hints["macos"] = 1
+        if "conda" not in hints and ("conda" in low or "/envs/" in low or "forge" in low) and RE_CONDA.search(line):
+            hints["conda"] = 1
+        if "container" not in hints and ("docker" in low or "podman" in low or "release" in low or "==" in low) \
+                and RE_CONTAINER.search(line):
+            hints["container"] = 1
+        if any(k in low for k in _OS_KEYS):
+            om = RE_OS.search(line)
+            if om:
+                self.set("system.os", om.group(1), 2)
+        if "cuda_visible_devices" in low:
+            m = RE_CVD.search(line)
+            if m:
+                self.set("system.env.CUDA_VISIBLE_DEVICES", m.group(1), 3)
+
+    # -- the facts
+    def platform(self) -> str | None:
+        h = self.hints
+        if h.get("wsl2"):
+            return "wsl2"
+        if h.get("windows"):
+            return "windows"
+        if h.get("macos") and not h.get("linux"):
+            return "macos"
+        if h.get("linux") or h.get("wsl1"):
+            return "linux"
+        return None
+
+    def facts(self) -> tuple[dict[str, Any], dict[str, int]]:
+        """(probe-shaped sections, provenance {"section.key": line})."""
+        out: dict[str, Any] = {}
+        provenance: dict[str, int] = {}
+
+        def put(path: str, value: Any, line: int | None) -> None:
+            parts = path.split(".")
+            node = out
+            for part in parts[:-1]:
+                node = node.setdefault(part, {})
+            node[parts[-1]] = value
+            if line:
+                provenance[path] = line
+
+        for path, (value, _prio, line) in sorted(self.values.items()):
+            put(path, value, line)
+        plat = self.platform()
+        if plat:
+            put("system.platform", plat, None)
+        if self.hints.get("wsl1"):
+            put("system.wsl_version", 1, None)
+        if self.hints.get("conda"):
+            put("system.conda", True, None)
+        if self.hints.get("container"):
+            put("system.container", "docker", None)
+        if self.dists:
+            put("tensorflow.distributions", dict(self.dists), None)
+        tf = out.get("tensorflow")
+        if isinstance(tf, dict) and (tf.get("version") or tf.get("build_info")):
+            tf["installed"] = True
+        gpus = [self.gpus[i] for i in sorted(self.gpus)]
+        if gpus:
+            put("runtime.gpus", gpus, None)
+        if self.visible and self.get("runtime.tf_visible_gpus") is None:
+            put("runtime.tf_visible_gpus", len(self.visible), None)
+        smi = [self.smi_gpus[i] for i in sorted(self.smi_gpus)]
+        if smi:
+            put("nvidia_smi.gpus", smi, None)
+        if self.ignored:
+            put("runtime.gpus_ignored", [self.ignored[i] for i in sorted(self.ignored)], None)
+        return out, provenance
