@@ -295,7 +295,7 @@ def test_releases_for_driver_by_platform(m):
         ("NVIDIA A10G", "8.6", 31.2),
         ("NVIDIA A10", "8.6", None),
         ("NVIDIA L4", "8.9", 30.3),
-        ("NVIDIA L40S", "8.9", None),
+        ("NVIDIA L40S", "8.9", 91.6),
         ("Tesla T4", "7.5", 8.1),
         ("Tesla V100-SXM2-16GB", "7.0", 15.7),
         ("Tesla V100-SXM2...", "7.0", 15.7),
@@ -322,7 +322,7 @@ def test_gpu_by_nvml_name(m, name, cc, fp32):
     assert (model.compute_capability, model.fp32_tflops) == (cc, fp32)
 
 
-@pytest.mark.parametrize("name", ["Matrox G200eW", "NVIDIA GeForce GTX 680", "", "   "])
+@pytest.mark.parametrize("name", ["Matrox G200eW", "NVIDIA GeForce GTX 480", "", "   "])
 def test_gpu_unknown(m, name):
     assert m.gpu(name) is None
 

@@ -44,7 +44,7 @@ def test_wheel_installs_and_answers_from_its_own_data(tmp_path: Path) -> None:
     wheels = list((tmp_path / "dist").glob("tfdoctor-*.whl"))
     assert len(wheels) == 1, wheels
     names = set(zipfile.ZipFile(wheels[0]).namelist())
-    for data in ("meta.toml", "tensorflow.toml", "cuda.toml", "gpus.toml"):
+    for data in ("meta.toml", "tensorflow.toml", "cuda.toml", "gpus.toml", "architectures.toml"):
         assert f"tfdoctor/compat_data/{data}" in names
     assert (
         "tfdoctor/schema/report.schema.json" in names

@@ -3,12 +3,13 @@
 
 Data: meta.toml (version), tensorflow.toml (one row per TF minor release), cuda.toml (CUDA toolkit ->
 minimum driver, minor-version-compatibility floors), gpus.toml (GPU name patterns -> compute capability,
-peak TFLOPS). Every row carries a source URL; the loader rejects anything malformed with a CompatError
+architecture, peak TFLOPS), architectures.toml (compute capability -> architecture, last driver branch
+and CUDA toolkit). Every row carries a source URL; the loader rejects anything malformed with a CompatError
 naming the file and the row.
 
-Lookups (`tf_release`, `min_driver`, `minor_compat_floor`, `gpu`) answer None for unknown or malformed
-input; comparisons (`driver_supports_cuda`, `releases_for_driver`, `kernel_fit`) raise ValueError on a
-malformed version, because a wrong yes/no is worse than a clear error.
+Lookups (`tf_release`, `min_driver`, `minor_compat_floor`, `gpu`, `architecture`) answer None for unknown
+or malformed input; comparisons (`driver_supports_cuda`, `releases_for_driver`, `kernel_fit`) raise
+ValueError on a malformed version, because a wrong yes/no is worse than a clear error.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import os
 import re
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -95,6 +96,29 @@ class GpuModel:
     see_also: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class Architecture:
+    """One NVIDIA GPU architecture (or one compute-capability group of it) and its end of support."""
+
+    name: str  # "Kepler", "Ada Lovelace"; GpuModel.architecture uses the same names
+    compute_capabilities: tuple[str, ...]  # ("3.5", "3.7")
+    last_driver_branch: str | None  # "R470": the newest driver branch supporting it; None = still supported
+    source: str
+    last_cuda: str | None = None  # "11.8": the newest CUDA toolkit that targets it; None = still supported
+    notes: str = ""
+    see_also: tuple[str, ...] = ()
+
+    @property
+    def last_driver_major(self) -> int | None:
+        """470 for "R470"; None while the architecture is still supported."""
+        return int(self.last_driver_branch[1:]) if self.last_driver_branch else None
+
+    @property
+    def supported(self) -> bool:
+        """Whether current driver branches still support it."""
+        return self.last_driver_branch is None
+
+
 def _check_platform(platform: str) -> str:
     if platform not in PLATFORMS:
         raise ValueError(f"unknown platform {platform!r}: expected one of {', '.join(PLATFORMS)}")
@@ -114,6 +138,7 @@ class Matrix:
     gpus: tuple[GpuModel, ...]
     minor_compat: tuple[MinorCompat, ...] = ()
     location: str = ""
+    architectures: tuple[Architecture, ...] = ()
 
     # ---- TensorFlow -----------------------------------------------------------------------------------
     def tf_release(self, version: str) -> TFRelease | None:
@@ -206,13 +231,38 @@ class Matrix:
 
     # ---- GPUs ------------------------------------------------------------------------------------------
     def gpu(self, name: str) -> GpuModel | None:
-        """The first GPU row whose pattern matches an NVML / nvidia-smi product name."""
-        if not isinstance(name, str) or not name.strip():
+        """The first GPU row whose pattern matches an NVML / nvidia-smi / TensorFlow product name; None for an
+        unknown, ambiguous, non-NVIDIA or over-long name (never a guess by family).
+
+        A MIG slice ("NVIDIA H100 80GB HBM3 MIG 1g.10gb") or vGPU profile ("NVIDIA A10-24Q") gets its GPU's
+        row without the peak figures, which describe the whole GPU.
+        """
+        if not isinstance(name, str) or not name.strip() or len(name) > MAX_GPU_NAME:
             return None
+        if _NOT_NVIDIA.search(name):
+            return None
+        name = name.strip()
         for model in self.gpus:
             if any(rx.search(name) for rx in _compiled(model.patterns)):
+                if _PARTITION.search(name):
+                    return replace(
+                        model, fp32_tflops=None, tf32_tflops=None, fp16_tflops=None, bf16_tflops=None,
+                        memory_bandwidth_gbs=None,
+                        notes=f"{name} is a MIG slice or vGPU profile of this GPU: whole-GPU peaks "
+                        "do not apply." + (f" {model.notes}" if model.notes else ""),
+                    )
                 return model
         return None
+
+    def architecture(self, cc: str) -> Architecture | None:
+        """The architecture row for a compute capability ("3.7", "8.6", "12.0"); None if unknown/malformed."""
+        if not isinstance(cc, str):
+            return None
+        m = _CC.match(cc.strip())
+        if not m:
+            return None
+        key = f"{int(m.group(1))}.{m.group(2)}"
+        return next((a for a in self.architectures if key in a.compute_capabilities), None)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able data (used by `tfdoctor matrix --json`)."""
@@ -227,7 +277,52 @@ class Matrix:
             "cuda_drivers": [row(d) for d in self.cuda_drivers],
             "minor_compat": [row(m) for m in self.minor_compat],
             "gpus": [row(g) for g in self.gpus],
+            "architectures": [row(a) for a in self.architectures],
         }
+
+
+MAX_GPU_NAME = 256  # NVML names fit in 96 bytes; anything longer is not a product name
+# A MIG slice ("... MIG 1g.10gb") or a vGPU profile ("NVIDIA A10-24Q", "GRID T4-16Q", "NVIDIA H100-1-10C").
+_PARTITION = re.compile(r"\bMIG\b|-\d+(?:-\d+)?(?:[ABCQ]|CME|B4)$")
+_NOT_NVIDIA = re.compile(r"\b(?:AMD|Radeon|Intel|Matrox|Apple|Ascend|Hygon)\b", re.IGNORECASE)
+_BRANCH = re.compile(r"^R\d{3}$")
+_MAJOR_MINOR = re.compile(r"^\d+\.\d+$")
+
+
+def _backtracking_risk(pattern: str) -> str | None:
+    """Why a GPU name pattern could backtrack badly, or None: only bounded, un-nested quantifiers are allowed,
+    so matching costs a constant per input position whatever the name."""
+    try:
+        from re import _parser as parser  # type: ignore[attr-defined]  # Python 3.11+
+    except ImportError:  # pragma: no cover - Python 3.9/3.10
+        import sre_parse as parser  # type: ignore[no-redef]
+    repeats = {parser.MAX_REPEAT, parser.MIN_REPEAT, getattr(parser, "POSSESSIVE_REPEAT", parser.MAX_REPEAT)}
+
+    def walk(items: Any, inside_repeat: bool) -> str | None:
+        for op, av in items:
+            subs: list[Any] = []
+            if op in repeats:
+                _low, high, sub = av
+                if high == parser.MAXREPEAT:
+                    return "unbounded repetition (*, + or {n,}); use a bounded {m,n}"
+                if inside_repeat:
+                    return "nested quantifiers"
+                subs, inside = [sub], True
+            else:
+                inside = inside_repeat
+                if op is parser.SUBPATTERN:
+                    subs = [av[-1]]
+                elif op is parser.BRANCH:
+                    subs = list(av[1])
+                elif op in (parser.ASSERT, parser.ASSERT_NOT):
+                    subs = [av[1]]
+            for sub in subs:
+                problem = walk(sub, inside)
+                if problem:
+                    return problem
+        return None
+
+    return walk(parser.parse(pattern), False)
 
 
 @functools.lru_cache(maxsize=256)
@@ -427,8 +522,45 @@ def _parse_cuda(v: _Rows, data: dict[str, Any]) -> tuple[tuple[CudaDriver, ...],
     return tuple(drivers), tuple(floors)
 
 
-def _parse_gpus(v: _Rows, data: dict[str, Any]) -> tuple[GpuModel, ...]:
+def _parse_architectures(v: _Rows, data: dict[str, Any]) -> tuple[Architecture, ...]:
+    v.keys(data, "", {"architecture"}, set())
+    rows: list[Architecture] = []
+    owner: dict[str, str] = {}
+    for i, row in enumerate(v.table(data, "architecture"), 1):
+        where = f"architecture #{i}" + (f" ({row.get('name')})" if isinstance(row, dict) else "")
+        v.keys(row, where, {"name", "compute_capabilities", "source"},
+               {"last_driver_branch", "last_cuda", "notes", "see_also"})
+        name = v.string(row, "name", where)
+        ccs = row["compute_capabilities"]
+        if not isinstance(ccs, list) or not ccs or not all(isinstance(c, str) and _CC.match(c) for c in ccs):
+            raise v.fail(where, 'compute_capabilities must be a non-empty list of "MAJOR.MINOR" strings')
+        keys = [_cc(c) for c in ccs]
+        if keys != sorted(set(keys)):
+            raise v.fail(where, "compute_capabilities must be ascending and unique")
+        for cc in ccs:
+            if cc in owner:
+                raise v.fail(where, f"compute capability {cc} is already in {owner[cc]}")
+            owner[cc] = where
+        if rows and keys[0] < _cc(rows[-1].compute_capabilities[-1]):
+            raise v.fail(where, f"out of order after {rows[-1].name} (keep ascending by compute capability)")
+        branch = row.get("last_driver_branch")
+        if branch is not None and (not isinstance(branch, str) or not _BRANCH.match(branch)):
+            raise v.fail(where, f"last_driver_branch {branch!r} must be a driver branch such as \"R470\"")
+        last_cuda = row.get("last_cuda")
+        if last_cuda is not None and (not isinstance(last_cuda, str) or not _MAJOR_MINOR.match(last_cuda)):
+            raise v.fail(where, f"last_cuda {last_cuda!r} must be a CUDA version such as \"11.8\"")
+        if last_cuda is not None and branch is None:
+            raise v.fail(where, "last_cuda without last_driver_branch (a dropped architecture has both)")
+        rows.append(Architecture(name, tuple(ccs), branch, v.url(row["source"], where), last_cuda,
+                                 v.string(row, "notes", where, ""), v.urls(row, where)))
+    return tuple(rows)
+
+
+def _parse_gpus(
+    v: _Rows, data: dict[str, Any], architectures: Sequence[Architecture] = ()
+) -> tuple[GpuModel, ...]:
     v.keys(data, "", {"gpu"}, set())
+    by_cc = {cc: a for a in architectures for cc in a.compute_capabilities}
     models, names = [], set()
     for i, row in enumerate(v.table(data, "gpu"), 1):
         where = f"gpu #{i}" + (f" ({row.get('name')})" if isinstance(row, dict) else "")
@@ -446,12 +578,22 @@ def _parse_gpus(v: _Rows, data: dict[str, Any]) -> tuple[GpuModel, ...]:
             _compiled(tuple(patterns))
         except re.error as exc:
             raise v.fail(where, f"bad pattern: {exc}") from None
+        for pattern in patterns:
+            problem = _backtracking_risk(pattern)
+            if problem:
+                raise v.fail(where, f"pattern {pattern!r}: {problem}")
         cc = v.string(row, "compute_capability", where)
         if not _CC.match(cc):
             raise v.fail(where, f"compute_capability {cc!r} must be MAJOR.MINOR such as 8.6")
+        arch = v.string(row, "architecture", where)
+        if by_cc and cc not in by_cc:
+            raise v.fail(where, f"compute capability {cc} has no row in architectures.toml")
+        if by_cc and by_cc[cc].name != arch:
+            raise v.fail(where, f"architecture {arch!r}, but architectures.toml puts {cc} in "
+                                f"{by_cc[cc].name!r}")
         models.append(GpuModel(
             name=name, patterns=tuple(patterns), compute_capability=cc,
-            architecture=v.string(row, "architecture", where),
+            architecture=arch,
             fp32_tflops=v.number(row, "fp32_tflops", where), fp16_tflops=v.number(row, "fp16_tflops", where),
             bf16_tflops=v.number(row, "bf16_tflops", where), source=v.url(row["source"], where),
             tf32_tflops=v.number(row, "tf32_tflops", where),
@@ -482,15 +624,16 @@ def _read(location: Any, fname: str) -> dict[str, Any]:
 
 
 def parse_matrix(location: Any) -> Matrix:
-    """Read and validate the four files under a directory (Path or importlib Traversable)."""
+    """Read and validate the five files under a directory (Path or importlib Traversable)."""
     def rows(fname: str) -> _Rows:
         return _Rows(_label(location, fname))
 
     version = _parse_meta(rows("meta.toml"), _read(location, "meta.toml"))
     tensorflow = _parse_tensorflow(rows("tensorflow.toml"), _read(location, "tensorflow.toml"))
     drivers, floors = _parse_cuda(rows("cuda.toml"), _read(location, "cuda.toml"))
-    gpus = _parse_gpus(rows("gpus.toml"), _read(location, "gpus.toml"))
-    matrix = Matrix(version, tensorflow, drivers, gpus, floors, str(location))
+    architectures = _parse_architectures(rows("architectures.toml"), _read(location, "architectures.toml"))
+    gpus = _parse_gpus(rows("gpus.toml"), _read(location, "gpus.toml"), architectures)
+    matrix = Matrix(version, tensorflow, drivers, gpus, floors, str(location), architectures)
     tfv = rows("tensorflow.toml")
     for rel in tensorflow:  # every CUDA a release names needs a driver row for each platform it supports
         row = matrix.driver_row(rel.cuda)

@@ -28,8 +28,10 @@ nvml:        available (bool), error, error_kind (library-not-found|driver-not-l
 nvidia_smi:  found, path, error, error_kind (not-found|timeout|driver-not-loaded|lib-mismatch|
              no-permission|no-devices|gpu-lost|failed|unreadable), returncode, driver_version,
              cuda_version, gpus [GPU keys as for nvml when `-q -x` parsed; banner-only GPUs carry
-             name_truncated, persistence_mode, compute_mode, memory_used_mib], raw (banner, trimmed),
-             raw_xml (trimmed), xml_error
+             name_truncated, persistence_mode, compute_mode, memory_used_mib; every GPU carries
+             compute_capability (from `--query-gpu=...,compute_cap`, R510+, else the compat name table)
+             and compute_capability_source (nvidia-smi|name table|null)], raw (banner, trimmed),
+             raw_xml (trimmed), xml_error, raw_query (the --query-gpu output, trimmed), query_error
 nvcc:        found, version ("13.0", of the first install: PATH, then CUDA_HOME, /usr/local/cuda*),
              installs [{path, version, build ("V13.0.88"), source (PATH|CUDA_HOME|CUDA_PATH|/usr/local/...),
              error}], raw, error (plain words when one failed)

@@ -1,9 +1,14 @@
-"""nvidia-smi probe: the plain banner and `nvidia-smi -q -x`, parsed by pure functions.
+"""nvidia-smi probe: the plain banner, `nvidia-smi -q -x` and a `--query-gpu` CSV, parsed by pure functions.
 
 nvidia-smi's text is not a stable API, so it is a cross-check of NVML and its fallback when NVML
 cannot be used. Facts (see tfdoctor/probes/__init__.py): found, path, error, error_kind
 (not-found|timeout|driver-not-loaded|lib-mismatch|no-permission|failed|unreadable), returncode,
-driver_version, cuda_version, gpus [per-GPU keys as the nvml probe's], raw, raw_xml, xml_error.
+driver_version, cuda_version, gpus [per-GPU keys as the nvml probe's, plus compute_capability_source],
+raw, raw_xml, xml_error, raw_query, query_error.
+
+Compute capability: `--query-gpu=...,compute_cap` (drivers >= R510); older drivers answer
+'Field "compute_cap" is not a valid field to query.', and then the GPU name table of the compat data
+fills it (compute_capability_source "name table") or it stays null for a name the table does not know.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import os
 import re
 import shutil
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
 from typing import Any
 
 from tfdoctor import proc
@@ -72,6 +78,33 @@ _MISSING = {
 }
 
 
+# `nvidia-smi --query-gpu=<QUERY_FIELDS> --format=csv,noheader`: one line per GPU, values joined by ", ".
+QUERY_FIELDS = ("index", "pci.bus_id", "name", "compute_cap")
+QUERY_ARGS = ("--query-gpu=" + ",".join(QUERY_FIELDS), "--format=csv,noheader")
+# Older drivers (< R510) refuse compute_cap; the full names then come from a query without it.
+NAME_QUERY_FIELDS = ("index", "pci.bus_id", "name")
+NAME_QUERY_ARGS = ("--query-gpu=" + ",".join(NAME_QUERY_FIELDS), "--format=csv,noheader")
+MAX_QUERY_CHARS = 64 * 1024  # input beyond this is ignored
+MAX_QUERY_LINE = 1024  # a real row is < 200 characters; longer lines are junk and skipped unread
+MAX_QUERY_GPUS = 64
+# Fact key for each query field (its aliases included); unknown fields keep their own name, dots as "_".
+_QUERY_KEYS = {
+    "index": "index",
+    "pci.bus_id": "pci_bus_id",
+    "gpu_bus_id": "pci_bus_id",
+    "name": "name",
+    "gpu_name": "name",
+    "compute_cap": "compute_capability",
+    "uuid": "uuid",
+    "gpu_uuid": "uuid",
+    "driver_version": "driver_version",
+    "compute_mode": "compute_mode",
+}
+_INVALID_FIELD = re.compile(r'^Field "([^"\n]{1,64})" is not a valid field to query')
+_QUERY_CC = re.compile(r"^(\d{1,2})\.(\d{1,2})$")
+_QUERY_INDEX = re.compile(r"^\d{1,4}$")
+
+
 class SmiParseError(ValueError):
     """Output that is not what nvidia-smi prints."""
 
@@ -122,6 +155,72 @@ def parse_banner(text: str) -> dict[str, Any]:
         "cuda_version": None if cuda in (None, "N/A") else cuda,
         "gpus": gpus,
     }
+
+
+def _query_value(key: str, raw: str) -> Any:
+    value = raw.strip()
+    if value.lower() in _MISSING:
+        return None
+    if key == "index":
+        return int(value) if _QUERY_INDEX.match(value) else None
+    if key == "compute_capability":
+        m = _QUERY_CC.match(value)
+        return f"{int(m.group(1))}.{int(m.group(2))}" if m else None
+    return value
+
+
+def _typed_ok(row: dict[str, Any], keys: Sequence[str], parts: Sequence[str]) -> bool:
+    """A row's index is a number and its compute capability MAJOR.MINOR or N/A; else the line is junk."""
+    for key, raw in zip(keys, parts):
+        if key == "index" and row[key] is None:
+            return False
+        if key == "compute_capability" and row[key] is None and raw.strip().lower() not in _MISSING:
+            return False
+    return True
+
+
+def parse_query_gpu(text: str, fields: Sequence[str] = QUERY_FIELDS) -> dict[str, Any]:
+    """Parse `nvidia-smi --query-gpu=<fields> --format=csv[,noheader]`. Never raises.
+
+    Returns {"gpus": [{<fact key>: value}], "unsupported_field": "compute_cap" or None, "skipped": n}:
+    rows in order, a header line (if any) dropped, values "[N/A]" as None, `index` an int and
+    `compute_capability` a "MAJOR.MINOR" string (anything else: None). `unsupported_field` names the field an
+    older nvidia-smi refused ('Field "compute_cap" is not a valid field to query.'); `skipped` counts lines
+    that are not rows of this query. Linear in the input, which is capped at MAX_QUERY_CHARS.
+    """
+    out: dict[str, Any] = {"gpus": [], "unsupported_field": None, "skipped": 0}
+    if not isinstance(text, str):
+        return out
+    fields = tuple(str(f).strip().lower() for f in fields)
+    keys = [_QUERY_KEYS.get(f, f.replace(".", "_")) for f in fields]
+    header = list(fields)
+    for line in text[:MAX_QUERY_CHARS].splitlines():
+        if len(line) > MAX_QUERY_LINE:
+            out["skipped"] += 1
+            continue
+        line = line.strip()
+        if not line:
+            continue
+        bad = _INVALID_FIELD.match(line)
+        if bad:
+            out["unsupported_field"] = out["unsupported_field"] or bad.group(1)
+            continue
+        parts = line.split(",")
+        if len(parts) != len(fields):
+            out["skipped"] += 1
+            continue
+        # A header line ("index, pci.bus_id, name, compute_cap"; units in brackets with nounits off).
+        if [p.split("[", 1)[0].strip().lower() for p in parts] == header:
+            continue
+        if len(out["gpus"]) >= MAX_QUERY_GPUS:
+            out["skipped"] += 1
+            continue
+        row = {key: _query_value(key, raw) for key, raw in zip(keys, parts)}
+        if not _typed_ok(row, keys, parts):
+            out["skipped"] += 1  # not a row of this query (an error text, a banner line)
+            continue
+        out["gpus"].append(row)
+    return out
 
 
 def _text(node: ET.Element | None, path: str) -> str | None:
@@ -359,6 +458,8 @@ def probe(ctx: Any) -> dict[str, Any]:
         "raw": None,
         "raw_xml": None,
         "xml_error": None,
+        "raw_query": None,
+        "query_error": None,
     }
     path = find_nvidia_smi(ctx.env)
     if not path:
@@ -387,23 +488,104 @@ def probe(ctx: Any) -> dict[str, Any]:
         facts.update(
             driver_version=parsed["driver_version"], cuda_version=parsed["cuda_version"], gpus=parsed["gpus"]
         )
+    if _read_xml(facts, path, ctx, parsed is None):
+        _read_compute_caps(facts, path, ctx)
+    return facts
+
+
+def _read_xml(facts: dict[str, Any], path: str, ctx: Any, banner_failed: bool) -> bool:
+    """Merge `nvidia-smi -q -x` into facts; False when it hung (another query would hang the same way)."""
     query = proc.run([path, "-q", "-x"], timeout=ctx.timeout, env=ctx.env)
     facts["raw_xml"] = proc.trim(query.stdout.strip()) if query.stdout.strip() else None
     if not query.ok:
         facts["xml_error"] = _failure(query, "nvidia-smi -q -x")[0]
-        return facts
+        return not query.timed_out
     try:
         xml = parse_query_xml(query.stdout)
     except SmiParseError as exc:
         facts["xml_error"] = _unreadable(query.stdout, "nvidia-smi -q -x", str(exc))
-        return facts
+        return True
     facts["driver_version"] = xml["driver_version"] or facts["driver_version"]
     facts["cuda_version"] = xml["cuda_version"] or facts["cuda_version"]
     if xml["gpus"]:
         facts["gpus"] = _merge(facts["gpus"], xml["gpus"])
-    if parsed is None and xml["gpus"]:
+    if banner_failed and xml["gpus"]:
         facts["error"], facts["error_kind"] = None, None  # the XML answered what the banner did not
-    return facts
+    return True
+
+
+def _read_compute_caps(facts: dict[str, Any], path: str, ctx: Any) -> None:
+    """Fill each GPU's compute_capability from `--query-gpu=...,compute_cap`, else from the name table."""
+    what = "nvidia-smi " + " ".join(QUERY_ARGS)
+    res = proc.run([path, *QUERY_ARGS], timeout=ctx.timeout, env=ctx.env)
+    output = f"{res.stdout}\n{res.stderr}".strip()
+    facts["raw_query"] = proc.trim(output, 4000) if output else None
+    parsed = parse_query_gpu(output)
+    rows = parsed["gpus"]
+    if parsed["unsupported_field"]:
+        facts["query_error"] = (
+            f"`{what}`: this nvidia-smi does not know the field \"{parsed['unsupported_field']}\" "
+            "(compute_cap needs driver R510 or newer); compute capability taken from the GPU name"
+        )
+        if not res.timed_out and any(g.get("name_truncated") or not g.get("name") for g in facts["gpus"]):
+            # The banner cuts long names ("Tesla V100-SXM2..."); ask for the full ones, without compute_cap.
+            names = proc.run([path, *NAME_QUERY_ARGS], timeout=ctx.timeout, env=ctx.env)
+            rows = parse_query_gpu(names.stdout, NAME_QUERY_FIELDS)["gpus"] if names.ok else []
+    elif not res.ok:
+        facts["query_error"] = _failure(res, what)[0]
+    elif not rows:
+        facts["query_error"] = _unreadable(res.stdout, what, "no GPU rows")
+    if rows and not facts["gpus"]:  # neither the banner nor the XML listed GPUs: the query does
+        facts["gpus"] = [{k: row.get(k) for k in ("index", "name", "pci_bus_id")} for row in rows]
+    matched: set[int] = set()
+    for pos, gpu in enumerate(facts["gpus"]):
+        row = _query_row(gpu, pos, rows, matched) or {}
+        if gpu.get("compute_capability"):
+            gpu.setdefault("compute_capability_source", "nvidia-smi")
+            continue
+        if row.get("compute_capability"):
+            gpu["compute_capability"] = row["compute_capability"]
+            gpu["compute_capability_source"] = "nvidia-smi"
+            continue
+        name = row.get("name") if gpu.get("name_truncated") or not gpu.get("name") else gpu.get("name")
+        cc = _cc_by_name(name)
+        gpu["compute_capability"] = cc
+        gpu["compute_capability_source"] = "name table" if cc else None
+
+
+def _bus_key(bus: Any) -> tuple[int, int, int, int] | None:
+    """"00000000:17:00.0" and "0000:17:00.0" -> (0, 0x17, 0, 0); None for anything else."""
+    m = re.match(r"^([0-9A-Fa-f]{1,8}):([0-9A-Fa-f]{2}):([0-9A-Fa-f]{2})\.([0-7])$", str(bus or "").strip())
+    return tuple(int(g, 16) for g in m.groups()) if m else None  # type: ignore[return-value]
+
+
+def _query_row(gpu: dict[str, Any], pos: int, rows: list[dict[str, Any]], matched: set[int]) -> Any:
+    """The query row for a GPU: same PCI bus id, else same index, else the same position."""
+    key = _bus_key(gpu.get("pci_bus_id"))
+    candidates = [i for i, r in enumerate(rows) if key is not None and _bus_key(r.get("pci_bus_id")) == key]
+    if not candidates:
+        candidates = [i for i, r in enumerate(rows) if gpu.get("index") is not None
+                      and r.get("index") == gpu.get("index")]
+    if not candidates and pos < len(rows) and rows[pos].get("pci_bus_id") is None:
+        candidates = [pos]
+    for i in candidates:
+        if i not in matched:
+            matched.add(i)
+            return rows[i]
+    return None
+
+
+def _cc_by_name(name: Any) -> str | None:
+    """The compat data's compute capability for a GPU name; None when unknown or the data is unreadable."""
+    if not isinstance(name, str) or not name.strip() or name.strip().endswith("..."):
+        return None
+    try:
+        from tfdoctor.compat import CompatError, load_matrix
+
+        model = load_matrix().gpu(name)
+    except (CompatError, OSError, ValueError):
+        return None
+    return model.compute_capability if model is not None else None
 
 
 def _merge(banner: list[dict[str, Any]], xml: list[dict[str, Any]]) -> list[dict[str, Any]]:
