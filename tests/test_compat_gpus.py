@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tfdoctor.compat import CompatError, _backtracking_risk, _compiled, load_matrix
-from tfdoctor.explain import explain_lines, read_lines
+from tfdoctor.logs.lines import read_lines
 from tfdoctor.probes.nvidia_smi import (
     MAX_QUERY_GPUS,
     NAME_QUERY_ARGS,
@@ -32,6 +32,7 @@ from tfdoctor.probes.nvidia_smi import (
     parse_query_gpu,
     parse_query_xml,
 )
+from tfdoctor.report import explain_report
 
 COMPAT = ROOT / "compat"
 SMI = DATA / "nvidia-smi"
@@ -152,10 +153,8 @@ def test_matrix_json_lists_architectures():
 RECORDED_WITHOUT_CC = {
     "GeForce GTX 680": "3.0",
     "TITAN Xp": "6.1",
-    "Tesla V100-SXM2...": "7.0",  # truncated banner name: only the SXM2 part can print this
     "NVIDIA A10G": "8.6",
     "Tesla P4": "6.1",
-    "NVIDIA A100-SXM4-80GB": "8.0",
     "NVIDIA A100-SXM4-40GB": "8.0",
     "NVIDIA L4": "8.9",
     "NVIDIA B200": "10.0",
@@ -163,6 +162,10 @@ RECORDED_WITHOUT_CC = {
     "NVIDIA GeForce RTX 3080": "8.6",
     "Tesla T4": "7.5",
     "Quadro GV100": "7.0",
+    "NVIDIA GeForce GTX 1650": "7.5",
+    "Tesla K10.G2.8GB": "3.0",
+    "Tesla K20c": "3.5",
+    "Tesla K40c": "3.5",
 }
 
 
@@ -191,13 +194,13 @@ def _recorded_names() -> tuple[set[str], dict[str, str]]:
             shown[row["name"]] = row["compute_capability"]
     for path in sorted((DATA / "explain").glob("*.txt")):
         with open(path, "rb") as fh:
-            env = explain_lines(read_lines(fh)).environment
+            env = explain_report(read_lines(fh)).environment
         for g in env.get("gpus") or []:
             if g.get("name") and g.get("compute_capability"):
                 shown[g["name"]] = g["compute_capability"]
             elif g.get("name"):
                 bare.add(g["name"])
-    bare -= {n for n in bare if "process" in n.lower()}
+    bare -= {n for n in bare if "process" in n.lower() or n.endswith("...")}  # banner names cut by nvidia-smi
     return bare - set(shown), shown
 
 
