@@ -265,3 +265,20 @@ def cuda_errors(facts: dict[str, Any], *names: str) -> list[dict[str, Any]]:
 def failed_libraries(facts: dict[str, Any], family: str) -> list[dict[str, Any]]:
     """dlopen failures of one library family (driver, cuda-runtime, cudnn, nccl, ...)."""
     return [i for i in log_items(facts, "dlopen-failed") if i.get("family") == family]
+
+
+_GPU_KINDS = frozenset({
+    "dlopen-failed", "gpu-libs-skipped", "cudart-stub", "dnn-not-found", "no-driver", "lib-mismatch", "cuinit",
+    "cuda-error", "cudnn-version", "cudnn-failed", "cublas-failed", "oom", "cc-jit", "cc-ignored", "cpu-build",
+    "ptx-target", "xla-tools", "ptxas-old", "nccl-error", "nccl-unsupported", "ctx-oom",
+})
+
+
+def gpu_context(facts: dict[str, Any]) -> bool:
+    """Whether pasted text is about using a GPU at all (a device, a driver, a CUDA library, a GPU error)."""
+    if log_items(facts, *_GPU_KINDS) or "gpu" in as_list(as_dict(facts.get("log")).get("platform_hints")):
+        return True
+    return bool(
+        section(facts, "nvidia_smi") or get(facts, "runtime", "gpus") or get(facts, "runtime", "tf_visible_gpus") is not None
+        or is_cuda_build(facts) is False
+    )

@@ -306,6 +306,8 @@ def driver_new_enough(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                     facts=used,
                 )
             ]
+        if fc.from_log(facts):
+            return []  # a paste cannot show whether PTX JIT is needed: nothing failed here
         upgrade, _docs = rm.driver_install(facts, minimum.split(".")[0] if minimum else None)
         return [
             Finding(

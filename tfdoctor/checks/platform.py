@@ -34,8 +34,8 @@ def windows_native(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     if plat != "windows":
         return []  # macOS: tensorflow.cpu-only-build / tensorflow.missing say it
     version = fc.tf_version(facts) if fc.tf_installed(facts) else None
-    if version is None and fc.from_log(facts):
-        return []  # a paste from Windows that does not show its TensorFlow version
+    if fc.from_log(facts) and (version is None or not fc.gpu_context(facts)):
+        return []  # a paste from Windows that does not show its TensorFlow version, or is not about the GPU
     if version and v.vtuple(version) and not v.version_ge(version, (2, 11)):
         return [
             Finding(

@@ -13,6 +13,7 @@ For the worker's own log (source "worker") only `log` is kept: probes already me
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -23,6 +24,7 @@ from tfdoctor.logs.values import Values
 MAX_ITEMS_PER_KIND = 12  # evidence items kept per mechanism (the count keeps going)
 MAX_SEEN = 200_000  # distinct lines remembered to skip repeats
 QUOTE = 300  # characters of a line quoted as evidence
+_FAILED_IMPORT = re.compile(r"(?:-{2,}>\s{0,3}\d{1,6}\s{1,4})?(?:import tensorflow\b|from tensorflow[\w.]{0,40} import)")
 
 
 def _item(sig: ev.Signature, m: Any, line: str, line_no: int) -> dict[str, Any] | None:
@@ -75,10 +77,15 @@ class Reader:
         self.counts: dict[str, int] = {}
         self.lines = 0
         self._seen: set[int] = set()
+        self._module_error_at: int | None = None
 
     def feed(self, raw: str) -> None:
         self.lines += 1
-        if "\r" in raw:
+        if len(raw) > 400 and raw.count("\\n") >= 3:  # output captured as a Python string: "...\n...\n"
+            for part in raw.replace("\\r", "").split("\\n"):
+                if part.strip():
+                    self._line(normalize(part))
+        elif "\r" in raw:
             for part in raw.split("\r"):
                 if part.strip():
                     self._line(normalize(part))
@@ -95,6 +102,7 @@ class Reader:
             self._seen.add(key)
         low = line.lower()
         self.values.line_no = self.lines
+        self._module_error(line, low)
         here: set[tuple[str, Any]] = set()
         for sig, m in ev.match_line(line, low):
             item = _item(sig, m, line, self.lines)
@@ -104,14 +112,39 @@ class Reader:
             if key in here:  # two spellings of one failure on one line are one piece of evidence
                 continue
             here.add(key)
-            if item["kind"] == "cpu-build" and self.source == "explain":
-                self.values.set("tensorflow.build_info.is_cuda_build", False, 6)
+            if self.source == "explain":
+                self._item_values(item)
             count = self.counts.get(item["kind"], 0)
             self.counts[item["kind"]] = count + 1
             if count < MAX_ITEMS_PER_KIND:
                 self.items.append(item)
         if self.source == "explain":
             self.values.feed(line, low, self.lines)
+
+    def _module_error(self, line: str, low: str) -> None:
+        """A notebook traceback names the error first and the failing import a few lines later
+        ("ModuleNotFoundError  Traceback ..." then "----> 6 import tensorflow as tf")."""
+        if low.startswith("modulenotfounderror") and "no module named" not in low:
+            self._module_error_at = self.lines
+        elif self._module_error_at is not None:
+            if self.lines - self._module_error_at > 12:
+                self._module_error_at = None
+            elif _FAILED_IMPORT.match(line):
+                self._module_error_at = None
+                self.items.append({"kind": "tf-missing", "line": self.lines, "text": line[:QUOTE]})
+                self.counts["tf-missing"] = self.counts.get("tf-missing", 0) + 1
+
+    def _item_values(self, item: dict[str, Any]) -> None:
+        """Values an evidence line states outright (versions TensorFlow printed in its error)."""
+        from tfdoctor.versions import cudnn_from_int
+
+        if item["kind"] == "cpu-build":
+            self.values.set("tensorflow.build_info.is_cuda_build", False, 6)
+        elif item["kind"] == "cudnn-version":
+            self.values.set("runtime.cudnn_version", cudnn_from_int(str(item.get("loaded", ""))), 6)
+            self.values.set("tensorflow.build_info.cudnn_version", cudnn_from_int(str(item.get("compiled", ""))), 6)
+        elif item["kind"] == "lib-mismatch" and item.get("kernel"):
+            self.values.set("system.proc_driver_version", item["kernel"], 5)
 
     def facts(self) -> dict[str, Any]:
         log: dict[str, Any] = {

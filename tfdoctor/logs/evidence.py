@@ -59,7 +59,7 @@ CUDA_MESSAGES = {
     "misaligned address": "MISALIGNED_ADDRESS",
     "unspecified launch failure": "LAUNCH_FAILED",
     "cuda driver is a stub library": "STUB_LIBRARY",
-    "cudageterrorstring symbol not found": "INSUFFICIENT_DRIVER",
+    "cudageterrorstring symbol": "INSUFFICIENT_DRIVER",
 }
 _CAMEL = {  # cudaErrorX -> X in the driver API's spelling, where they differ
     "MEMORYALLOCATION": "OUT_OF_MEMORY", "NOKERNELIMAGEFORDEVICE": "NO_BINARY_FOR_GPU",
@@ -209,6 +209,8 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("memory-free", "freememory",
          r"totalMemory:\s{0,3}(\d{1,6}(?:\.\d{1,3})?)\s{0,2}([GM]i?B)\s{1,4}freeMemory:\s{0,3}(\d{1,6}(?:\.\d{1,3})?)"
          r"\s{0,2}([GM]i?B)", ("total", "total_unit", "free", "free_unit")),
+    _sig("ctx-oom", ("ctxretain", "ctxcreate", "create context", "context"),
+         r"(?:cuDevicePrimaryCtxRetain|cuCtxCreate|create (?:a )?(?:CUDA )?context)[^\n]{0,80}?(?:OUT_OF_MEMORY|out of memory)"),
     _sig("memory-total", "total memory", r"^Total memory:?\s{0,3}(\d{1,6}(?:\.\d{1,3})?)\s{0,2}([GM])i?B", ("total", "total_unit")),
     _sig("memory-free", "free memory", r"^Free memory:?\s{0,3}(\d{1,7}(?:\.\d{1,3})?)\s{0,2}([GM])i?B\s{0,3}$",
          ("free", "free_unit")),
@@ -259,7 +261,7 @@ SIGNATURES: tuple[Signature, ...] = (
          r"Illegal instruction|compiled to use \w{2,12}(?:\.\d)? instructions, but these aren't available|"
          r"0xC000001D|-1073741795"),
     _sig("glibc", ("glibc", "glibcxx", "cxxabi"),
-         r"version `?'?(GLIBC(?:XX)?_\d{1,2}\.\d{1,2}(?:\.\d{1,2})?|CXXABI_\d\.\d{1,2}(?:\.\d{1,2})?)'? not found",
+         r"version [`'\\]{0,2}(GLIBC(?:XX)?_\d{1,2}\.\d{1,2}(?:\.\d{1,2})?|CXXABI_\d\.\d{1,2}(?:\.\d{1,2})?)[\\']{0,2} not found",
          ("symbol",)),
     # --- Python packages ------------------------------------------------------------------------------
     _sig("numpy-abi", ("numpy", "_array_api", "multiarray"),
@@ -269,7 +271,7 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("protobuf", ("descriptors cannot", "google.protobuf", "protobuf", "protocol buffer"),
          r"Descriptors cannot (?:not )?be created directly|cannot import name '\w{1,40}' from 'google\.protobuf|"
          r"Protobuf (?:Gencode|gencode) version|Detected (?:mismatched|incompatible) Protobuf|"
-         r"requires version [\d.]{1,12} of the Protocol Buffer runtime library|"
+         r"(?:requires|compiled against) version [\d.]{1,12} of the Protocol Buffer runtime library|"
          r"Couldn't build proto file into descriptor pool|module 'google\.protobuf\.\w{1,40}' has no attribute"),
     _sig("keras3", ("kerastensor", "keras 3", "keras core", "tf_keras", "legacy_keras", "keras.src", "keras.engine",
                     "keras_tensor"),
@@ -291,7 +293,7 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("pip-no-version", "satisfies the requirement",
          r"Could not find a version that satisfies the requirement (?:tensorflow|tf-nightly|tensorflow-gpu|"
          r"tensorflow-cpu|tensorflow-intel)\b[\w\[\],-]{0,30}(?:[=<>!~]=?[\w.*]{0,20})?\s{0,2}"
-         r"(?:\(from [^)]{0,200}\)\s{0,2}){0,2}\(from versions:\s{0,2}"
+         r"(?:\(from [^()]{0,200}(?:\([^()]{0,40}\)[^()]{0,40})?\)\s{0,2}){0,2}\(from versions:\s{0,2}"
          r"([^)]{0,4000})\)?", ("versions",)),
     _sig("pip-no-version", "requires a different python",
          r"(?:tensorflow|tf-nightly|tensorflow-\w{1,10})['\"]? requires a different Python:?\s{0,3}(\d\.\d{1,2}(?:\.\d{1,3})?)?",

@@ -43,24 +43,29 @@ _TF_DISTS = "tensorflow|tensorflow-gpu|tensorflow-cpu|tensorflow-intel|tensorflo
 RE_PIP_ROW = re.compile(
     r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60})\s{1,60}(\d{1,4}(?:\.[0-9A-Za-z+!]{1,12}){0,5})(?:\s{1,60}\S{1,200})?\s{0,4}$"
 )
-RE_PIP_EQ = re.compile(r"\b(" + _TF_DISTS + r"|keras|tf-keras|numpy|protobuf)(?:\[[\w,-]{1,30}\])?==(\d{1,4}"
+RE_PIP_EQ = re.compile(r"\b(" + _TF_DISTS + r"|keras|tf-keras|numpy|protobuf|tf)(?:\[[\w,-]{1,30}\])?\s{0,2}==\s{0,2}(\d{1,4}"
                        r"(?:\.[0-9A-Za-z]{1,12}){0,4})", re.IGNORECASE)
+RE_DIST_DASH = re.compile(r"\b(tensorflow(?:[-_](?:gpu|cpu|intel))?)-(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:[-_.]?(?:rc|dev|post)"
+                          r"\d{1,10})?)(?![\d-])", re.IGNORECASE)
+RE_DIST_SPACE = re.compile(r"\b(tensorflow(?:-gpu|-cpu|-intel)?) (\d{1,2}\.\d{1,3}\.\d{1,3}\S{0,12}) (?:requires|has requirement)")
 RE_INSTALLED = re.compile(r"\b([A-Za-z][A-Za-z0-9._-]{0,60})-(\d{1,4}(?:\.[0-9A-Za-z+]{1,12}){0,5})\b")
 RE_WHEEL = re.compile(r"\b(" + _TF_DISTS.replace("-", "_") + r"|" + _TF_DISTS + r")-(\d{1,2}\.\d{1,3}\.\d{1,3}"
                       r"(?:\.post\d{1,3}|rc\d{1,2}|\.dev\d{1,10})?)(?:-(cp\d{2,3})|\.dist-info)", re.IGNORECASE)
 RE_TF_FIELD = re.compile(
-    r"\b(?:TensorFlow|tf)(?:[- ](?:gpu|cpu))?(?: version)?\s{0,3}(?:\(use command below\))?\s{0,3}[:=]\s{0,3}v?"
-    r"(?:tf\s{0,2})?(?:v\d[\w.-]{0,40}\s{1,4})?(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:rc\d|\.post\d)?)\b",
+    r"\b(?:TensorFlow|tf)(?:[- ](?:gpu|cpu))?(?: version)?[*_]{0,2}\s{0,3}(?:\(use command below\))?\s{0,3}[:=]\s{0,3}v?"
+    r"(?:tf\s{0,2})?(?:v\d[\w.-]{0,40}\s{1,4})?(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:[-_.]?(?:rc|dev|post)\d{1,10})?)\b",
     re.IGNORECASE,
 )
+RE_VERSION_VALUE = re.compile(r"(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:[-_.]?(?:rc|dev|post)\d{1,10})?)")
 RE_GIT_VERSION = re.compile(r"^v\d{1,2}\.\d{1,3}\.\d{1,3}(?:-rc\d)?-\d{1,6}-g[0-9a-f]{6,40}\s{1,4}(\d{1,2}\.\d{1,3}\.\d{1,3})")
-RE_TF_PROSE = re.compile(r"\b(?:tf|tensorflow)(?:-gpu)?\s{0,2}(?:version\s{0,2})?v?([12]\.\d{1,2}(?:\.\d{1,2})?)\b",
-                         re.IGNORECASE)
+RE_TF_PROSE = re.compile(r"\b(?:tf|tensorflow)(?:[- ]?gpu)?\s{0,2}(?:version\s{0,2}(?:is\s{0,2})?)?v?([0-2]\.\d{1,2}"
+                         r"(?:\.\d{1,2})?)\b", re.IGNORECASE)
 RE_QUOTED_VERSION = re.compile(r"^'(\d{1,2}\.\d{1,3}\.\d{1,3}\S{0,12})'$")
 RE_PY_BANNER = re.compile(r"^Python (\d\.\d{1,2}\.\d{1,2})\b")
-RE_PY_FIELD = re.compile(r"\bpython(?:[ _]version)?\s{0,3}[:=]\s{0,3}\(?(?:python\s{0,2})?(\d\.\d{1,2}(?:\.\d{1,2})?)\b",
+RE_PY_FIELD = re.compile(r"\bpython(?:[ _]version)?[*_]{0,2}\s{0,3}[:=]\s{0,3}\(?(?:python\s{0,2})?v?(\d\.\d{1,2}(?:\.\d{1,2})?)\b",
                          re.IGNORECASE)
-RE_PY_PATH = re.compile(r"[/\\]python(\d\.\d{1,2})[/\\](?:site|dist)-packages|[/\\]Python(3\d{1,2})[/\\]",
+RE_PY_PROSE = re.compile(r"\bpython\s{0,2}(?:version\s{0,2}(?:is\s{0,2})?)?v?([23]\.\d{1,2}(?:\.\d{1,2})?)\b", re.IGNORECASE)
+RE_PY_PATH = re.compile(r"[/\\]python(\d\.\d{1,2})[/\\]|[/\\]Python(3\d{1,2})(?:_64|-32)?[/\\]|python3?-(\d\.\d{1,2}\.\d{1,2})-env",
                         re.IGNORECASE)
 RE_PY_TAG = re.compile(r"-cp(\d)(\d{1,2})-")
 RE_HEADING = re.compile(r"^(?:#{1,6}\s{0,3}|\*\*|-\s{1,3})?(tensorflow version|python version|os platform and "
@@ -75,6 +80,10 @@ RE_CREATED = re.compile(
     r"(?:physical GPU )?\(?device: (\d{1,3}), name: ([^,]{1,120}), pci bus id: ([^,]{1,40})"
     r"(?:, compute capability: (\d{1,2}\.\d))?"
 )
+RE_CREATING = re.compile(r"Creating TensorFlow device \(/(?:device:)?gpu:(\d{1,3})(?: with (\d{1,7}) MB memory)?\)\s{0,3}->"
+                         r"\s{0,3}\(device: (\d{1,3}), name: ([^,]{1,120}), pci bus id: ([^,)]{1,40})"
+                         r"(?:, compute capability: (\d{1,2}\.\d))?", re.IGNORECASE)
+RE_MIXED_GPU = re.compile(r"Your GPUs?: ([^,\n]{1,80}), compute capability (\d{1,2}\.\d)")
 RE_IGNORING = re.compile(r"Ignoring visible gpu device \(device: (\d{1,3}), name: ([^,]{1,120}), pci bus id: [^,]{1,40}, "
                          r"compute capability: (\d{1,2}\.\d)\)")
 RE_FOUND = re.compile(r"Found device (\d{1,3}) with properties")
@@ -86,6 +95,8 @@ RE_DEVICE_QUERY_NAME = re.compile(r'^Device (\d{1,3}): "([^"]{1,120})"')
 RE_DEVICE_QUERY_CC = re.compile(r"CUDA Capability Major/Minor version number:\s{1,20}(\d{1,2})\.(\d)")
 RE_TOTAL_MEMORY = re.compile(r"totalMemory:\s{0,3}(\d{1,6}(?:\.\d{1,3})?)\s{0,2}([GM])i?B")
 RE_NUM_GPUS = re.compile(r"Num GPUs Available:?\s{0,3}(\d{1,3})")
+RE_NO_GPUS = re.compile(r"\bGPUs?\b[^\n\[]{0,60}[?:=]\s{0,3}\[\]\s{0,3}$|list_physical_devices\(['\"]GPU['\"]\)\)?\s{0,3}"
+                        r"(?:#\s{0,3})?(?:->|=>|:)?\s{0,3}\[\]")
 RE_PHYSICAL_GPU = re.compile(r"PhysicalDevice\(name='/physical_device:GPU:(\d{1,3})'")
 RE_ADDING_VISIBLE = re.compile(r"Adding visible gpu devices?: ([\d, ]{1,200})$")
 RE_CVD = re.compile(r"CUDA_VISIBLE_DEVICES['\"\]]{0,2}\s{0,3}[=:]\s{0,3}['\"\[]?([\w,.-]{0,60})")
@@ -93,7 +104,7 @@ RE_OS = re.compile(
     r"\b(Ubuntu \d\d\.\d\d(?:\.\d{1,2})?(?: LTS)?|CentOS(?: Linux)?(?: release)? \d[\d.]{0,8}|Rocky Linux \d[\d.]{0,6}|"
     r"Red Hat Enterprise Linux(?: Server| Workstation)?(?: release)? \d[\d.]{0,6}|Fedora(?: Linux)? \d{2}|"
     r"Debian(?: GNU/Linux)? \d{1,2}|Windows (?:10|11)|Amazon Linux \d{1,4}|openSUSE(?: Leap| Tumbleweed)?(?: \d[\d.]{0,6})?|"
-    r"Arch Linux|Pop!_OS \d\d\.\d\d|Linux Mint \d{1,2}(?:\.\d)?|macOS \d{2}(?:\.\d{1,2})?)",
+    r"Arch Linux|Pop!_OS \d\d\.\d\d|Linux Mint \d{1,2}(?:\.\d)?|macOS \d{2}(?:\.\d{1,2})?|Windows Server \d{4})",
     re.IGNORECASE,
 )
 RE_WSL2 = re.compile(r"microsoft-standard-WSL2|/usr/lib/wsl/lib|\bWSL ?2\b", re.IGNORECASE)
@@ -105,15 +116,22 @@ RE_WINDOWS = re.compile(
     r"^PS [A-Za-z]:\\|\bWDDM\b|\btensorflow-intel\b|\bwin_amd64\b|\bwin32\b|\bWindows (?:10|11)\b",
     re.IGNORECASE,
 )
-RE_LINUX = re.compile(r"\.so(?:\.\d{1,6}){1,4}\b|/usr/(?:local/)?lib|/home/\w|\blinux\b|\bubuntu\b|manylinux",
-                      re.IGNORECASE)
-RE_MACOS = re.compile(r"\bmacOS\b|\bDarwin\b|tensorflow-macos|tensorflow-metal|macosx_\d{1,2}|/Users/\w", re.IGNORECASE)
+RE_LINUX = re.compile(
+    r"\.so(?:\.\d{1,6}){0,4}\b|(?:^|[\s'\"(=:\[])/(?:home|usr|opt|mnt|data|root|var|tmp|etc|srv|workspace|content|kaggle|"
+    r"proc|sys|lib|lib64|scratch|nfs|gpfs|lustre|anaconda3?|miniconda3?|conda|app|code|work|nix)/|\blinux\b|\bubuntu\b|"
+    r"manylinux|\bcentos\b|\bdebian\b|\bfedora\b|\brhel\b|rocky linux|\bNUMA node\b|\bNVRM\b|\bdmesg\b|\bmodprobe\b|"
+    r"\blsmod\b|LD_LIBRARY_PATH|\w@[\w.-]{1,64}:[~/]",
+    re.IGNORECASE,
+)
+RE_MACOS = re.compile(r"\bmacOS\b|\bDarwin\b|tensorflow-macos|tensorflow-metal|macosx_\d{1,2}|/Users/\w|/Library/|"
+                      r"/opt/homebrew/|\bMac OS X\b|\.dylib\b", re.IGNORECASE)
 RE_CONDA = re.compile(r"\b(?:ana|mini|mamba|micro)(?:conda|forge)3?\b|/envs/\w|conda (?:install|activate|create)|"
                       r"\|Anaconda", re.IGNORECASE)
 RE_CONTAINER = re.compile(r"docker run\b|nvidia-docker|/\.dockerenv|\bdocker exec\b|podman run\b|^== TensorFlow ==$|"
                           r"NVIDIA Release \d\d\.\d\d", re.IGNORECASE)
 _WINDOWS_KEYS = (":\\", ".dll", "wddm", "windows", "win_amd64", "win32", "tensorflow-intel", "ps ")
-_LINUX_KEYS = (".so", "/usr/", "/home/", "linux", "ubuntu")
+_LINUX_KEYS = (".so", "/", "linux", "ubuntu", "centos", "debian", "fedora", "rhel", "rocky", "numa", "nvrm", "dmesg",
+               "modprobe", "lsmod", "ld_library_path", "@")
 _OS_KEYS = ("ubuntu", "centos", "rocky", "red hat", "fedora", "debian", "windows", "amazon linux", "opensuse",
             "arch linux", "pop!_os", "mint", "macos")
 _INTEREST = ("tensorflow", "tf-nightly", "tf-keras", "tf_keras", "keras", "numpy", "protobuf", "nvidia-", "jax",
@@ -199,13 +217,13 @@ class Values:
             self._tensorflow(line, low)
         if "python" in low or "-cp" in low:
             self._python(line, low)
-        if "==" in line or "successfully installed" in low or RE_PIP_ROW.match(line):
+        if "==" in line or "successfully installed" in low or RE_PIP_ROW.match(line[2:] if line.startswith("- ") else line):
             self._packages(line, low)
         if "is_cuda_build" in low or "cuda_version" in low or "cudnn_version" in low or "compute_capabilities" in low:
             self._build_info(line)
         if "is_built_with_cuda" in self._prev and low in ("true", "false"):
             self.set("tensorflow.build_info.is_cuda_build", low == "true", 5)
-        if "device" in low or "name:" in low or "gpu" in low or "capability" in low or "memory" in low or \
+        if "device" in low or "name" in low or "gpu" in low or "capability" in low or "memory" in low or \
                 low.startswith("major:"):
             self._gpu_lines(line, low)
         if line.startswith("|"):
@@ -214,14 +232,15 @@ class Values:
         self._prev = low
 
     def _heading_value(self, heading: str, text: str) -> None:
-        m = re.search(r"(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)", text)
+        m = RE_VERSION_VALUE.search(text)
         if heading == "tensorflow version" and m:
             self.set("tensorflow.version", m.group(1), 4)
         elif heading == "python version" and m:
             self.set("tensorflow.python_version", m.group(1), 4)
         elif heading.startswith("os platform"):
-            om = RE_OS.search(text)
-            self.set("system.os", om.group(1) if om else None, 4)
+            value = text.strip(" `*:")[:80]
+            if value and (RE_OS.search(value) or re.search(r"linux|windows|mac|ubuntu|centos|debian", value, re.I)):
+                self.set("system.os", value, 4)  # as the person wrote it
 
     def _versions(self, line: str, low: str) -> None:
         m = RE_SMI_BANNER.search(line)
@@ -281,6 +300,9 @@ class Values:
         m = RE_TF_FIELD.search(line)
         if m:
             self.set("tensorflow.version", m.group(1), 4)
+        m = RE_DIST_SPACE.search(line) or RE_DIST_DASH.search(line)
+        if m and line[max(0, m.start() - 1):m.start()] not in ("/", "\\"):
+            self.set("tensorflow.version", m.group(2), 3 if m.re is RE_DIST_SPACE else 2)
         elif "tensorflow" in low or "tf " in low or "tf2" in low:
             m = RE_TF_PROSE.search(line)
             if m and "/" not in line[max(0, m.start() - 1):m.end() + 1]:
@@ -297,13 +319,16 @@ class Values:
             self.set("tensorflow.python_version", m.group(1), 4)
         m = RE_PY_PATH.search(line)
         if m:
-            self.set("tensorflow.python_version", m.group(1) or _py_from_compact(m.group(2)), 3)
+            self.set("tensorflow.python_version", m.group(1) or m.group(3) or _py_from_compact(m.group(2)), 3)
+        m = RE_PY_PROSE.search(line)
+        if m:
+            self.set("tensorflow.python_version", m.group(1), 1)
         m = RE_PY_TAG.search(line)
         if m and "tensorflow" in low:
             self.set("tensorflow.python_version", f"{m.group(1)}.{m.group(2)}", 2)
 
     def _packages(self, line: str, low: str) -> None:
-        m = RE_PIP_ROW.match(line)
+        m = RE_PIP_ROW.match(line[2:] if line.startswith("- ") else line)
         if m and not line[0].isdigit():
             self._dist(m.group(1), m.group(2), 5)
             return
@@ -312,11 +337,9 @@ class Values:
                 self._dist(pm.group(1), pm.group(2), 5)
             return
         for pm in RE_PIP_EQ.finditer(line):
-            if "install" in low or "requirement" in low or pm.start() == 0:
-                name = pm.group(1).lower()
-                if name.startswith(("tensorflow", "tf-")):
-                    self.set("tensorflow.version", pm.group(2), 2)
-                self.dists.setdefault(name, pm.group(2)) if "install" not in low else None
+            name = pm.group(1).lower()
+            if name.startswith(("tensorflow", "tf-")) or name == "tf":
+                self.set("tensorflow.version", pm.group(2), 2)
 
     def _build_info(self, line: str) -> None:
         from tfdoctor.versions import norm_cuda, norm_cudnn
@@ -342,6 +365,15 @@ class Values:
             self._gpu(self.gpus, int(m.group(3)), name=m.group(4), compute_capability=m.group(6),
                       pci_bus_id=m.group(5).strip(), memory_mib=int(m.group(2)), tf_device=f"/device:GPU:{m.group(1)}")
             return
+        m = RE_CREATING.search(line)
+        if m:
+            self.visible.add(int(m.group(1)))
+            self._gpu(self.gpus, int(m.group(3)), name=m.group(4), compute_capability=m.group(6),
+                      pci_bus_id=m.group(5).strip(), tf_device=f"/device:GPU:{m.group(1)}")
+            return
+        m = RE_MIXED_GPU.search(line)
+        if m:
+            self._gpu(self.gpus, 0, name=m.group(1), compute_capability=m.group(2))
         m = RE_IGNORING.search(line)
         if m:
             self._gpu(self.ignored, int(m.group(1)), name=m.group(2), compute_capability=m.group(3))
@@ -388,7 +420,7 @@ class Values:
         m = RE_ADDING_VISIBLE.search(line)
         if m:
             self.visible.update(int(x) for x in re.findall(r"\d{1,3}", m.group(1)))
-        if "list_physical_devices" in self._prev and line.strip() == "[]":
+        if "list_physical_devices" in self._prev and line.strip() == "[]" or RE_NO_GPUS.search(line):
             self.set("runtime.tf_visible_gpus", 0, 5)
 
     def _smi_table(self, line: str) -> None:
@@ -405,6 +437,8 @@ class Values:
 
     def _platform(self, line: str, low: str) -> None:
         hints = self.hints
+        if "gpu" not in hints and ("gpu" in low or "cuda" in low or "nvidia" in low):
+            hints["gpu"] = 1
         if "wsl" in low or "microsoft" in low:
             if RE_WSL2.search(line):
                 hints["wsl2"] = 1
@@ -417,7 +451,8 @@ class Values:
             hints["windows"] = 1
         if "linux" not in hints and any(k in low for k in _LINUX_KEYS) and RE_LINUX.search(line):
             hints["linux"] = 1
-        if "macos" not in hints and ("mac" in low or "darwin" in low or "/users/" in low) and RE_MACOS.search(line):
+        if "macos" not in hints and any(k in low for k in ("mac", "darwin", "/users/", "/library/", "homebrew", "dylib")) \
+                and RE_MACOS.search(line):
             hints["macos"] = 1
         if "conda" not in hints and ("conda" in low or "/envs/" in low or "forge" in low) and RE_CONDA.search(line):
             hints["conda"] = 1
@@ -440,7 +475,7 @@ class Values:
             return "wsl2"
         if h.get("windows"):
             return "windows"
-        if h.get("macos") and not h.get("linux"):
+        if h.get("macos"):  # macOS paths look like Linux ones; a macOS marker decides
             return "macos"
         if h.get("linux") or h.get("wsl1"):
             return "linux"
@@ -479,6 +514,8 @@ class Values:
         gpus = [self.gpus[i] for i in sorted(self.gpus)]
         if gpus:
             put("runtime.gpus", gpus, None)
+            if any(g.get("tf_device") for g in gpus) and self.get("tensorflow.build_info.is_cuda_build") is None:
+                put("tensorflow.build_info.is_cuda_build", True, None)  # TensorFlow created a GPU device
         if self.visible and self.get("runtime.tf_visible_gpus") is None:
             put("runtime.tf_visible_gpus", len(self.visible), None)
         smi = [self.smi_gpus[i] for i in sorted(self.smi_gpus)]

@@ -118,6 +118,8 @@ def _tf_caps(facts: dict[str, Any], matrix: Any) -> tuple[tuple[str, ...], str]:
     if caps:
         return tuple(str(c) for c in caps), "build_info"
     release = fc.tf_release(matrix, facts)
+    if any(mark in (fc.tf_version(facts) or "") for mark in ("+", "dev", "nightly")):
+        return (), "compat matrix"  # a source or nightly build: its kernels are not the release's
     caps = tuple(getattr(release, "compute_capabilities", ()) or ()) if release is not None else ()
     return tuple(str(c) for c in caps), "compat matrix"
 

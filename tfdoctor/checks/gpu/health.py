@@ -537,7 +537,22 @@ def _held_at_start(facts: dict[str, Any]) -> list[Finding]:
             continue
         if total and free / total < HELD_FRACTION:
             items.append((item, free, total))
-    if not items:
+    ctx = fc.log_items(facts, "ctx-oom")
+    failed = fc.log_items(facts, "oom", "cudnn-failed", "cublas-failed") + ctx
+    if ctx and not items:  # no context fits: the GPU was full before TensorFlow asked for anything
+        return [
+            Finding(
+                "gpu.memory-held-by-other-processes",
+                Status.FAIL,
+                "The GPU was full before TensorFlow started: not even a CUDA context fit",
+                detail="Creating the CUDA context needs a few hundred MiB; it failed with out-of-memory, so other"
+                " processes hold the GPU's memory.",
+                fix=_HELD_FIX,
+                facts=("log.evidence",),
+                evidence=fc.quote(facts, ctx),
+            )
+        ]
+    if not items or not failed:  # little free memory is a cause only where something then failed
         return []
     item, free, total = items[0]
     return [
@@ -547,12 +562,17 @@ def _held_at_start(facts: dict[str, Any]) -> list[Finding]:
             f"Only {free:.0f} of {total:.0f} MiB of GPU memory were free when TensorFlow started",
             detail="Another process (or an earlier TensorFlow session in the same notebook) held the rest, so"
             " TensorFlow runs out of memory or cannot start cuDNN/cuBLAS.",
-            fix="nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv  # stop what you do not"
-            " need (kill PID) or restart the notebook kernel; to share a GPU: export TF_FORCE_GPU_ALLOW_GROWTH=true",
+            fix=_HELD_FIX,
             facts=("log.evidence",),
             evidence=fc.quote(facts, [i for i, _, _ in items]),
         )
     ]
+
+
+_HELD_FIX = (
+    "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv  # stop what you do not need (kill"
+    " PID) or restart the notebook kernel that holds it; to share a GPU: export TF_FORCE_GPU_ALLOW_GROWTH=true"
+)
 
 
 def _to_mib(value: Any, unit: Any) -> float:
