@@ -241,7 +241,8 @@ def summarize(report: dict) -> dict:
         "fixes": [shorten(f.get("fix")) for f in roots if f.get("fix")],
         "steps": f"{counts['pass']}/{counts['fail']}/{counts['skip']}" if steps else "-",
         "train_sps": train.get("steps_per_second"),
-        "keras": (f"{keras.get('module')} {keras.get('version')}" if keras.get("module") else "-"),
+        "keras": (f"{keras.get('module')} {keras.get('version')}" if keras.get("module")
+                  else "tf.keras failed: " + str(keras["error"])[:60] if keras.get("error") else "-"),
         "worker_s": rt.get("seconds"),
         "status": (report.get("summary") or {}).get("status"),
     }
@@ -274,7 +275,7 @@ def main() -> int:
 
     print(f"tfdoctor at {ROOT} (git {_git_head()}), {time.strftime('%Y-%m-%d %H:%M')}, "
           f"{os.cpu_count()} CPUs, no NVIDIA driver expected")
-    head = f"{'mix':<19} {'mode':<5} {'status':<6} {'steps p/f/s':<11} {'train st/s':>10} {'worker s':>8} " \
+    head = f"{'mix':<22} {'mode':<5} {'status':<6} {'steps p/f/s':<11} {'train st/s':>10} {'worker s':>8} " \
            f"{'time s':>7}  keras / root failures / fixes"
     print(head)
     print("-" * len(head))
@@ -284,7 +285,7 @@ def main() -> int:
             report, elapsed, err = run_check(python, mix_env(args.venvs, mix), quick, args.timeout)
             mode = "quick" if quick else "full"
             if report is None:
-                print(f"{mix['name']:<19} {mode:<5} ERROR  {err}", flush=True)
+                print(f"{mix['name']:<22} {mode:<5} ERROR  {err}", flush=True)
                 continue
             if args.save_reports:
                 args.save_reports.mkdir(parents=True, exist_ok=True)
@@ -292,11 +293,11 @@ def main() -> int:
             s = summarize(report)
             sps = f"{s['train_sps']:.1f}" if isinstance(s["train_sps"], (int, float)) else "-"
             ws = f"{s['worker_s']:.1f}" if isinstance(s["worker_s"], (int, float)) else "-"
-            print(f"{mix['name']:<19} {mode:<5} {s['status'] or '-':<6} {s['steps']:<11} {sps:>10} {ws:>8} "
+            print(f"{mix['name']:<22} {mode:<5} {s['status'] or '-':<6} {s['steps']:<11} {sps:>10} {ws:>8} "
                   f"{elapsed:>7.1f}  {s['keras']}", flush=True)
-            print(f"{'':<19}   roots: {', '.join(s['roots']) or '-'}")
+            print(f"{'':<22}   roots: {', '.join(s['roots']) or '-'}")
             for fix in s["fixes"]:
-                print(f"{'':<19}   fix:   {fix}")
+                print(f"{'':<22}   fix:   {fix}")
     return 0
 
 
