@@ -147,3 +147,60 @@ def test_unreadable_ld_cache_is_an_error_fact(tmp_path):
     bad.write_text("garbage")
     facts = lib.probe_libraries(ctx(), ld_cache=str(bad))
     assert "exited with status" in facts["ld_cache_error"]
+
+
+def _fake_wheel(site: Path, dist: str, version: str, libs: list[str], pkg: str) -> None:
+    """A pip-installed nvidia wheel as pip leaves it: the files and a dist-info whose RECORD lists them."""
+    lib_dir = site / "nvidia" / pkg / "lib"
+    lib_dir.mkdir(parents=True, exist_ok=True)
+    info = site / f"{dist.replace('-', '_')}-{version}.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n")
+    record = [f"nvidia/{pkg}/lib/{name},," for name in libs] + [f"nvidia/{pkg}/__init__.py,,"]
+    for name in libs:
+        (lib_dir / name).write_bytes(b"\x7fELF")
+    (info / "RECORD").write_text("\n".join(record) + "\n")
+
+
+def test_cu11_and_cu12_wheels_are_both_reported_with_their_lib_dirs(tmp_path):
+    """cu11 and cu12 wheels of one library unpack into the same nvidia/<x>/lib: each RECORD says whose."""
+    site = tmp_path / "site"
+    cudnn8 = ["libcudnn.so.8", "libcudnn_ops_infer.so.8"]
+    _fake_wheel(site, "nvidia-cudnn-cu11", "8.6.0.163", cudnn8, "cudnn")
+    _fake_wheel(site, "nvidia-cudnn-cu12", "9.3.0.75", ["libcudnn.so.9", "libcudnn_ops.so.9"], "cudnn")
+    _fake_wheel(site, "nvidia-cuda-runtime-cu11", "11.8.89", ["libcudart.so.11.0"], "cuda_runtime")
+    _fake_wheel(site, "nvidia-cublas", "13.0.0.19", ["libcublas.so.13"], "cu13")
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    pip = lib.read_pip_nvidia(str(venv / "bin" / "python"), {"PYTHONPATH": str(site)}, 60)
+    assert pip["error"] is None
+    wheels = {w["name"]: w for w in pip["wheels"]}
+    cudnn_dir = str(site / "nvidia" / "cudnn" / "lib")
+    assert wheels["nvidia-cudnn-cu11"] == {"name": "nvidia-cudnn-cu11", "version": "8.6.0.163", "cuda": "11",
+                                           "lib_dirs": [cudnn_dir],
+                                           "libraries": cudnn8}
+    cu12 = wheels["nvidia-cudnn-cu12"]
+    assert cu12["cuda"] == "12" and cu12["lib_dirs"] == [cudnn_dir]
+    assert wheels["nvidia-cudnn-cu12"]["libraries"] == ["libcudnn.so.9", "libcudnn_ops.so.9"]
+    assert wheels["nvidia-cuda-runtime-cu11"]["libraries"] == ["libcudart.so.11.0"]
+    assert wheels["nvidia-cublas"]["cuda"] is None  # CUDA 13 wheels carry no -cuNN suffix
+    assert pip["dists"] == {"nvidia-cudnn-cu11": "8.6.0.163", "nvidia-cudnn-cu12": "9.3.0.75",
+                            "nvidia-cuda-runtime-cu11": "11.8.89", "nvidia-cublas": "13.0.0.19"}
+    assert cudnn_dir in pip["dirs"]
+
+
+def test_cuda_major_of_wheel_names():
+    assert lib.cuda_major_of("nvidia-cudnn-cu11") == "11"
+    assert lib.cuda_major_of("nvidia-nccl-cu12") == "12"
+    assert lib.cuda_major_of("nvidia-ml-py") is None
+    bare = lib.wheel_facts({"name": "nvidia-nccl-cu12", "version": "2.21.5", "lib_dirs": None})
+    assert bare["lib_dirs"] == [] and bare["libraries"] == [] and bare["cuda"] == "12"
+
+
+@needs_wheels
+def test_real_wheels_of_this_interpreter_have_lib_dirs():
+    facts = lib.probe_libraries(ctx())
+    wheels = {w["name"]: w for w in facts["pip_nvidia_wheels"]}
+    runtime = next(w for name, w in wheels.items() if name.startswith("nvidia-cuda-runtime-cu"))
+    assert runtime["lib_dirs"] and all(d in facts["pip_nvidia_dirs"] for d in runtime["lib_dirs"])
+    assert any(n.startswith("libcudart.so.") for n in runtime["libraries"])

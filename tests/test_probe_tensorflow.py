@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import runpy
+import shutil
+import struct
 import subprocess
 import sys
 import time
@@ -13,9 +16,12 @@ from pathlib import Path
 
 import pytest
 from conftest import write_fake
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tfdoctor.probes import Context
 from tfdoctor.probes import tensorflow as tfp
+from tfdoctor.worker.worker import elf_dynamic
 
 # What the generator writes around the mapping (tensorflow/tools/build_info/gen_build_info.py,
 # quoted in /work/shared/compat-facts.md section (f)).
@@ -281,3 +287,185 @@ def test_probe_never_imports_tensorflow_in_this_process():
         cwd=Path(__file__).resolve().parent.parent,
     )
     assert out.stdout.strip() == "False", out.stderr
+
+
+# --- RUNPATH of TensorFlow's native libraries: the ELF dynamic-section reader ---------------------
+
+
+def tiny_elf(runpath: str | None = "$ORIGIN/../nvidia/cublas/lib:$ORIGIN/", soname: str = "libx.so.2",
+             needed: tuple[str, ...] = ("libc.so.6",), rpath_tag: int = 29, big_endian: bool = False,
+             elf32: bool = False) -> bytes:
+    """A minimal, valid ELF shared object: header, PT_LOAD + PT_DYNAMIC, .dynamic, .dynstr."""
+    e = ">" if big_endian else "<"
+    strings = b"\0"
+    offsets = {}
+    for text in (soname, *needed, *([runpath] if runpath is not None else [])):
+        offsets[text] = len(strings)
+        strings += text.encode() + b"\0"
+    ehsize, phentsize = (52, 32) if elf32 else (64, 56)
+    phoff = ehsize
+    strtab_off = phoff + 2 * phentsize
+    dyn_off = strtab_off + len(strings) + (-len(strings)) % 8
+    vaddr_base = 0x400000
+    entries = [(1, offsets[n]) for n in needed] + [(14, offsets[soname])]
+    if runpath is not None:
+        entries.append((rpath_tag, offsets[runpath]))
+    entries += [(5, vaddr_base + strtab_off), (10, len(strings)), (0, 0)]
+    dyn_fmt = e + ("iI" if elf32 else "qQ")
+    dynamic = b"".join(struct.pack(dyn_fmt, t, v) for t, v in entries)
+    total = dyn_off + len(dynamic)
+    ident = b"\x7fELF" + bytes([1 if elf32 else 2, 2 if big_endian else 1, 1]) + b"\0" * 9
+    if elf32:
+        fields = (3, 3, 1, 0, phoff, 0, 0, ehsize, phentsize, 2, 40, 0, 0)
+        header = ident + struct.pack(e + "HHIIIIIHHHHHH", *fields)
+        ph = struct.pack(e + "IIIIIIII", 1, 0, vaddr_base, vaddr_base, total, total, 5, 0x1000)
+        ph += struct.pack(e + "IIIIIIII", 2, dyn_off, vaddr_base + dyn_off, vaddr_base + dyn_off,
+                          len(dynamic), len(dynamic), 6, 4)
+    else:
+        fields = (3, 62, 1, 0, phoff, 0, 0, ehsize, phentsize, 2, 64, 0, 0)
+        header = ident + struct.pack(e + "HHIQQQIHHHHHH", *fields)
+        ph = struct.pack(e + "IIQQQQQQ", 1, 5, 0, vaddr_base, vaddr_base, total, total, 0x1000)
+        ph += struct.pack(e + "IIQQQQQQ", 2, 6, dyn_off, vaddr_base + dyn_off, vaddr_base + dyn_off,
+                          len(dynamic), len(dynamic), 8)
+    body = header + ph + strings
+    return body + b"\0" * (dyn_off - len(body)) + dynamic
+
+
+@pytest.mark.parametrize("elf32", [False, True])
+@pytest.mark.parametrize("big_endian", [False, True])
+def test_elf_reader_on_a_built_file(tmp_path, elf32, big_endian):
+    path = tmp_path / "libx.so.2"
+    path.write_bytes(tiny_elf(big_endian=big_endian, elf32=elf32))
+    assert elf_dynamic(str(path)) == {"soname": "libx.so.2", "needed": ["libc.so.6"], "rpath": None,
+                                      "runpath": ["$ORIGIN/../nvidia/cublas/lib", "$ORIGIN/"], "error": None}
+    path.write_bytes(tiny_elf(runpath="/opt/x:/opt/y", rpath_tag=15, elf32=elf32))
+    got = elf_dynamic(str(path))
+    assert got["rpath"] == ["/opt/x", "/opt/y"] and got["runpath"] is None
+    path.write_bytes(tiny_elf(runpath=None, elf32=elf32))
+    assert elf_dynamic(str(path))["runpath"] is None and elf_dynamic(str(path))["error"] is None
+
+
+def test_elf_reader_matches_readelf_on_tensorflows_own_libraries():
+    """The installed TensorFlow's real files, against binutils' readelf."""
+    if TF_SPEC is None or shutil.which("readelf") is None:
+        pytest.skip("needs TensorFlow and readelf")
+    location = Path(TF_SPEC.submodule_search_locations[0])
+    checked = 0
+    for rel in tfp.NATIVE_LIBRARIES:
+        path = location / rel
+        if not path.is_file():
+            continue
+        text = subprocess.run(["readelf", "-d", str(path)], capture_output=True, text=True, timeout=60).stdout
+        oracle = parse_readelf(text)
+        got = elf_dynamic(str(path))
+        assert got["error"] is None
+        assert (got["soname"], got["needed"], got["runpath"], got["rpath"]) == (
+            oracle["soname"], oracle["needed"], oracle["runpath"], oracle["rpath"]), rel
+        checked += 1
+    assert checked >= 2
+
+
+def parse_readelf(text: str) -> dict:
+    """soname, needed, runpath, rpath from `readelf -d` output (the oracle for the reader)."""
+    out: dict = {"soname": None, "needed": [], "runpath": None, "rpath": None}
+    for line in text.splitlines():
+        m = re.search(r"\((NEEDED|SONAME|RUNPATH|RPATH)\)\s+[^\[]*\[(.*)\]\s*$", line)
+        if not m:
+            continue
+        tag, value = m.groups()
+        if tag == "NEEDED":
+            out["needed"].append(value)
+        elif tag == "SONAME":
+            out["soname"] = value
+        else:
+            out[tag.lower()] = [p for p in value.split(":") if p]
+    return out
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        (b"", "not an ELF file"),
+        (b"\x7fEL", "not an ELF file"),
+        (b"garbage" * 100, "not an ELF file"),
+        (b"\x7fELF\x03\x01" + b"\0" * 58, "unknown ELF class"),
+        (b"\x7fELF\x02\x01\x01" + b"\0" * 20, "truncated ELF header"),
+    ],
+)
+def test_elf_reader_on_garbage(tmp_path, content, words):
+    path = tmp_path / "bad.so"
+    path.write_bytes(content)
+    got = elf_dynamic(str(path))
+    assert words in got["error"] and got["runpath"] is None and got["needed"] == []
+
+
+def test_elf_reader_on_truncated_real_shapes_and_non_files(tmp_path):
+    whole = tiny_elf()
+    for cut in (16, 63, 64, 100, 120, 176, 200, len(whole) - 8, len(whole) - 1):
+        path = tmp_path / f"cut{cut}.so"
+        path.write_bytes(whole[:cut])
+        got = elf_dynamic(str(path))
+        assert got["error"] or got["runpath"] is None or got["runpath"], cut  # never raises
+    assert "not a regular file" in elf_dynamic(str(tmp_path))["error"]
+    assert "No such file" in elf_dynamic(str(tmp_path / "absent.so"))["error"]
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    assert "not a regular file" in elf_dynamic(str(fifo))["error"]  # would block a plain open()
+    loop = tmp_path / "loop.so"
+    loop.symlink_to(loop)
+    assert elf_dynamic(str(loop))["error"]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_elf_reader_never_raises_on_mutated_files(tmp_path, data):
+    raw = bytearray(tiny_elf(elf32=data.draw(st.booleans())))
+    for _ in range(data.draw(st.integers(1, 8))):
+        pos = data.draw(st.integers(0, len(raw) - 1))
+        raw[pos] = data.draw(st.integers(0, 255))
+    cut = data.draw(st.integers(0, len(raw)))
+    path = tmp_path / "m.so"
+    path.write_bytes(bytes(raw[:cut]))
+    got = elf_dynamic(str(path))
+    assert set(got) == {"soname", "needed", "rpath", "runpath", "error"}
+    assert len(got["needed"]) <= 256
+
+
+# --- runpath facts --------------------------------------------------------------------------------
+
+
+def test_nvidia_lib_dirs_resolve_origin_per_file():
+    framework = ["$ORIGIN/../../nvidia/cublas/lib", "$ORIGIN/../nvidia/cublas/lib", "$ORIGIN/",
+                 "${ORIGIN}/../nvidia/cudnn/lib", "/usr/local/cuda/lib64", "$ORIGIN/../tensorrt"]
+    assert tfp.nvidia_lib_dirs(framework, "libtensorflow_framework.so.2") == ["cublas", "cudnn"]
+    # the same entries from python/: one more .. is needed to reach site-packages
+    assert tfp.nvidia_lib_dirs(["$ORIGIN/../../nvidia/nccl/lib", "$ORIGIN/../nvidia/x/lib"],
+                               "python/_pywrap_tensorflow_internal.so") == ["nccl"]
+    assert tfp.nvidia_lib_dirs(["$ORIGIN/"], "libtensorflow_framework.so.2") == []
+
+
+def test_runpath_facts_shapes():
+    libs = [
+        {"file": "libtensorflow_framework.so.2", "soname": "libtensorflow_framework.so.2",
+         "runpath": ["$ORIGIN/../nvidia/cublas/lib", "$ORIGIN/"], "rpath": None, "error": None},
+        {"file": "python/_pywrap_tensorflow_internal.so", "soname": None, "runpath": None,
+         "rpath": ["$ORIGIN/../", "$ORIGIN/"], "error": None},
+    ]
+    facts = tfp.runpath_facts(libs)
+    assert facts["runpath"] == ["$ORIGIN/../nvidia/cublas/lib", "$ORIGIN/", "$ORIGIN/../"]
+    assert facts["runpath_nvidia"] is True and facts["runpath_nvidia_packages"] == ["cublas"]
+    assert [n["tag"] for n in facts["native_libraries"]] == ["RUNPATH", "RPATH"]
+    unreadable = tfp.runpath_facts([{"file": "libtensorflow_framework.so.2", "runpath": None, "rpath": None,
+                                     "soname": None, "error": "x: not an ELF file"}])
+    assert unreadable["runpath"] is None and unreadable["runpath_nvidia"] is None
+    assert tfp.runpath_facts([])["runpath_nvidia"] is None
+
+
+@needs_tf
+def test_real_venv_runpath():
+    facts = tfp.probe(Context(python=sys.executable, env=dict(os.environ), timeout=60))
+    assert facts["runpath"] and facts["native_libraries"][0]["file"] == "libtensorflow_framework.so.2"
+    assert isinstance(facts["runpath_nvidia"], bool)
+    release = tuple(map(int, facts["version"].split(".")[:2]))
+    if facts["build_info"].get("is_cuda_build") and release >= (2, 14):
+        assert facts["runpath_nvidia"] is True and "cudnn" in facts["runpath_nvidia_packages"]

@@ -210,8 +210,8 @@ def test_worker_options():
 def test_worker_file_is_stdlib_only_at_module_level():
     source = Path(w.__file__).read_text()
     top = [ln for ln in source.splitlines() if ln.startswith(("import ", "from "))]
-    allowed = {"__future__", "argparse", "json", "math", "os", "platform", "re", "sys", "threading",
-               "time", "typing"}
+    allowed = {"__future__", "argparse", "json", "math", "os", "platform", "re", "stat", "struct", "sys",
+               "threading", "time", "typing"}
     assert {ln.split()[1].split(".")[0] for ln in top} <= allowed
     assert rprobe.WORKER.is_file() and rprobe.WORKER.parent.parent == ROOT / "tfdoctor"
 
@@ -233,3 +233,189 @@ def test_parse_output_rebuilds_steps_and_keeps_junk():
     assert facts["signal"] == "SIGSEGV" and "SIGSEGV" in facts["error"]
     devices = next(s for s in facts["steps"] if s["name"] == "devices")
     assert devices["status"] == "fail" and devices["interrupted"] and "SIGSEGV" in devices["error"]
+
+
+# --- GPU-side output pasted in public threads (tests/data/worker/README.md lists the sources) ----
+
+
+def _lines(name: str) -> list[str]:
+    return (DATA / "worker" / name).read_text().splitlines()
+
+
+@pytest.mark.parametrize(
+    ("name", "device", "expected"),
+    [
+        ("created-tf24-t4.txt", "/device:GPU:0",
+         {"memory_mib": 10175, "device": 0, "name": "Tesla T4", "pci_bus_id": "0000:00:07.0",
+          "compute_capability": "7.5"}),
+        ("a100x8-nvlink-edge-matrix.txt", "/device:GPU:0",
+         {"memory_mib": 37571, "device": 0, "name": "A100-SXM4-40GB", "pci_bus_id": "0000:0e:00.0",
+          "compute_capability": "8.0"}),
+        ("v100-sxm2-created.txt", "/device:GPU:0",
+         {"memory_mib": 30458, "device": 0, "name": "Tesla V100-SXM2-32GB", "pci_bus_id": "0000:8d:00.0",
+          "compute_capability": "7.0"}),
+        ("h100-created-2026.txt", "/device:GPU:0",
+         {"memory_mib": 78763, "device": 0, "name": "NVIDIA H100 80GB HBM3", "pci_bus_id": "0000:06:00.0",
+          "compute_capability": "9.0"}),
+        ("a100-mig-3g20gb.txt", "/device:GPU:0",
+         {"memory_mib": 18211, "device": 0, "name": "NVIDIA A100-SXM4-40GB MIG 3g.20gb",
+          "pci_bus_id": "0000:47:00.0", "compute_capability": "8.0"}),
+        ("m40x8-tf114.txt", "/device:GPU:7",
+         {"memory_mib": 20545, "device": 7, "name": "Tesla M40 24GB", "pci_bus_id": "0000:89:00.0",
+          "compute_capability": "5.2"}),
+        ("rocm-vega20-executing.txt", "/device:GPU:0",
+         {"memory_mib": 32252, "device": 0, "name": "Vega 20", "pci_bus_id": "0000:83:00.0",
+          "compute_capability": None}),
+        ("directml-pluggable-placement.txt", "/device:GPU:1",
+         {"memory_mib": 14598, "device": 1, "name": "DML", "pci_bus_id": None, "compute_capability": None}),
+    ],
+)
+def test_created_device_lines_of_every_wording(name, device, expected):
+    assert w.created_devices(_lines(name))[device] == expected
+
+
+def test_created_devices_of_two_gpu_models_and_of_the_explain_corpus():
+    both = w.created_devices(_lines("quadro-p5000-rtx3090-two-models.txt"))
+    assert [(d, v["name"], v["compute_capability"]) for d, v in sorted(both.items())] == [
+        ("/device:GPU:0", "Quadro P5000", "6.1"), ("/device:GPU:1", "NVIDIA GeForce RTX 3090", "8.6")]
+    assert len(w.created_devices(_lines("m40x8-tf114.txt"))) == 4
+    rtx5060 = (DATA / "explain" / "040-no-ptx-provider-rtx5060.txt").read_text().splitlines()
+    rtx5060 = w.created_devices(rtx5060)
+    assert rtx5060["/device:GPU:0"]["compute_capability"] == "12.0"
+    assert rtx5060["/device:GPU:0"]["name"] == "NVIDIA GeForce RTX 5060 Ti"
+
+
+def test_gpu_entry_prefers_device_details_and_falls_back_to_the_created_line():
+    created = w.created_devices(_lines("a100-mig-3g20gb.txt"))["/device:GPU:0"]
+    # get_device_details' real shape (device-details.txt), and the same after a JSON round trip
+    t4 = {"compute_capability": (7, 5), "device_name": "Tesla T4"}
+    assert w.gpu_entry("/device:GPU:0", t4, None) == {
+        "tf_device": "/device:GPU:0", "name": "Tesla T4", "compute_capability": "7.5",
+        "pci_bus_id": None, "memory_mib": None}
+    assert w.gpu_entry("/device:GPU:0", {"compute_capability": [7, 5]}, None)["compute_capability"] == "7.5"
+    mig = w.gpu_entry("/device:GPU:0", {}, created)
+    assert mig["name"] == "NVIDIA A100-SXM4-40GB MIG 3g.20gb" and mig["compute_capability"] == "8.0"
+    assert mig["memory_mib"] == 18211 and mig["pci_bus_id"] == "0000:47:00.0"
+    assert w.gpu_entry("/device:GPU:0", {"device_name": "AMD Instinct"}, None)["compute_capability"] is None
+    assert all(w.cc_text(v) is None for v in ((7,), "7", None, (7, "5"), "sm_75"))
+    details = (DATA / "worker" / "device-details.txt").read_text()
+    assert details.count("'compute_capability': (7, 5), 'device_name': 'Tesla T4'") == 2
+
+
+def test_peer_access_matrices():
+    nvlink = w.peer_access(_lines("a100x8-nvlink-edge-matrix.txt"))
+    assert nvlink["devices"] == list(range(8)) and len(nvlink["pairs"]) == 28  # every pair of 8
+    assert w.peer_access(_lines("rtx2080ti-x4-no-p2p.txt")) == {"devices": [0, 1, 2, 3], "pairs": []}
+    assert w.peer_access(_lines("created-tf24-t4.txt")) == {"devices": [0], "pairs": []}
+    assert w.peer_access(_lines("v100-sxm2-created.txt")) is None  # the paste starts below the title line
+    assert w.peer_access(["nothing"]) is None
+
+
+@pytest.mark.parametrize(
+    ("name", "op", "devices"),
+    [
+        ("directml-pluggable-placement.txt", "MatMul", ["/job:localhost/replica:0/task:0/device:GPU:0"]),
+        ("rocm-vega20-executing.txt", "MatMul", ["/job:localhost/replica:0/task:0/device:GPU:0"]),
+        ("osg-execute-glog.txt", "MatMul", ["/job:localhost/replica:0/task:0/device:GPU:0"]),
+    ],
+)
+def test_placement_lines_with_log_prefixes(name, op, devices):
+    assert w.placements(_lines(name), op) == {op: devices}
+
+
+def test_glog_prefix_is_stripped_from_reasons_in_both_styles():
+    absl = "I0000 00:00:1770450466.161950 2226030 gpu_device.cc:2020] failed call to cuInit: x (303)"
+    dated = ("2023-10-19 17:12:10.627003: E tensorflow/stream_executor/cuda/cuda_driver.cc:271]"
+             " failed call to cuInit: x")
+    assert w.gpu_reason([absl], True) == "failed call to cuInit: x (303)"
+    assert w.gpu_reason([dated], True) == "failed call to cuInit: x"
+
+
+# --- training timing, Keras flavour, loaded libraries ---------------------------------------------
+
+
+def test_step_losses_undo_the_running_mean():
+    per_step = [0.8, 0.4, 0.2, 0.1]
+    means = [sum(per_step[:k]) / k for k in range(1, 5)]
+    assert w.step_losses(means) == pytest.approx(per_step, rel=1e-5)
+    assert w.step_losses([]) == []
+    assert math.isnan(w.step_losses([float("nan")])[0])
+
+
+def test_step_timing_is_the_median_batch_interval_after_warm_up():
+    begins = [0.0, 2.0, 2.1, 2.2, 2.3, 2.4]
+    ends = [2.0, 2.1, 2.2, 2.35, 2.4, 2.5]  # step 0 traces for 2 s; later ones take 0.05-0.15 s
+    t = w.step_timing(begins, ends)
+    assert t["first_step_seconds"] == 2.0 and t["timed_steps"] == 3
+    assert t["seconds_per_step"] == pytest.approx(0.1) and t["steps_per_second"] == pytest.approx(10.0)
+    assert w.step_timing([0.0], [0.5])["seconds_per_step"] == 0.5  # one step: its own time
+    assert w.step_timing([], [])["steps_per_second"] is None
+
+
+def test_keras_flavour_from_the_model_class():
+    class Fake:
+        __module__ = "tf_keras.src.engine.training"
+
+    fake_pkg = type(sys)("tf_keras")
+    fake_pkg.__version__ = "2.16.0"
+    fake_pkg.__file__ = "/x/tf_keras/__init__.py"
+    sys.modules["tf_keras"] = fake_pkg
+    try:
+        assert w.keras_flavour(Fake) == {"module": "tf_keras", "version": "2.16.0", "major": 2,
+                                         "path": "/x/tf_keras/__init__.py"}
+    finally:
+        del sys.modules["tf_keras"]
+    assert w.keras_flavour(object)["module"] == "builtins" and w.keras_flavour(object)["major"] is None
+
+
+MAPS = """\
+55d4a0e00000-55d4a0e2a000 r--p 00000000 fd:01 1054 /usr/bin/python3.11
+7f1c2a000000-7f1c2a0a0000 r--p 00000000 fd:01 77 /v/site-packages/nvidia/cuda_runtime/lib/libcudart.so.12
+7f1c2a0a0000-7f1c2a0f0000 r-xp 000a0000 fd:01 77 /v/site-packages/nvidia/cuda_runtime/lib/libcudart.so.12
+7f1c2b000000-7f1c2b100000 r-xp 00000000 fd:01 78 /usr/lib/x86_64-linux-gnu/libcuda.so.535.104.05
+7f1c2c000000-7f1c2c100000 r-xp 00000000 fd:01 79 /opt/with space/libcudnn_ops_infer.so.8.6.0
+7f1c2d000000-7f1c2d100000 r-xp 00000000 fd:01 80 /usr/lib/x86_64-linux-gnu/libcudadebugger.so.1
+7f1c2e000000-7f1c2e100000 r-xp 00000000 fd:01 81 /tmp/libnvidia-ml.so.1 (deleted)
+7f1c2f000000-7f1c2f021000 rw-p 00000000 00:00 0
+7ffd0a000000-7ffd0a021000 rw-p 00000000 00:00 0                          [stack]
+"""
+
+
+def test_loaded_libraries_from_proc_maps_text():
+    libs = w.cuda_libraries(w.mapped_files(MAPS))
+    assert [(lib["name"], lib["version"]) for lib in libs] == [
+        ("libcudart", "12"), ("libcuda", "535.104.05"), ("libcudnn_ops_infer", "8.6.0")]
+    assert libs[2]["path"] == "/opt/with space/libcudnn_ops_infer.so.8.6.0"
+    described = w.loaded_libraries(MAPS)  # files absent here: no soname, no owning wheel, no error
+    assert all(lib["soname"] is None and lib["dist"] is None for lib in described)
+
+
+def test_loaded_libraries_of_this_interpreter_are_real(check_run):
+    """tfdoctor check on this machine: what TensorFlow's import really mapped, with the wheel that owns it."""
+    rt = check_run["facts"]["runtime"]
+    libs = rt["loaded_libraries"]
+    assert isinstance(libs, list)
+    for lib in libs:
+        assert set(lib) >= {"path", "name", "soname", "version", "dist", "dist_version", "since"}
+        assert Path(lib["path"]).is_file() and lib["since"] in ("import", "devices", "end")
+    try:
+        from importlib import metadata
+
+        cudart = metadata.version("nvidia-cuda-runtime-cu12")
+    except metadata.PackageNotFoundError:
+        cudart = None
+    if cudart and tuple(int(p) for p in rt["tf_version"].split(".")[:2]) >= (2, 18):
+        # TF 2.18+ maps libcudart from the pip wheel at import, even with no GPU and no driver.
+        found = [lib for lib in libs if lib["name"] == "libcudart"]
+        assert found and found[0]["dist"] == "nvidia-cuda-runtime-cu12" and found[0]["dist_version"] == cudart
+        assert found[0]["soname"] == "libcudart.so.12" and found[0]["since"] == "import"
+
+
+def test_keras_flavour_and_timing_reach_the_report(check_run):
+    rt = check_run["facts"]["runtime"]
+    keras = rt["keras"]
+    assert keras["api"] == "tf.keras" and keras["module"] in ("keras", "tf_keras") and keras["error"] is None
+    assert keras["major"] == (3 if keras["module"] == "keras" and keras["version"] >= "3" else 2)
+    tr = _step(rt, "train", "/device:CPU:0")
+    assert tr["keras"] == keras and tr["timed_steps"] == w.TRAIN_STEPS - w.WARMUP_STEPS - 1
+    assert tr["fit_seconds"] > 0 and tr["first_step_seconds"] > 0

@@ -37,18 +37,41 @@ nvcc:        found, version ("13.0", of the first install: PATH, then CUDA_HOME,
              error}], raw, error (plain words when one failed)
 libraries:   ld_library_path [dirs], loadable {soname: [paths]} from the ld cache and
              LD_LIBRARY_PATH, pip_nvidia {dist: version}, pip_nvidia_dirs [lib dirs],
-             shadowing [{soname, first, pip}], ld_cache_error, error (pip wheels unreadable)
+             pip_nvidia_wheels [{name ("nvidia-cudnn-cu11"), version, cuda ("11"|"12"|null: the
+             -cuNN suffix), lib_dirs [abs dirs holding its .so files, from its RECORD],
+             libraries [its .so file names]}] (cu11 and cu12 wheels share nvidia/<x>/lib dirs;
+             RECORD tells them apart), shadowing [{soname, first, pip}], ld_cache_error,
+             error (pip wheels unreadable)
 tensorflow:  python (path), python_version, installed (bool), version, location,
              distributions {name: version} (tensorflow*, tf-nightly, keras, tf-keras, nvidia-*...),
              duplicates {name: [versions]} (installed more than once on sys.path), namespace_package,
              build_info {cuda_version, cudnn_version, cuda_compute_capabilities, is_cuda_build, ...},
-             error
+             runpath [entries as written, "$ORIGIN/../nvidia/cublas/lib", each once, from the
+             RUNPATH (else RPATH) of TensorFlow's native libraries; null when none was readable],
+             runpath_nvidia (bool: some entry resolves to <site-packages>/nvidia/<x>/lib, so pip
+             nvidia-* wheels load without LD_LIBRARY_PATH: TF >= 2.14; null when unreadable),
+             runpath_nvidia_packages [x, sorted: "cublas", "cudnn", "nccl", ...],
+             native_libraries [{file (relative to the package: "libtensorflow_framework.so.2",
+             "python/_pywrap_tensorflow_internal.so", ...), soname, tag (RUNPATH|RPATH|null),
+             entries (count), error}], error
 runtime:     ran (bool), python, steps [{name, device, status, seconds, ...}], tf_visible_gpus,
              gpus [{tf_device, name, compute_capability, pci_bus_id, memory_mib}],
              log (TensorFlow's captured output, trimmed), error, returncode, timed_out,
              signal ("SIGSEGV"), gpu_reason (TensorFlow's words for seeing no GPU), tf_version,
              memory {device: {memory_current_mib, memory_peak_mib}}, result_line (bool),
-             stdout_junk, seconds; --quick: {ran: false, skipped} (see tfdoctor/probes/runtime.py)
+             stdout_junk, seconds,
+             keras {api: "tf.keras", module ("keras"|"tf_keras"|null), version ("3.10.0"), major
+             (2|3|null), path, tf_use_legacy_keras (the env value or null), error (why tf.keras
+             failed to import, or null)}: what the train steps really used,
+             loaded_libraries [{path, name ("libcudart"), soname ("libcudart.so.12"), version (from
+             the file name: "12", "535.104.05"), dist ("nvidia-cuda-runtime-cu12"|null),
+             dist_version, since ("import"|"devices"|"end")}]: the CUDA libraries mapped into
+             the worker (/proc/self/maps; null where /proc is absent),
+             peer_access {devices [ids], pairs [[i, j], ...]} (TensorFlow's GPU edge matrix; null
+             without one); train steps also carry first_step_seconds, seconds_per_step,
+             steps_per_second (median batch-to-batch time inside one fit, after warm-up),
+             timed_steps, fit_seconds, losses [per step], keras;
+             --quick: {ran: false, skipped} (see tfdoctor/probes/runtime.py)
 collective:  requested, ran, skipped, local_names, local_addresses, task, address, peers, ok, stage,
              error, seconds, members, mismatches, steps, unreachable, log (only when TF_CONFIG is
              set; full shape in tfdoctor/probes/collective.py)

@@ -1,5 +1,8 @@
 """Where the CUDA libraries would load from: LD_LIBRARY_PATH, the ld cache, the pip nvidia-* wheels.
 
+Each pip nvidia-* wheel is reported with the lib dirs and shared libraries its RECORD lists, so
+cu11 and cu12 wheels are told apart even where both install into the same nvidia/<x>/lib dir.
+
 A CUDA library in an LD_LIBRARY_PATH directory wins over the copy in a pip nvidia wheel that
 TensorFlow's RUNPATH points at: such pairs are reported as shadowing.
 """
@@ -26,14 +29,26 @@ _MARK = "TFDOCTOR-PIP "
 # Runs in the TARGET interpreter: stdlib only, must not import any nvidia or tensorflow module.
 PIP_SNIPPET = r"""
 import glob, json, os, sys
-out = {"dists": {}, "dirs": []}
+out = {"dists": {}, "dirs": [], "wheels": []}
 try:
     from importlib import metadata
     for d in metadata.distributions():
         name = (d.metadata.get("Name") or "").strip()
         key = name.lower().replace("_", "-").replace(".", "-")
-        if key.startswith("nvidia-") and key not in out["dists"]:
-            out["dists"][key] = d.version
+        if not key.startswith("nvidia-") or key in out["dists"]:
+            continue
+        out["dists"][key] = d.version
+        dirs, libs = [], []
+        for f in (d.files or [])[:5000]:
+            parts = str(f).replace(os.sep, "/").split("/")
+            if ".so" not in parts[-1] or "nvidia" not in parts[:-1]:
+                continue
+            path = os.path.abspath(str(d.locate_file(f)))
+            if os.path.dirname(path) not in dirs:
+                dirs.append(os.path.dirname(path))
+            if len(libs) < 64:
+                libs.append(parts[-1])
+        out["wheels"].append({"name": key, "version": d.version, "lib_dirs": dirs, "libraries": sorted(libs)})
 except Exception as exc:
     out["error"] = "reading installed distributions failed: %r" % (exc,)
 for entry in sys.path:
@@ -127,10 +142,29 @@ def read_pip_nvidia(python: str, env: Mapping[str, str], timeout: float) -> dict
             return {
                 "dists": data.get("dists") or {},
                 "dirs": data.get("dirs") or [],
+                "wheels": [wheel_facts(w) for w in data.get("wheels") or [] if isinstance(w, dict)],
                 "error": data.get("error"),
             }
     why = result.describe() or f"{python} printed no result"
-    return {"dists": {}, "dirs": [], "error": f"could not list pip nvidia wheels: {why}"}
+    return {"dists": {}, "dirs": [], "wheels": [], "error": f"could not list pip nvidia wheels: {why}"}
+
+
+def cuda_major_of(dist: str) -> str | None:
+    """'nvidia-cudnn-cu11' -> '11', 'nvidia-cublas-cu12' -> '12'; None for unsuffixed names."""
+    m = re.search(r"-cu(\d+)$", dist)
+    return m.group(1) if m else None
+
+
+def wheel_facts(wheel: dict[str, Any]) -> dict[str, Any]:
+    """One pip nvidia-* wheel: {name, version, cuda (its CUDA major from the name), lib_dirs, libraries}."""
+    name = str(wheel.get("name") or "")
+    return {
+        "name": name,
+        "version": wheel.get("version"),
+        "cuda": cuda_major_of(name),
+        "lib_dirs": [str(d) for d in wheel.get("lib_dirs") or []],
+        "libraries": [str(n) for n in wheel.get("libraries") or []],
+    }
 
 
 def probe_libraries(ctx: Context, ld_cache: str | None = None) -> dict[str, Any]:
@@ -150,6 +184,7 @@ def probe_libraries(ctx: Context, ld_cache: str | None = None) -> dict[str, Any]
         "ld_cache_error": cache_error,
         "pip_nvidia": pip["dists"],
         "pip_nvidia_dirs": pip["dirs"],
+        "pip_nvidia_wheels": pip["wheels"],
         "shadowing": find_shadowing(ld_dirs, pip["dirs"]),
         "error": pip["error"],
     }

@@ -8,7 +8,11 @@ TensorFlow but not tfdoctor. It prints `TFDOCTOR-STEP <json>` lines as it goes a
 Facts beyond the shape in tfdoctor/probes/__init__.py: gpus [{tf_device, name,
 compute_capability, pci_bus_id, memory_mib}], gpu_reason (TensorFlow's words for seeing no GPU),
 tf_version, memory {device: {memory_current_mib, memory_peak_mib}}, seconds, result_line (bool),
-stdout_junk (what stdout held besides the protocol, trimmed), worker (path), argv.
+stdout_junk (what stdout held besides the protocol, trimmed), worker (path), argv,
+keras {api, module, version, major, path, tf_use_legacy_keras, error} (what tf.keras trained with),
+loaded_libraries [{path, name, soname, version, dist, dist_version, since}] (from /proc/self/maps),
+peer_access {devices, pairs} (TensorFlow's GPU edge matrix; null without one).
+These survive a crash or timeout: they are read back from the STEP lines that did arrive.
 """
 
 from __future__ import annotations
@@ -80,6 +84,14 @@ def parse_output(stdout: str) -> tuple[dict[str, Any] | None, list[dict[str, Any
     return result, list(latest.values()), junk
 
 
+def latest_from_steps(steps: list[dict[str, Any]], key: str) -> Any:
+    """The last value a step reported under key (a crashed run's result line never came)."""
+    for step in reversed(steps):
+        if isinstance(step, dict) and step.get(key) is not None:
+            return step[key]
+    return None
+
+
 def _interrupted(steps: list[dict[str, Any]], what: str) -> list[dict[str, Any]]:
     """A step left "running" is the one the worker died in: mark it failed, in plain words."""
     out = []
@@ -109,7 +121,8 @@ def facts_from(res: proc.Result, python: str, timeout: float) -> dict[str, Any]:
     }
     if result is not None:
         facts["steps"] = result.get("steps") if isinstance(result.get("steps"), list) else steps
-        for key in ("tf_version", "gpus", "gpu_reason", "memory", "python_version"):
+        for key in ("tf_version", "gpus", "gpu_reason", "memory", "python_version", "keras",
+                    "loaded_libraries", "peer_access"):
             facts[key] = result.get(key)
         facts["tf_visible_gpus"] = result.get("tf_visible_gpus")
         if result.get("error"):
@@ -120,6 +133,9 @@ def facts_from(res: proc.Result, python: str, timeout: float) -> dict[str, Any]:
         facts["gpus"] = devices.get("gpus") if devices else None
         listed = devices.get("gpus") if devices else None
         facts["tf_visible_gpus"] = len(listed) if isinstance(listed, list) else None
+    for key in ("keras", "loaded_libraries", "peer_access"):
+        if facts.get(key) is None:
+            facts[key] = latest_from_steps(facts["steps"], key)
     if res.error:
         facts["error"] = f"the TensorFlow worker could not be started: {res.error}"
     elif res.timed_out:

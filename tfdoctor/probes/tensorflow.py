@@ -4,6 +4,11 @@ The target interpreter runs a stdlib-only snippet: distribution metadata, where 
 package lives (importlib.util.find_spec on a top-level name locates it without running its
 __init__), and the text of tensorflow/python/platform/build_info.py. tfdoctor parses that text
 with ast; neither process imports TensorFlow.
+
+It also reads the dynamic section of TensorFlow's own native libraries (a small ELF reader,
+stdlib only, bounded, never raising): their RUNPATH says where TensorFlow's dlopen() of
+libcudart/libcublas/libcudnn looks first. Since TF 2.14 it lists $ORIGIN/../nvidia/*/lib, so
+the pip nvidia-* wheels are found without LD_LIBRARY_PATH; TF 2.12/2.13 list $ORIGIN only.
 """
 
 from __future__ import annotations
@@ -11,12 +16,14 @@ from __future__ import annotations
 import ast
 import json
 import os
+import posixpath
 import re
 import tempfile
 from typing import Any
 
 from tfdoctor import proc
 from tfdoctor.probes import Context
+from tfdoctor.worker.worker import elf_dynamic
 
 _MARK = "TFDOCTOR-STATIC "
 SNIPPET = r"""
@@ -73,6 +80,18 @@ _TF_DISTS = (
     "tensorflow-macos",
     "tensorflow-rocm",
     "tensorflow-aarch64",
+)
+# TensorFlow's native libraries, relative to the package directory, that load the CUDA libraries
+# or hold the RUNPATH that applies to their dlopen(): the framework (every release), the C++ API
+# library (2.x; carries cusolver's dir), the Python extension (_pywrap_tensorflow_internal up to
+# 2.19-ish; the shared code moved to lib_pywrap_tensorflow_common / _pywrap_tensorflow_common).
+NATIVE_LIBRARIES = (
+    "libtensorflow_framework.so.2",
+    "libtensorflow_framework.so.1",
+    "libtensorflow_cc.so.2",
+    "python/_pywrap_tensorflow_internal.so",
+    "python/lib_pywrap_tensorflow_common.so",
+    "python/_pywrap_tensorflow_common.so",
 )
 _LEGACY_KEYS = {"cuda_version_number": "cuda_version", "cudnn_version_number": "cudnn_version"}
 
@@ -166,6 +185,73 @@ def parse_build_info(text: str) -> dict[str, Any]:
     return {**legacy, **(info or {})}
 
 
+def _unique(items: list[str] | None) -> list[str] | None:
+    return list(dict.fromkeys(items)) if items is not None else None
+
+
+def read_native_libraries(location: str) -> list[dict[str, Any]]:
+    """[{file, soname, runpath, rpath, error}] for the NATIVE_LIBRARIES present under location."""
+    out = []
+    for rel in NATIVE_LIBRARIES:
+        path = os.path.join(location, *rel.split("/"))
+        if not os.path.isfile(path):
+            continue
+        dyn = elf_dynamic(path)
+        out.append({"file": rel, "soname": dyn["soname"], "runpath": _unique(dyn["runpath"]),
+                    "rpath": _unique(dyn["rpath"]), "error": dyn["error"]})
+    return out
+
+
+def nvidia_lib_dirs(entries: list[str], file: str) -> list[str]:
+    """Names X of the `<site-packages>/nvidia/X/lib` dirs that RUNPATH entries of a library lead to.
+
+    `file` is the library's path relative to the tensorflow package dir; $ORIGIN and ${ORIGIN}
+    are resolved against it, so `$ORIGIN/../nvidia/cublas/lib` counts for
+    libtensorflow_framework.so.2 but `$ORIGIN/../../nvidia/cublas/lib` (site-packages' parent)
+    does not.
+    """
+    origin = posixpath.join("site-packages", "tensorflow", posixpath.dirname(file))
+    names = []
+    for entry in entries:
+        if "$ORIGIN" not in entry and "${ORIGIN}" not in entry:
+            continue
+        resolved = posixpath.normpath(entry.replace("${ORIGIN}", origin).replace("$ORIGIN", origin))
+        parts = resolved.split("/")
+        if len(parts) == 4 and parts[0] == "site-packages" and parts[1] == "nvidia" and parts[3] == "lib":
+            names.append(parts[2])
+    return sorted(set(names))
+
+
+def runpath_facts(libraries: list[dict[str, Any]]) -> dict[str, Any]:
+    """runpath (entries of every library read, first seen first), runpath_nvidia (does some
+    library's RUNPATH/RPATH reach the pip nvidia-* wheels' lib dirs), runpath_nvidia_packages,
+    native_libraries (per file: which tag, how many entries, errors). Pure: no I/O."""
+    entries: list[str] = []
+    packages: set[str] = set()
+    readable = False
+    summary = []
+    for lib in libraries:
+        # The loader ignores DT_RPATH when DT_RUNPATH is present.
+        if lib.get("runpath") is not None:
+            tag, path_list = "RUNPATH", lib["runpath"]
+        else:
+            tag, path_list = ("RPATH", lib["rpath"]) if lib.get("rpath") is not None else (None, None)
+        if not lib.get("error"):
+            readable = True
+        for entry in path_list or []:
+            if entry not in entries:
+                entries.append(entry)
+        packages.update(nvidia_lib_dirs(path_list or [], str(lib.get("file") or "")))
+        summary.append({"file": lib.get("file"), "soname": lib.get("soname"), "tag": tag,
+                        "entries": len(path_list or []), "error": lib.get("error")})
+    return {
+        "runpath": entries if readable else None,
+        "runpath_nvidia": bool(packages) if readable else None,
+        "runpath_nvidia_packages": sorted(packages) if readable else None,
+        "native_libraries": summary,
+    }
+
+
 def _plain(result: proc.Result, python: str) -> str:
     if result.error or result.timed_out:
         return result.describe()
@@ -176,8 +262,8 @@ def _plain(result: proc.Result, python: str) -> str:
     return f"{python} printed no result; is it a Python interpreter?{said}"
 
 
-def probe_tensorflow(python: str, env: dict[str, str], timeout: float) -> dict[str, Any]:
-    facts: dict[str, Any] = {
+def empty_facts(python: str) -> dict[str, Any]:
+    return {
         "python": python,
         "python_version": None,
         "installed": None,
@@ -186,19 +272,18 @@ def probe_tensorflow(python: str, env: dict[str, str], timeout: float) -> dict[s
         "distributions": {},
         "duplicates": {},
         "build_info": None,
+        "runpath": None,
+        "runpath_nvidia": None,
+        "runpath_nvidia_packages": None,
+        "native_libraries": [],
         "error": None,
     }
-    # The snippet runs in a neutral directory (no stray ./tensorflow); keep a relative path valid.
-    exe = os.path.abspath(python) if os.sep in python else python
-    result = proc.run([exe, "-c", SNIPPET], timeout=timeout, env=env, cwd=tempfile.gettempdir())
-    line = next((x for x in result.stdout.splitlines() if x.startswith(_MARK)), None)
-    try:
-        data = json.loads(line[len(_MARK) :]) if line else None
-    except ValueError:
-        data = None
-    if not isinstance(data, dict):
-        facts["error"] = _plain(result, python)
-        return facts
+
+
+def static_facts(python: str, data: dict[str, Any], libraries: list[dict[str, Any]]) -> dict[str, Any]:
+    """The tensorflow facts from what the snippet printed (`data`) and the native libraries'
+    dynamic sections (read_native_libraries). Pure: recorded outputs replay through it."""
+    facts = empty_facts(python)
     dists, dups = select_distributions(data.get("distributions") or [])
     facts.update(
         python_version=data.get("python_version"),
@@ -216,8 +301,27 @@ def probe_tensorflow(python: str, env: dict[str, str], timeout: float) -> dict[s
             facts["build_info"] = parse_build_info(text)
         except ValueError as exc:
             errors.append(str(exc))
+    if facts["location"]:
+        facts.update(runpath_facts(libraries))
     facts["error"] = "; ".join(errors) or None
     return facts
+
+
+def probe_tensorflow(python: str, env: dict[str, str], timeout: float) -> dict[str, Any]:
+    # The snippet runs in a neutral directory (no stray ./tensorflow); keep a relative path valid.
+    exe = os.path.abspath(python) if os.sep in python else python
+    result = proc.run([exe, "-c", SNIPPET], timeout=timeout, env=env, cwd=tempfile.gettempdir())
+    line = next((x for x in result.stdout.splitlines() if x.startswith(_MARK)), None)
+    try:
+        data = json.loads(line[len(_MARK) :]) if line else None
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        facts = empty_facts(python)
+        facts["error"] = _plain(result, python)
+        return facts
+    location = data.get("location")
+    return static_facts(python, data, read_native_libraries(location) if location else [])
 
 
 def probe(ctx: Context) -> dict[str, Any]:

@@ -18,6 +18,8 @@ import math
 import os
 import platform
 import re
+import stat
+import struct
 import sys
 import threading
 import time
@@ -27,7 +29,8 @@ PROTOCOL = 1
 STEP_NAMES = ("import", "devices", "matmul", "train", "throughput", "mixed_precision", "xla", "multi_gpu")
 GPU_STEPS = ("matmul", "train", "throughput", "mixed_precision", "xla")
 MATMUL_TOLERANCE = 1e-4  # max |error| / max |reference|, fp32 with TF32 off
-TRAIN_STEPS = 5
+TRAIN_STEPS = 20  # in one fit call; the first WARMUP_STEPS are not timed
+WARMUP_STEPS = 2
 BATCH = 32
 
 # "I0000 00:00:1795275209.169 6739 placer.cc:162] MatMul: (MatMul): /job:localhost/.../device:CPU:0"
@@ -35,11 +38,17 @@ BATCH = 32
 # "... execute.cc:1775] Executing op MatMul in device /job:localhost/replica:0/task:0/device:GPU:0".
 PLACED = re.compile(r"(?:^|\] )\S+: \((\w+)\): (/job:\S+)\s*$")
 EXECUTED = re.compile(r"Executing op (\S+) in device (/job:\S+)")
-# "Created device /job:localhost/replica:0/task:0/device:GPU:0 with 78000 MB memory:  -> device: 0,
-#  name: NVIDIA H100 80GB HBM3, pci bus id: 0000:3b:00.0, compute capability: 9.0"
+# Two wordings, both parsed (tests/data/worker/ holds real lines of each):
+# TF >= 2.6: "Created device /job:localhost/replica:0/task:0/device:GPU:0 with 78000 MB memory:  -> device: 0,
+#            name: NVIDIA H100 80GB HBM3, pci bus id: 0000:3b:00.0, compute capability: 9.0"
+# TF <= 2.5: "Created TensorFlow device (/job:localhost/replica:0/task:0/device:GPU:0 with 10175 MB memory)
+#            -> physical GPU (device: 0, name: Tesla T4, pci bus id: 0000:00:07.0, compute capability: 7.5)"
+# ROCm builds print no compute capability; MIG slices are named "NVIDIA A100-SXM4-40GB MIG 3g.20gb";
+# pluggable devices (Metal, DirectML) say "physical PluggableDevice (... pci bus id: <undefined>)".
 CREATED = re.compile(
-    r"Created device \S*?(/?device:GPU:\d+) with (\d+) MB memory:?\s*->\s*device: (\d+), name: (.*?), "
-    r"pci bus id: ([0-9a-fA-F:.]+)(?:, compute capability: (\d+\.\d+))?"
+    r"Created (?:TensorFlow )?device \(?\S*?(/?device:GPU:\d+) with (\d+) MB memory\)?:?\s*->\s*"
+    r"(?:physical (?:GPU|PluggableDevice) \()?device: (\d+), name: ([^,]*(?:,(?! pci bus id:)[^,]*)*), "
+    r"pci bus id: ([0-9a-fA-F:.]+|<undefined>)(?:, compute capability: (\d+\.\d+))?"
 )
 # "I0000 00:00:1795275291.37 9055 cuda_platform.cc:52] " (absl) or "2023-06-23 17:14:24.42: E x/y.cc:12] "
 GLOG_PREFIX = re.compile(r"^(?:[IWEF]\d{4} [\d:.]+\s+\d+ |\d{4}-\d\d-\d\d [\d:.]+: [IWEF] )\S+:\d+\] ")
@@ -192,6 +201,299 @@ def gpu_reason(lines: list[str], built_with_cuda: bool | None) -> str:
     return "tf.config.list_physical_devices('GPU') is empty and TensorFlow logged no reason"
 
 
+def created_devices(lines: list[str]) -> dict[str, dict[str, Any]]:
+    """{"/device:GPU:N": {memory_mib, device, name, pci_bus_id, compute_capability}} from the
+    runtime's "Created device" lines (either wording; see CREATED)."""
+    out: dict[str, dict[str, Any]] = {}
+    for line in lines:
+        m = CREATED.search(line)
+        if m:
+            out["/" + m.group(1).lstrip("/")] = {
+                "memory_mib": int(m.group(2)), "device": int(m.group(3)), "name": m.group(4).strip(),
+                "pci_bus_id": None if m.group(5) == "<undefined>" else m.group(5),
+                "compute_capability": m.group(6),
+            }
+    return out
+
+
+INTERCONNECT = "Device interconnect StreamExecutor with strength 1 edge matrix"
+
+
+def peer_access(lines: list[str]) -> dict[str, Any] | None:
+    """The last "edge matrix" TensorFlow printed: {devices [ids], pairs [[i, j], ...] with i < j}.
+
+    A "Y" means the runtime can use peer-to-peer access between the two GPUs (NVLink, or P2P over
+    PCIe); an all-"N" matrix on a multi-GPU machine means every copy goes through host memory.
+    None when TensorFlow printed no matrix (one GPU and older wording, or no GPU).
+    """
+    found: dict[str, Any] | None = None
+    rows: dict[int, str] | None = None
+    devices: list[int] = []
+    for raw in lines:
+        text = GLOG_PREFIX.sub("", raw).rstrip()
+        if INTERCONNECT in text:
+            rows, devices = {}, []
+            continue
+        if rows is None:
+            continue
+        header = text.split()
+        if not devices and header and all(h.isdigit() for h in header):
+            devices = [int(h) for h in header]
+            continue
+        m = re.fullmatch(r"\s*(\d+):\s+([NY](?: [NY])*)\s*", text)
+        if devices and m:
+            rows[int(m.group(1))] = m.group(2).replace(" ", "")
+            if len(rows) == len(devices):
+                pairs = [[a, b] for a in devices for b in devices
+                         if a < b and len(rows.get(a, "")) == len(devices)
+                         and rows[a][devices.index(b)] == "Y"]
+                found, rows = {"devices": devices, "pairs": pairs}, None
+            continue
+        rows = None  # anything else ends the matrix
+    return found
+
+
+def cc_text(value: Any) -> str | None:
+    """(8, 6) or [8, 6] (get_device_details, or the same after JSON) or "8.6" -> "8.6"."""
+    if isinstance(value, (tuple, list)) and len(value) == 2 and all(isinstance(v, int) for v in value):
+        return f"{value[0]}.{value[1]}"
+    if isinstance(value, str) and re.fullmatch(r"\d+\.\d+", value):
+        return value
+    return None
+
+
+def gpu_entry(tf_device: str, details: dict[str, Any], created: dict[str, Any] | None) -> dict[str, Any]:
+    """One GPU as TensorFlow sees it: get_device_details first, the "Created device" line second."""
+    created = created or {}
+    return {
+        "tf_device": tf_device,
+        "name": details.get("device_name") or created.get("name"),
+        "compute_capability": cc_text(details.get("compute_capability")) or created.get("compute_capability"),
+        "pci_bus_id": created.get("pci_bus_id"),
+        "memory_mib": created.get("memory_mib"),
+    }
+
+
+def keras_flavour(model_cls: Any) -> dict[str, Any]:
+    """Which Keras a `Model` class comes from: {module ("keras"|"tf_keras"), version, major, path}.
+
+    `tf.keras` is a lazy alias whose own __version__ is unset under Keras 2; its Model class's
+    module ("keras.src.models.model", "keras.src.engine.training", "tf_keras.src.engine.training",
+    "keras.engine.training") names the real package.
+    """
+    top = str(getattr(model_cls, "__module__", "") or "").split(".")[0] or None
+    package = sys.modules.get(top) if top else None
+    version = getattr(package, "__version__", None)
+    m = re.match(r"(\d+)\.", str(version or ""))
+    return {"module": top, "version": version, "major": int(m.group(1)) if m else None,
+            "path": getattr(package, "__file__", None)}
+
+
+def step_losses(running_means: list[float]) -> list[float]:
+    """Per-step losses from the running epoch means Keras passes to on_train_batch_end.
+
+    Keras 2 and 3 both report `loss` as the mean over the epoch so far, weighted by batch size;
+    with equal batches step k's own loss is k*m_k - (k-1)*m_(k-1).
+    """
+    out: list[float] = []
+    previous = 0.0
+    for k, mean in enumerate(running_means, 1):
+        value = k * mean - (k - 1) * previous if k > 1 else mean
+        out.append(float(f"{value:.6g}") if math.isfinite(value) else value)
+        previous = mean
+    return out
+
+
+def step_timing(begins: list[float], ends: list[float]) -> dict[str, Any]:
+    """Per-step time inside one fit: the first step (tracing included) and the steady median."""
+    first = ends[0] - begins[0] if begins and ends else None
+    warm = WARMUP_STEPS if len(ends) > WARMUP_STEPS + 1 else min(1, max(len(ends) - 1, 0))
+    intervals = sorted(b - a for a, b in zip(ends[warm:], ends[warm + 1:]))
+    per_step = intervals[len(intervals) // 2] if intervals else first
+    return {
+        "first_step_seconds": round(first, 4) if first is not None else None,
+        "seconds_per_step": round(per_step, 6) if per_step else None,
+        "steps_per_second": round(1 / per_step, 2) if per_step else None,
+        "timed_steps": len(intervals),
+        "timing": f"median interval between batch ends in one fit, after {warm} warm-up step(s)",
+    }
+
+
+# --- ELF dynamic sections and the libraries mapped into this process --------------------------
+# One small reader, stdlib only, used here (the SONAME of each loaded CUDA library) and by the
+# static tensorflow probe (the RUNPATH of TensorFlow's own libraries). Reads are bounded; a
+# malformed, truncated or non-ELF file gives {"error": ...}, never an exception.
+
+DT_NULL, DT_NEEDED, DT_STRTAB, DT_STRSZ, DT_SONAME, DT_RPATH, DT_RUNPATH = 0, 1, 5, 10, 14, 15, 29
+PT_LOAD, PT_DYNAMIC = 1, 2
+ELF_MAX_PHDRS = 1024
+ELF_MAX_DYNAMIC = 1 << 20  # bytes of the dynamic section
+ELF_MAX_STRING = 1 << 18  # bytes of one string (TF 2.21's RUNPATH is ~25 kB)
+ELF_MAX_NEEDED = 256
+
+
+def _elf_string(fh: Any, strtab: int, strsz: int | None, offset: int) -> str:
+    if offset < 0 or (strsz is not None and offset >= strsz):
+        raise ValueError(f"string offset {offset} outside the string table")
+    fh.seek(strtab + offset)
+    limit = ELF_MAX_STRING if strsz is None else min(ELF_MAX_STRING, strsz - offset)
+    raw = fh.read(limit)
+    end = raw.find(b"\0")
+    if end < 0:
+        raise ValueError("unterminated string in the string table")
+    return raw[:end].decode("utf-8", errors="replace")
+
+
+def _elf_parse(fh: Any, out: dict[str, Any]) -> None:
+    head = fh.read(64)
+    if len(head) < 16 or head[:4] != b"\x7fELF":
+        raise ValueError("not an ELF file")
+    cls, data = head[4], head[5]
+    if cls not in (1, 2) or data not in (1, 2):
+        raise ValueError("unknown ELF class or byte order")
+    end = "<" if data == 1 else ">"
+    if cls == 2:
+        if len(head) < 64:
+            raise ValueError("truncated ELF header")
+        (phoff,) = struct.unpack_from(end + "Q", head, 32)
+        phentsize, phnum = struct.unpack_from(end + "HH", head, 54)
+        ph_fmt, ph_size, dyn_fmt = end + "IIQQQQQQ", 56, end + "qQ"
+    else:
+        if len(head) < 52:
+            raise ValueError("truncated ELF header")
+        (phoff,) = struct.unpack_from(end + "I", head, 28)
+        phentsize, phnum = struct.unpack_from(end + "HH", head, 42)
+        ph_fmt, ph_size, dyn_fmt = end + "IIIIIIII", 32, end + "iI"
+    if phnum == 0 or phnum > ELF_MAX_PHDRS or phentsize < ph_size:
+        raise ValueError(f"no usable program headers ({phnum} of {phentsize} bytes)")
+    fh.seek(phoff)
+    table = fh.read(phnum * phentsize)
+    if len(table) < phnum * phentsize:
+        raise ValueError("truncated program header table")
+    loads: list[tuple[int, int, int]] = []
+    dynamic: tuple[int, int] | None = None
+    for i in range(phnum):
+        f = struct.unpack_from(ph_fmt, table, i * phentsize)
+        if cls == 2:
+            p_type, p_offset, p_vaddr, p_filesz = f[0], f[2], f[3], f[5]
+        else:
+            p_type, p_offset, p_vaddr, p_filesz = f[0], f[1], f[2], f[4]
+        if p_type == PT_LOAD:
+            loads.append((p_vaddr, p_offset, p_filesz))
+        elif p_type == PT_DYNAMIC and dynamic is None:
+            dynamic = (p_offset, p_filesz)
+    if dynamic is None:
+        raise ValueError("no dynamic section (a static executable or not a shared library)")
+    fh.seek(dynamic[0])
+    raw = fh.read(min(dynamic[1], ELF_MAX_DYNAMIC))
+    step = struct.calcsize(dyn_fmt)
+    entries: list[tuple[int, int]] = []
+    for pos in range(0, len(raw) - step + 1, step):
+        tag, val = struct.unpack_from(dyn_fmt, raw, pos)
+        if tag == DT_NULL:
+            break
+        entries.append((tag, val))
+    strtab_addr = next((v for t, v in entries if t == DT_STRTAB), None)
+    strsz = next((v for t, v in entries if t == DT_STRSZ), None)
+    if strtab_addr is None:
+        raise ValueError("the dynamic section has no string table")
+    strtab = next((off + strtab_addr - va for va, off, size in loads if va <= strtab_addr < va + size),
+                  strtab_addr)  # no covering segment: a file whose addresses are offsets
+    for tag, val in entries:
+        if tag == DT_NEEDED and len(out["needed"]) < ELF_MAX_NEEDED:
+            out["needed"].append(_elf_string(fh, strtab, strsz, val))
+        elif tag == DT_SONAME:
+            out["soname"] = _elf_string(fh, strtab, strsz, val)
+        elif tag in (DT_RPATH, DT_RUNPATH):
+            key = "runpath" if tag == DT_RUNPATH else "rpath"
+            out[key] = [p for p in _elf_string(fh, strtab, strsz, val).split(":") if p]
+
+
+def elf_dynamic(path: str) -> dict[str, Any]:
+    """{soname, needed [names], rpath [entries] or None, runpath [entries] or None, error}.
+
+    DT_RUNPATH and DT_RPATH are kept apart (the loader ignores RPATH when RUNPATH is present,
+    and only RPATH applies to dependencies' lookups too). Entries are as written ($ORIGIN kept).
+    """
+    out: dict[str, Any] = {"soname": None, "needed": [], "rpath": None, "runpath": None, "error": None}
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise ValueError("not a regular file")
+        with open(path, "rb") as fh:
+            _elf_parse(fh, out)
+    except (OSError, ValueError, struct.error, OverflowError, MemoryError) as exc:
+        out["error"] = f"{path}: {exc.strerror or exc}" if isinstance(exc, OSError) else f"{path}: {exc}"
+    except Exception as exc:  # noqa: BLE001 - a reader of untrusted files never raises
+        out["error"] = f"{path}: {_error_text(exc, 300)}"
+    return out
+
+
+# libcudart.so.12, libcublasLt.so.12.5.3.2, libcudnn_ops_infer.so.8, libcuda.so.535.104.05, ...
+LOADED_LIB = re.compile(
+    r"^(libcuda|libcudart|libcublas|libcublasLt|libcudnn\w*|libnccl|libnvidia-ml|libcufft|libcurand"
+    r"|libcusolver|libcusparse|libcupti|libnvrtc|libnvJitLink|libnvinfer)\.so((?:\.\d+)*)$"
+)
+
+
+def mapped_files(maps_text: str) -> list[str]:
+    """Paths of the files mapped into a process, in first-mapped order, from /proc/PID/maps text."""
+    seen: dict[str, None] = {}
+    for line in maps_text.splitlines():
+        parts = line.split(None, 5)
+        if len(parts) == 6 and parts[5].startswith("/") and not parts[5].endswith(" (deleted)"):
+            seen.setdefault(parts[5], None)
+    return list(seen)
+
+
+def cuda_libraries(paths: list[str]) -> list[dict[str, Any]]:
+    """The CUDA-side libraries among mapped paths: {path, name, version (from the file name)}."""
+    out = []
+    for path in paths:
+        m = LOADED_LIB.match(os.path.basename(path))
+        if m:
+            out.append({"path": path, "name": m.group(1), "version": m.group(2).lstrip(".") or None})
+    return out
+
+
+def _pip_owners(paths: list[str]) -> dict[str, tuple[str, str]]:
+    """{path: (distribution, version)} for paths that a pip nvidia-* wheel's RECORD lists."""
+    want = {os.path.realpath(p): p for p in paths if "/nvidia/" in p}
+    if not want:
+        return {}
+    from importlib import metadata
+
+    owners: dict[str, tuple[str, str]] = {}
+    for dist in metadata.distributions():
+        name = (dist.metadata.get("Name") or "").strip()
+        if not name.lower().startswith("nvidia"):
+            continue
+        for rel in dist.files or []:
+            if ".so" not in rel.name:
+                continue
+            real = os.path.realpath(str(dist.locate_file(rel)))
+            if real in want and want[real] not in owners:
+                owners[want[real]] = (name, dist.version)
+    return owners
+
+
+def loaded_libraries(maps_text: str) -> list[dict[str, Any]]:
+    """What a process really loaded: {path, name, soname, version, dist, dist_version}."""
+    return describe_libraries(cuda_libraries(mapped_files(maps_text)))
+
+
+def describe_libraries(libs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Add each library's ELF SONAME and the pip wheel (dist-info) that installed it, if any."""
+    try:
+        owners = _pip_owners([lib["path"] for lib in libs])
+    except Exception:  # noqa: BLE001 - ownership is a nicety; the mapped paths are the fact
+        owners = {}
+    for lib in libs:
+        lib["soname"] = elf_dynamic(lib["path"]).get("soname")
+        dist = owners.get(lib["path"])
+        lib["dist"], lib["dist_version"] = dist if dist else (None, None)
+    return libs
+
+
 class Worker:
     def __init__(self, args: argparse.Namespace, out_fd: int, capture: Capture | None) -> None:
         self.args = args
@@ -200,6 +502,9 @@ class Worker:
         self.steps: list[dict[str, Any]] = []
         self.tf: Any = None
         self.keras: Any = None
+        self.keras_info: dict[str, Any] | None = None
+        self.peer: dict[str, Any] | None = None
+        self.loaded: dict[str, dict[str, Any]] = {}  # path -> loaded library, in first-seen order
         self.gpus: list[dict[str, Any]] = []
         self.cpu_devices: list[str] = ["/device:CPU:0"]
         self.reason: str | None = None
@@ -236,6 +541,25 @@ class Worker:
         self.steps.append(rec)
         return rec
 
+    def scan_libraries(self, stage: str) -> list[dict[str, Any]] | None:
+        """The CUDA-side libraries mapped into this process so far (None where /proc is absent).
+
+        Each is read once; `since` names the stage that first saw it (import, devices, end).
+        """
+        try:
+            with open("/proc/self/maps", encoding="utf-8", errors="replace") as fh:
+                text = fh.read(16 << 20)
+        except OSError:
+            return None
+        try:
+            fresh = [lib for lib in cuda_libraries(mapped_files(text)) if lib["path"] not in self.loaded]
+            if fresh:
+                for lib in describe_libraries(fresh):
+                    self.loaded[lib["path"]] = {**lib, "since": stage}
+        except Exception:  # noqa: BLE001 - a fact we could not gather is not a failed step
+            pass
+        return list(self.loaded.values())
+
     def skip(self, name: str, device: str | None, reason: str) -> None:
         rec = {"name": name, "device": device, "status": "skip", "reason": reason, "seconds": 0.0}
         _emit(self.out_fd, "STEP", rec)
@@ -269,6 +593,7 @@ class Worker:
         tf.debugging.set_log_device_placement(True)
         self.info.update(tf_version=rec["version"], tf_built_with_cuda=rec["built_with_cuda"])
         self.seen += self.lines()
+        rec["loaded_libraries"] = self.scan_libraries("import")
 
     def do_devices(self, rec: dict[str, Any]) -> None:
         tf = self.tf
@@ -295,26 +620,15 @@ class Worker:
         logical = tf.config.list_logical_devices()  # initializes the runtime: "Created device" lines
         lines = self.lines()
         self.seen += lines
-        created = {}
-        for line in lines:
-            m = CREATED.search(line)
-            if m:
-                created["/" + m.group(1).lstrip("/")] = m
+        created = created_devices(lines)
+        rec["peer_access"] = self.peer = peer_access(lines)
         logical_gpus = [d.name for d in logical if d.device_type == "GPU"]
         self.cpu_devices = [d.name for d in logical if d.device_type == "CPU"] or ["/device:CPU:0"]
         for i, name in enumerate(logical_gpus):
-            det = details[i] if i < len(details) else {}
-            cc = det.get("compute_capability")
-            m = created.get(name)
-            self.gpus.append({
-                "tf_device": name,
-                "name": det.get("device_name") or (m.group(4) if m else None),
-                "compute_capability": f"{cc[0]}.{cc[1]}" if cc else (m.group(6) if m else None),
-                "pci_bus_id": m.group(5) if m else None,
-                "memory_mib": int(m.group(2)) if m else None,
-            })
+            self.gpus.append(gpu_entry(name, details[i] if i < len(details) else {}, created.get(name)))
         rec["cpus"] = self.cpu_devices
         rec["gpus"] = self.gpus
+        rec["loaded_libraries"] = self.scan_libraries("devices")
         if not self.gpus:
             self.reason = gpu_reason(self.seen, self.info.get("tf_built_with_cuda"))
             rec["gpu_reason"] = self.reason
@@ -359,9 +673,18 @@ class Worker:
         self.verify_placement(rec, device, "MatMul", lines)
 
     def _keras(self) -> Any:
+        """What `tf.keras` resolves to, as user code gets it: Keras 3 (TF >= 2.16), tf_keras (TF >= 2.16
+        with TF_USE_LEGACY_KERAS=1), or Keras 2 (TF < 2.16). Which one is recorded in self.keras_info."""
         if self.keras is None:
-            import keras
-
+            self.keras_info = {"api": "tf.keras", "module": None, "version": None, "major": None,
+                               "path": None, "tf_use_legacy_keras": os.environ.get("TF_USE_LEGACY_KERAS"),
+                               "error": None}
+            try:
+                keras = self.tf.keras
+                self.keras_info.update(keras_flavour(keras.Model))
+            except Exception as exc:  # noqa: BLE001 - tf.keras failing to import is the finding
+                self.keras_info["error"] = _error_text(exc, 1000)
+                raise
             self.keras = keras
         return self.keras
 
@@ -374,23 +697,38 @@ class Worker:
         y = (x.mean(axis=(1, 2)) @ w).astype("float32")  # learnable: a linear map of channel means
         return x, y
 
-    def _fit(self, device: str | None, epochs: int, strategy: Any = None) -> dict[str, Any]:
-        """A few real `fit` steps (Conv2D + Dense) on synthetic data; losses and per-step time."""
+    def _fit(self, device: str | None, steps: int, strategy: Any = None) -> dict[str, Any]:
+        """One `fit` call of `steps` real steps (Conv2D + Dense) on one synthetic batch repeated.
+
+        Timed the same way under Keras 2, tf_keras and Keras 3: the interval between consecutive
+        `on_train_batch_end` calls inside the single fit (both Keras generations hand the callback
+        Python numbers, so each interval ends with the step's result on the host), median over the
+        steps after the warm-up. Per-epoch timing is not comparable: Keras 3 builds and drains a
+        tf.data iterator at every epoch boundary, which costs more than a small step itself.
+        """
+        import numpy as np
+
         keras = self._keras()
         tf = self.tf
         keras.utils.set_random_seed(0)
         replicas = strategy.num_replicas_in_sync if strategy is not None else 1
-        x, y = self._data(BATCH * replicas)
-        times: list[float] = []
+        batch = BATCH * replicas
+        x1, y1 = self._data(batch)
+        x, y = np.concatenate([x1] * steps), np.concatenate([y1] * steps)
+        begins: list[float] = []
+        ends: list[float] = []
+        means: list[float] = []
 
         class Clock(keras.callbacks.Callback):
-            def on_epoch_begin(self, epoch: int, logs: Any = None) -> None:
-                self.t0 = time.perf_counter()
+            def on_train_batch_begin(self, batch: int, logs: Any = None) -> None:
+                begins.append(time.perf_counter())
 
-            def on_epoch_end(self, epoch: int, logs: Any = None) -> None:
-                times.append(time.perf_counter() - self.t0)
+            def on_train_batch_end(self, batch: int, logs: Any = None) -> None:
+                ends.append(time.perf_counter())
+                loss = (logs or {}).get("loss")
+                means.append(float(loss) if loss is not None else float("nan"))
 
-        def build_and_fit() -> Any:
+        def build_and_fit() -> float:
             model = keras.Sequential([
                 keras.Input((16, 16, 3)),
                 keras.layers.Conv2D(16, 3, activation="relu"),
@@ -398,24 +736,18 @@ class Worker:
                 keras.layers.Dense(4),
             ])
             model.compile(optimizer=keras.optimizers.SGD(0.01), loss="mse")
-            return model.fit(x, y, batch_size=BATCH * replicas, epochs=epochs, verbose=0,
-                             shuffle=False, callbacks=[Clock()])
+            start = time.perf_counter()
+            model.fit(x, y, batch_size=batch, epochs=1, verbose=0, shuffle=False, callbacks=[Clock()])
+            return time.perf_counter() - start
 
         if strategy is not None:
             with strategy.scope():
-                history = build_and_fit()
+                fit_seconds = build_and_fit()
         else:
             with tf.device(device):
-                history = build_and_fit()
-        losses = [float(v) for v in history.history.get("loss", [])]
-        steady = sorted(times[1:]) or times
-        per_step = steady[len(steady) // 2] if steady else None
-        return {
-            "losses": losses,
-            "first_step_seconds": round(times[0], 4) if times else None,
-            "seconds_per_step": round(per_step, 5) if per_step else None,
-            "steps_per_second": round(1 / per_step, 2) if per_step else None,
-        }
+                fit_seconds = build_and_fit()
+        return {"losses": step_losses(means), "fit_seconds": round(fit_seconds, 4),
+                **step_timing(begins, ends)}
 
     def _judge_losses(self, rec: dict[str, Any], device: str) -> None:
         losses = rec.get("losses") or []
@@ -427,7 +759,10 @@ class Worker:
 
     def do_train(self, rec: dict[str, Any], device: str) -> None:
         self.lines()
-        rec.update(self._fit(device, TRAIN_STEPS))
+        try:
+            rec.update(self._fit(device, TRAIN_STEPS))
+        finally:
+            rec["keras"] = self.keras_info
         rec["batch"] = BATCH
         lines = self.lines()
         self._judge_losses(rec, device)
@@ -614,6 +949,9 @@ class Worker:
             "gpus": self.gpus,
             "gpu_reason": self.reason,
             "memory": memory,
+            "keras": self.keras_info,
+            "peer_access": self.peer,
+            "loaded_libraries": self.scan_libraries("end"),
             "steps": self.steps,
             "seconds": round(time.perf_counter() - start, 3),
         })
