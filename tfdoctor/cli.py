@@ -98,6 +98,12 @@ def build_parser() -> argparse.ArgumentParser:
     fmt = report.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="JSON (the default)")
     fmt.add_argument("--markdown", action="store_true", help="Markdown ready to paste into a GitHub issue")
+    fmt.add_argument(
+        "--prometheus",
+        metavar="FILE",
+        help="write node_exporter textfile-collector metrics to FILE, atomically (e.g. "
+        "/var/lib/node_exporter/textfile_collector/tfdoctor.prom); see docs/monitoring.md",
+    )
     report.add_argument("--output", "-o", metavar="FILE", help="write to FILE instead of stdout")
     report.add_argument(
         "--anonymize", action="store_true", help="replace hostname, user, home, GPU UUIDs and serials"
