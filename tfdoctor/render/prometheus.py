@@ -182,8 +182,8 @@ def _health(m: _Families, report: dict[str, Any]) -> None:
     for i, g in enumerate(gpus):
         index = g.get("index")
         gpu = index if isinstance(index, int) and not isinstance(index, bool) else i
-        m.add("tfdoctor_gpu_info", "gauge", "A GPU the driver lists: name, UUID, compute capability, PCI bus.",
-              1, gpu=gpu, name=g.get("name"), uuid=g.get("uuid"),
+        about = "A GPU the driver lists: name, UUID, compute capability, PCI bus id."
+        m.add("tfdoctor_gpu_info", "gauge", about, 1, gpu=gpu, name=g.get("name"), uuid=g.get("uuid"),
               compute_capability=g.get("compute_capability"), pci_bus_id=g.get("pci_bus_id"))
         ecc = fc.as_dict(g.get("ecc"))
         m.add("tfdoctor_gpu_ecc_enabled", "gauge", "1 when ECC is on for this GPU's memory.",
