@@ -122,6 +122,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--cuda", metavar="V", help="minimum driver for this CUDA, and TF releases built with it"
     )
     matrix.add_argument(
+        "--python", metavar="V", help="which TensorFlow releases have wheels for this Python (with --driver: "
+        "and run on that driver)"
+    )
+    matrix.add_argument(
+        "--gpu",
+        metavar="NAME",
+        help="what a GPU model can run: compute capability, architecture, last driver branch, newest "
+        'TensorFlow with kernels for it (e.g. "GeForce GTX 680")',
+    )
+    matrix.add_argument(
         "--platform", choices=("linux", "wsl2", "windows"), default="linux", help="which driver column to use"
     )
     matrix.add_argument("--json", action="store_true")
