@@ -198,7 +198,8 @@ def test_markdown_escapes_prose_and_fits_an_issue(saved: tuple[Path, dict, int])
     report = json.loads(json.dumps(live))
     report["findings"].append({"id": "gpu.example", "status": "fail", "title": "GPU <hostname> | lost",
                                "detail": "seen on <hostname> at /dev/nvidia*", "fix": "sudo reboot",
-                               "docs": None, "facts": [], "confidence": "likely", "caused_by": None, "evidence": []})
+                               "docs": None, "facts": [], "confidence": "likely", "caused_by": None,
+                               "evidence": []})
     report["facts"]["runtime"] = {"ran": True, "log": "E0101 cuInit failed\n" * 20_000}
     md = render(validate(report))
     assert "GPU &lt;hostname&gt; \\| lost" in md  # shown on GitHub, not taken for an HTML tag

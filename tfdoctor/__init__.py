@@ -1,3 +1,55 @@
-"""tfdoctor: does TensorFlow really train on this machine's NVIDIA GPU, and if not, why."""
+"""tfdoctor: does TensorFlow really train on this machine's NVIDIA GPU, and if not, why.
+
+    import tfdoctor
+    report = tfdoctor.check(quick=True)   # the same work as `tfdoctor check --quick`
+    report.ok, report.root_causes, report.to_json(), report.to_markdown()
+    tfdoctor.explain(pasted_log)          # the same as `tfdoctor explain`
+
+`import tfdoctor` stays cheap: the API (tfdoctor/api.py) and the model load on first use.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
 
 __version__ = "0.1.0"
+__all__ = ["Finding", "InputError", "Report", "Status", "check", "explain"]
+
+_LAZY = {
+    "check": "tfdoctor.api",
+    "explain": "tfdoctor.api",
+    "InputError": "tfdoctor.api",
+    "Report": "tfdoctor.model",
+    "Finding": "tfdoctor.model",
+    "Status": "tfdoctor.model",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tfdoctor' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
+
+class _Package(types.ModuleType):
+    """`tfdoctor.explain` is the API function even after the engine's submodule of the same name
+    (tfdoctor/explain.py) is imported: importing a submodule sets it as an attribute of its package,
+    which would hide the function. The submodule stays importable (`from tfdoctor.explain import ...`)."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name in _LAZY and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

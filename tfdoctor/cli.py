@@ -98,6 +98,12 @@ def build_parser() -> argparse.ArgumentParser:
     fmt = report.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="JSON (the default)")
     fmt.add_argument("--markdown", action="store_true", help="Markdown ready to paste into a GitHub issue")
+    fmt.add_argument(
+        "--prometheus",
+        metavar="FILE",
+        help="write node_exporter textfile-collector metrics to FILE, atomically (e.g. "
+        "/var/lib/node_exporter/textfile_collector/tfdoctor.prom); see docs/monitoring.md",
+    )
     report.add_argument("--output", "-o", metavar="FILE", help="write to FILE instead of stdout")
     report.add_argument(
         "--anonymize", action="store_true", help="replace hostname, user, home, GPU UUIDs and serials"
@@ -114,6 +120,16 @@ def build_parser() -> argparse.ArgumentParser:
     matrix.add_argument("--driver", metavar="V", help="which TensorFlow releases this driver can run")
     matrix.add_argument(
         "--cuda", metavar="V", help="minimum driver for this CUDA, and TF releases built with it"
+    )
+    matrix.add_argument(
+        "--python", metavar="V", help="which TensorFlow releases have wheels for this Python (with --driver: "
+        "and run on that driver)"
+    )
+    matrix.add_argument(
+        "--gpu",
+        metavar="NAME",
+        help="what a GPU model can run: compute capability, architecture, last driver branch, newest "
+        'TensorFlow with kernels for it (e.g. "GeForce GTX 680")',
     )
     matrix.add_argument(
         "--platform", choices=("linux", "wsl2", "windows"), default="linux", help="which driver column to use"

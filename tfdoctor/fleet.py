@@ -5,20 +5,28 @@ checks re-run; a node's status is re-derived from its saved findings), so a thou
 take well under two seconds. A file that cannot be read or is not a tfdoctor report becomes a
 row with an `error`; the table is still printed, and the exit status is then 2.
 
+Reports of the same host from different dates (`created_at`) are its history: the table shows each
+host's latest report, and the timeline says when each value changed across the fleet ("driver
+550.127.05 on 5 nodes on 2026-11-03; still on 535.183.01: gpu-06"). Schema 1 and 2 reports are read
+alike. A file with a wrong type is an error row naming the field (tfdoctor/shape.py).
+
 Exit status: 2 when any input could not be read (the view is incomplete), else 1 when any node
-failed, else 0.
+failed (in its latest report), else 0.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections import Counter
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from tfdoctor.environment import KEYS
-from tfdoctor.model import SCHEMA_VERSION
+from tfdoctor.shape import ShapeError, parse_time
+from tfdoctor.shape import check as check_shape
 
 STATUSES = ("skip", "pass", "warn", "fail")
 DRIFT_KEYS = tuple(k for k in KEYS if k != "hostname")  # hostnames always differ
@@ -60,17 +68,19 @@ def _load(path: str) -> dict[str, Any]:
         raise BadReport(f"not JSON ({str(exc).splitlines()[0][:80]})") from None
     if not isinstance(data, dict) or "schema_version" not in data:
         raise BadReport("not a tfdoctor report (no schema_version)")
-    version = data["schema_version"]
-    if not isinstance(version, int) or isinstance(version, bool) or version > SCHEMA_VERSION:
-        raise BadReport(f"report schema {version!r} is newer than this tfdoctor reads ({SCHEMA_VERSION})")
-    if not isinstance(data.get("environment"), dict) or not isinstance(data.get("findings"), list):
+    if "environment" not in data or "findings" not in data:
         raise BadReport("not a tfdoctor report (environment/findings missing)")
+    try:
+        check_shape(data, required=("environment", "findings"))
+    except ShapeError as exc:
+        raise BadReport(str(exc)) from None
     return data
 
 
 def _blank(path: str, error: str | None = None) -> dict[str, Any]:
     return {"file": path, "host": Path(path).stem, "status": "error", "error": error, "failing": [],
-            "warning": [], "created_at": None, "tool_version": None, "environment": {}, "drifted": []}
+            "warning": [], "created_at": None, "tool_version": None, "schema_version": None,
+            "environment": {}, "drifted": [], "reports": 1}
 
 
 def node_row(path: str) -> dict[str, Any]:
@@ -79,10 +89,8 @@ def node_row(path: str) -> dict[str, Any]:
     try:
         data = _load(path)
         worst = 1  # no findings (or only skips) is a pass, as in model.summarize
-        for f in data["findings"]:
-            status = f.get("status") if isinstance(f, dict) else None
-            if status not in STATUSES:
-                raise BadReport(f"finding with status {status!r}")
+        for f in data["findings"]:  # their types are checked by _load
+            status = f["status"]
             worst = max(worst, STATUSES.index(status))
             if status == "fail":
                 row["failing"].append(str(f.get("id")))
@@ -98,6 +106,7 @@ def node_row(path: str) -> dict[str, Any]:
     tool = data.get("tool")
     row["tool_version"] = tool.get("version") if isinstance(tool, dict) else None
     row["created_at"] = data.get("created_at")
+    row["schema_version"] = data["schema_version"]
     row["status"] = STATUSES[worst]
     return row
 
@@ -123,17 +132,116 @@ def find_drift(nodes: list[dict[str, Any]]) -> dict[str, list[Any]]:
     return drift
 
 
+# --- over time ------------------------------------------------------------------------------------
+
+TIMELINE_KEYS = (*DRIFT_KEYS, "status")  # a host's values that can change from one report to the next
+HOST_LIST = 8  # hosts named in one timeline line before "and N more"
+
+
+def _when(row: dict[str, Any]) -> datetime | None:
+    """The report's created_at in UTC (a naive time is taken as UTC), or None."""
+    when = parse_time(row.get("created_at"))
+    if when is None:
+        return None
+    return when.astimezone(timezone.utc) if when.tzinfo else when.replace(tzinfo=timezone.utc)
+
+
+def _order(row: dict[str, Any]) -> tuple[int, datetime, str]:
+    when = _when(row)
+    if when is None:
+        return (0, datetime.min.replace(tzinfo=timezone.utc), row["file"])
+    return (1, when, row["file"])
+
+
+def _value(row: dict[str, Any], key: str) -> Any:
+    return row["status"] if key == "status" else row["environment"].get(key)
+
+
+def _day(row: dict[str, Any]) -> str | None:
+    when = _when(row)
+    return when.date().isoformat() if when else None
+
+
+def histories(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """Readable rows grouped by host, oldest report first (undated reports first of all)."""
+    hosts: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        if not row["error"]:
+            hosts.setdefault(row["host"], []).append(row)
+    return {host: sorted(group, key=_order) for host, group in hosts.items()}
+
+
+def timeline(hosts: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Each change of a value between two consecutive reports of a host, grouped by (value, old, new,
+    day): which hosts changed that day, and which hosts still hold the old value in their latest
+    report (`still`: reported on or after that day; `not_reported_since`: their latest report is older)."""
+    groups: dict[tuple[str, str, str, str | None], dict[str, Any]] = {}
+    for host, rows in hosts.items():
+        for before, after in zip(rows, rows[1:]):
+            for key in TIMELINE_KEYS:
+                old, new = _value(before, key), _value(after, key)
+                if _canon(old) == _canon(new):
+                    continue
+                day = _day(after)
+                group = groups.setdefault((key, _canon(old), _canon(new), day), {
+                    "day": day, "key": key, "from": old, "to": new, "hosts": [], "changes": []})
+                group["hosts"].append(host)
+                group["changes"].append({
+                    "host": host, "at": after.get("created_at"), "file": after["file"],
+                    "previous_at": before.get("created_at"), "previous_file": before["file"],
+                })
+    out = []
+    for group in groups.values():
+        old = _canon(group["from"])
+        still, silent = [], []
+        for host, rows in hosts.items():
+            latest = rows[-1]
+            if host in group["hosts"] or _canon(_value(latest, group["key"])) != old:
+                continue
+            day = _day(latest)
+            since = group["day"] is None or (day is not None and day >= group["day"])
+            (still if since else silent).append(host)
+        group["hosts"].sort()
+        group["changes"].sort(key=lambda c: (c["host"], c["file"]))
+        out.append({**group, "count": len(group["hosts"]), "still": sorted(still),
+                    "not_reported_since": sorted(silent)})
+    out.sort(key=lambda g: (g["day"] or "", TIMELINE_KEYS.index(g["key"]), -g["count"]))
+    return out
+
+
 def build(paths: list[str]) -> dict[str, Any]:
-    """The fleet as a dict: nodes, drift, counts."""
-    nodes = []
-    for path, error in expand(paths):
-        nodes.append(_blank(path, error) if error else node_row(path))
+    """The fleet as a dict: each host's latest report (`nodes`, with one row per unreadable file),
+    drift across those, the timeline of changes, each host's history and the counts."""
+    rows = [_blank(path, error) if error else node_row(path) for path, error in expand(paths)]
+    hosts = histories(rows)
+    nodes, placed = [], set()
+    for row in rows:  # each host at the place of its first file; bad files where they were
+        if row["error"]:
+            nodes.append(row)
+        elif row["host"] not in placed:
+            placed.add(row["host"])
+            latest = dict(hosts[row["host"]][-1])
+            latest["reports"] = len(hosts[row["host"]])
+            nodes.append(latest)
     drift = find_drift(nodes)
     counts = Counter(n["status"] for n in nodes)
+    dated = sorted(d for d in (_day(r) for r in rows if not r["error"]) if d)
+    # stale: a host whose latest report is older than the day most hosts last reported on
+    latest_days = Counter(_day(h[-1]) for h in hosts.values())
+    usual = max(latest_days, key=lambda d: (latest_days[d], d or "")) if latest_days else None
+    stale = sorted(host for host, h in hosts.items() if usual and (_day(h[-1]) or "") < usual)
     return {
         "nodes": nodes,
         "drift": drift,
-        "summary": {"nodes": len(nodes), **{s: counts.get(s, 0) for s in ("pass", "warn", "fail", "error")}},
+        "timeline": timeline(hosts),
+        "history": {host: [{"file": r["file"], "created_at": r["created_at"], "status": r["status"],
+                            "schema_version": r["schema_version"]} for r in h] for host, h in hosts.items()},
+        "stale": stale,
+        "summary": {
+            "nodes": len(nodes), **{s: counts.get(s, 0) for s in ("pass", "warn", "fail", "error")},
+            "hosts": len(hosts), "reports": sum(len(h) for h in hosts.values()),
+            "first": dated[0] if dated else None, "last": dated[-1] if dated else None,
+        },
     }
 
 
@@ -181,6 +289,10 @@ def render_table(fleet: dict[str, Any], color: bool) -> None:
     table = Table(show_edge=False, pad_edge=False, header_style="bold")
     for header, _, _ in COLUMNS:
         table.add_column(header, no_wrap=header != "host", overflow="fold")
+    summary = fleet.get("summary", {})
+    dated = bool(summary.get("first")) and summary.get("first") != summary.get("last")
+    if dated:  # reports from several days: show each node's latest report date
+        table.add_column("report", no_wrap=True)
     table.add_column("status", no_wrap=True)
     table.add_column("failing", overflow="fold")
     for n in fleet["nodes"]:
@@ -195,6 +307,10 @@ def render_table(fleet: dict[str, Any], color: bool) -> None:
                 text.append("*")
                 text.stylize("bold yellow")
             cells.append(text)
+        if dated:
+            day = _day(n) if not n["error"] else None
+            cells.append(Text(day or ("" if n["error"] else "undated"),
+                              style="dim" if day == summary.get("last") else "yellow"))
         cells.append(Text(n["status"], style=STYLES.get(n["status"], "")))
         cells.append(Text(n["error"] or " ".join(n["failing"]), style="magenta" if n["error"] else ""))
         table.add_row(*cells)
@@ -203,6 +319,9 @@ def render_table(fleet: dict[str, Any], color: bool) -> None:
         holders = Counter(_canon(n["environment"].get(key)) for n in fleet["nodes"] if not n["error"])
         seen = "; ".join(f"{_short(key, v)} ({_nodes(holders[_canon(v)])})" for v in values)
         console.print(Text(f"drift  {key}: ", style="bold yellow").append(seen, style=""))
+    if any(len(h) > 1 for h in fleet.get("history", {}).values()):
+        for line in timeline_lines(fleet):
+            console.print(Text(line[0], style="bold cyan").append(line[1], style=""))
     s = fleet["summary"]
     console.print(Text(
         f"{s['nodes']} nodes · {s['pass']} pass · {s['warn']} warn · {s['fail']} fail · "
@@ -210,3 +329,40 @@ def render_table(fleet: dict[str, Any], color: bool) -> None:
         + ("  (* = differs from most nodes)" if fleet["drift"] else ""),
         style="bold",
     ))
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def _clean(text: Any) -> str:
+    """Untrusted text from a saved report, without control characters (escape sequences)."""
+    return _CONTROL.sub("", str(text))
+
+
+def _hosts(names: list[str]) -> str:
+    shown = ", ".join(_clean(n) for n in names[:HOST_LIST])
+    return shown + (f" and {len(names) - HOST_LIST} more" if len(names) > HOST_LIST else "")
+
+
+def timeline_lines(fleet: dict[str, Any]) -> list[tuple[str, str]]:
+    """The timeline for a terminal: (label, text) per line, oldest change first."""
+    s = fleet["summary"]
+    first, last = s.get("first"), s.get("last")
+    span = f"{first} → {last}" if first and first != last else first or ""
+    lines = [("timeline  ", f"{s['reports']} reports of {_nodes(s['hosts']).replace('node', 'host')}"
+              + (f", {span}" if span else ""))]
+    for g in fleet["timeline"]:
+        old, new = _clean(_short(g["key"], g["from"])), _clean(_short(g["key"], g["to"]))
+        text = f"{g['key']}: {old} → {new} on {_nodes(g['count'])} ({_hosts(g['hosts'])})"
+        if g["still"]:
+            text += f"; still on {old}: {_hosts(g['still'])}"
+        if g["not_reported_since"]:
+            text += f"; not reported since: {_hosts(g['not_reported_since'])}"
+        lines.append((f"  {g['day'] or 'undated':<10}  ", text))
+    if not fleet["timeline"]:
+        lines.append(("  ", "no value changed between reports of the same host"))
+    for host in fleet.get("stale", []):
+        latest = fleet["history"][host][-1]
+        when = _clean(latest["created_at"] or "undated")
+        lines.append(("stale     ", f"{_clean(host)}: latest report {when}"))
+    return lines

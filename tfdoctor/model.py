@@ -100,9 +100,14 @@ def summarize(findings: list[Finding]) -> dict[str, Any]:
     }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Report:
-    """A complete run: what was found (facts), what it means (findings), how long it took."""
+    """A complete run: what was found (facts), what it means (findings), how long it took.
+
+    Also what `tfdoctor.check()` and `tfdoctor.explain()` return: `.ok`, `.status`, `.findings`,
+    `.root_causes`, `.to_dict()`, `.to_json()`, `.to_markdown()`; in Jupyter it displays itself, root
+    cause first (`_repr_html_`), and rich's console prints it the same way (`__rich__`).
+    """
 
     mode: str
     environment: dict[str, Any]
@@ -140,3 +145,32 @@ class Report:
             "summary": summarize(self.findings),
             "timings": self.timings,
         }
+
+    def to_json(self) -> str:
+        """The report as JSON, exactly what `tfdoctor check --json` prints."""
+        from tfdoctor.render.json import dumps
+
+        return dumps(self.to_dict())
+
+    def to_markdown(self) -> str:
+        """The report as Markdown for a bug tracker, as `tfdoctor report --markdown` writes it."""
+        from tfdoctor.render.markdown import render
+
+        return render(self.to_dict())
+
+    def _repr_html_(self) -> str:
+        from tfdoctor.render.notebook import html
+
+        return html(self.to_dict())
+
+    def __rich__(self) -> Any:
+        from tfdoctor.render.notebook import rich_renderable
+
+        return rich_renderable(self.to_dict())
+
+    def __repr__(self) -> str:
+        roots = ", ".join(f.id for f in self.root_causes) or "none"
+        return (
+            f"<tfdoctor Report {self.mode} {self.created_at or '(no date)'}: {self.status}, "
+            f"{len(self.findings)} findings, root causes: {roots}>"
+        )

@@ -22,6 +22,7 @@ class Options:
     only: tuple[str, ...] = ()
     skip: tuple[str, ...] = ()
     require_gpus: int | None = None
+    options: dict[str, Any] | None = None  # facts["options"]: the request's switches and its caller
 
 
 def _probe_fn(name: str) -> Callable[[Context], dict]:
@@ -74,6 +75,6 @@ def run(opts: Options, matrix: Any) -> Report:
     """Probe this machine and judge it."""
     start = time.monotonic()
     facts, timings = collect(opts)
-    facts["options"] = {"require_gpus": opts.require_gpus}
+    facts["options"] = {**(opts.options or {}), "require_gpus": opts.require_gpus}
     timings["probes_total"] = round(time.monotonic() - start, 3)
     return build_report("quick" if opts.quick else "full", facts, matrix, opts.only, opts.skip, timings)

@@ -92,9 +92,15 @@ def load_report(path: str | Path) -> dict[str, Any]:
     if not isinstance(data, dict) or "schema_version" not in data or "facts" not in data:
         raise ReportError(f"{path} is not a tfdoctor JSON report (no schema_version/facts)")
     version = data["schema_version"]
-    if not isinstance(version, int) or version > SCHEMA_VERSION:
+    if isinstance(version, int) and not isinstance(version, bool) and version > SCHEMA_VERSION:
         raise ReportError(
             f"{path} has report schema {version!r}; this tfdoctor {__version__} reads schema "
             f"{SCHEMA_VERSION} and older: upgrade tfdoctor"
         )
+    from tfdoctor.shape import ShapeError, check
+
+    try:
+        check(data, required=("facts",))
+    except ShapeError as exc:
+        raise ReportError(f"{path} is not a valid tfdoctor report: {exc}") from None
     return data

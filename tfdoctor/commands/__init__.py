@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from dataclasses import dataclass
 from typing import Any
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -59,27 +60,85 @@ def context(args: argparse.Namespace) -> Any:
     )
 
 
-def make_report(args: argparse.Namespace) -> Any:
-    """The Report for `check` and `report`: this machine's, or a saved report's facts judged again."""
+@dataclass(frozen=True)
+class Request:
+    """What a check asks for, whichever the front end: the CLI's flags (`request_from_args`) or the
+    keywords of `tfdoctor.check()`. Field names match the CLI's argparse destinations, so the
+    validators above (`context`, `selection`) read either."""
+
+    quick: bool = False
+    python: str | None = None
+    timeout: float = 300.0
+    memory_limit: int | None = None
+    require_gpus: int | None = None
+    allow_cpu: bool = False
+    only: tuple[str, ...] = ()
+    skip: tuple[str, ...] = ()
+    multiworker: bool = False
+    from_report: str | None = None
+
+
+def request_from_args(args: argparse.Namespace) -> Request:
+    """The Request a parsed command line makes (`report` has no --require-gpus, --only, ...)."""
+    return Request(
+        quick=bool(getattr(args, "quick", False)),
+        python=getattr(args, "python", None),
+        timeout=getattr(args, "timeout", 300.0),
+        memory_limit=getattr(args, "memory_limit", None),
+        require_gpus=getattr(args, "require_gpus", None),
+        allow_cpu=bool(getattr(args, "allow_cpu", False)),
+        only=tuple(getattr(args, "only", ()) or ()),
+        skip=tuple(getattr(args, "skip", ()) or ()),
+        multiworker=bool(getattr(args, "multiworker", False)),
+        from_report=getattr(args, "from_report", None),
+    )
+
+
+def caller(interface: str = "cli") -> dict[str, Any]:
+    """Who asked: this process and its parent, so a check can tell that a GPU's memory is held by the
+    caller itself (a notebook kernel that already imported TensorFlow) rather than by a stranger."""
+    return {
+        "interface": interface,  # cli | python | notebook
+        "pid": os.getpid(),
+        "ppid": os.getppid(),
+        "tensorflow_imported": "tensorflow" in sys.modules,
+    }
+
+
+def report_for(req: Request, interface: str = "cli") -> Any:
+    """The Report for `check`, `report` and `tfdoctor.check()`: this machine's, or a saved report's
+    facts judged again. Raises UsageError (before any slow work) on a bad request."""
     from tfdoctor.compat import load_matrix
 
-    only, skip = selection(args)
+    only, skip = selection(req)
     matrix = load_matrix()
-    if args.from_report:
+    who = caller(interface)
+    options = {"require_gpus": req.require_gpus, "allow_cpu": req.allow_cpu,
+               "caller_pids": [who["pid"], who["ppid"]], "caller": who}
+    if req.from_report:
         from tfdoctor.report import build_report, load_report
 
-        saved = load_report(args.from_report)
+        saved = load_report(req.from_report)
         facts = saved["facts"]
-        if getattr(args, "require_gpus", None) is not None:
-            facts = {**facts, "options": {**(facts.get("options") or {}), "require_gpus": args.require_gpus}}
+        if req.require_gpus is not None or req.allow_cpu:
+            extra = {"require_gpus": req.require_gpus} if req.require_gpus is not None else {}
+            if req.allow_cpu:
+                extra["allow_cpu"] = True
+            facts = {**facts, "options": {**(facts.get("options") or {}), **extra}}
         return build_report(saved.get("mode") or "full", facts, matrix, only, skip, saved.get("timings"))
     from tfdoctor import pipeline
 
     opts = pipeline.Options(
-        context=context(args),
-        quick=args.quick,
+        context=context(req),
+        quick=req.quick,
         only=only,
         skip=skip,
-        require_gpus=getattr(args, "require_gpus", None),
+        require_gpus=req.require_gpus,
+        options=options,
     )
     return pipeline.run(opts, matrix)
+
+
+def make_report(args: argparse.Namespace) -> Any:
+    """The Report for the `check` and `report` commands."""
+    return report_for(request_from_args(args))

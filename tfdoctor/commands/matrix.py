@@ -6,7 +6,7 @@ import json
 import sys
 from typing import Any
 
-from tfdoctor.compat import PLATFORMS, Matrix, TFRelease, load_matrix
+from tfdoctor.compat import PLATFORMS, Matrix, TFRelease, kernel_fit, load_matrix
 from tfdoctor.versions import parse_version, release
 
 
@@ -98,6 +98,232 @@ def _cuda_answer(matrix: Matrix, cuda: str) -> dict[str, Any]:
     }
 
 
+def _py(version: str) -> tuple[int, ...]:
+    return release(version, "Python version")[:2]
+
+
+def python_fits(rel: TFRelease, python: str) -> bool:
+    """Whether the release ships wheels for this Python (its tested range, by major.minor)."""
+    return _py(rel.python_min) <= _py(python) <= _py(rel.python_max)
+
+
+def install_line(rel: TFRelease, platform: str = "linux") -> str:
+    """The pip command for a release's GPU wheels on a platform."""
+    if rel.and_cuda and platform in ("linux", "wsl2"):
+        return f'pip install "tensorflow[and-cuda]=={rel.version}.*"'
+    return (f'pip install "tensorflow=={rel.version}.*"  (then CUDA {rel.cuda} and cuDNN {rel.cudnn}, '
+            "installed separately)")
+
+
+def driver_python_answer(
+    matrix: Matrix, driver: str | None, python: str, platform: str = "linux"
+) -> dict[str, Any]:
+    """Which TensorFlow releases run on this Python (wheels exist only for each release's Python range),
+    and, when a driver is given, that driver can run (the same judgement as `check`'s driver findings).
+    `newest` is the one to install; `why_none` says what to change when nothing fits."""
+    col = {"wsl2": "windows"}.get(platform, platform)
+    by_driver = dict(
+        (rel.version, caveat) for rel, caveat in matrix.releases_for_driver(driver, platform)
+    ) if driver is not None else {r.version: None for r in matrix.tensorflow if r.gpu_on(platform)}
+    fits = [r for r in matrix.tensorflow if r.version in by_driver and python_fits(r, python)]
+    rows = [
+        {"tensorflow": r.version, "python": {"min": r.python_min, "max": r.python_max}, "cuda": r.cuda,
+         "cudnn": r.cudnn, "min_driver": matrix.min_driver(r.cuda, platform), "caveat": by_driver[r.version],
+         "install": install_line(r, platform), "source": r.source}
+        for r in fits
+    ]
+    why = None
+    if not rows:
+        for_python = [r for r in matrix.tensorflow if python_fits(r, python) and r.gpu_on(platform)]
+        for_driver = [r for r in matrix.tensorflow if r.version in by_driver]
+        py = ".".join(map(str, _py(python)))
+        if not for_python:
+            why = f"no TensorFlow release in the compat data has {platform} GPU wheels for Python {py}"
+            if for_driver:
+                low = min((r.python_min for r in for_driver), key=_py)
+                high = max((r.python_max for r in for_driver), key=_py)
+                whose = "this driver's releases" if driver is not None else "its releases"
+                span = f"{for_driver[0].version}-{for_driver[-1].version}"
+                why += f"; {whose} ({span}) cover Python {low}-{high}"
+        elif not for_driver:
+            why = (f"driver {driver} is older than what every TensorFlow GPU release's CUDA needs "
+                   f"on {platform}")
+        else:
+            oldest = for_python[0]
+            need = matrix.min_driver(oldest.cuda, platform) or "?"
+            newest_driver = for_driver[-1]
+            why = (
+                f"Python {py} wheels start with TensorFlow {oldest.version} (CUDA {oldest.cuda}, "
+                f"driver >= {need}), and driver {driver} runs TensorFlow up to {newest_driver.version}, "
+                f"whose wheels are for Python {newest_driver.python_min}-{newest_driver.python_max}: upgrade "
+                f"the driver to >= {need}, or use "
+                f"Python {newest_driver.python_max}"
+            )
+    drivers = {matrix.driver_row(r["cuda"]).source for r in rows if matrix.driver_row(r["cuda"])}
+    return {
+        "driver": driver,
+        "python": python,
+        "platform": platform,
+        "driver_column": col,
+        "releases": rows,
+        # as `check` recommends: the newest the driver runs without a caveat, else the newest with one
+        "newest": ([r for r in rows if r["caveat"] is None] or rows)[-1]["tensorflow"] if rows else None,
+        "why_none": why,
+        "sources": sorted({r["source"] for r in rows} | drivers),
+        "compat_data": matrix.version,
+    }
+
+
+def _text_driver_python(answer: dict[str, Any]) -> str:
+    py = answer["python"]
+    head = (f"{answer['platform']} driver {answer['driver']} on Python {py}" if answer["driver"]
+            else f"Python {py} on {answer['platform']}")
+    lines = [f"{head}: TensorFlow releases with GPU wheels for it (compat data {answer['compat_data']})"]
+    for r in answer["releases"]:
+        how = "" if answer["driver"] is None else (
+            "  yes" if r["caveat"] is None else "  yes, through minor-version compatibility only")
+        span = f"{r['python']['min']}-{r['python']['max']}"
+        need = r["min_driver"] or "?"
+        row = f"  {r['tensorflow']:<6} Python {span:<10} CUDA {r['cuda']:<7} driver >= {need:<11}{how}"
+        lines.append(row.rstrip())
+    if answer["newest"]:
+        newest = next(r for r in answer["releases"] if r["tensorflow"] == answer["newest"])
+        lines.append(f"Install: TensorFlow {answer['newest']}: {newest['install']}")
+        if newest["caveat"]:
+            lines.append(f"Caveat: {newest['caveat']}")
+    else:
+        lines.append(f"  none: {answer['why_none']}")
+    if answer["sources"]:
+        lines.append("Sources: " + ", ".join(answer["sources"]))
+    return "\n".join(lines) + "\n"
+
+
+def _architecture(matrix: Matrix, cc: str) -> Any:
+    """The architecture row for a compute capability (Matrix.architecture), or None where unknown."""
+    lookup = getattr(matrix, "architecture", None)
+    return lookup(cc) if callable(lookup) else None
+
+
+def _driver_ceiling(branch: str | None) -> str | None:
+    """The newest driver of a branch ("R470" -> "470.9999") for comparisons, or None."""
+    if not isinstance(branch, str) or not branch[1:].isdigit():
+        return None
+    return f"{int(branch[1:])}.9999"
+
+
+def gpu_answer(matrix: Matrix, name: str, platform: str = "linux") -> dict[str, Any] | None:
+    """What one GPU can run: its compute capability and architecture, the last driver branch and CUDA
+    that support it, and the newest TensorFlow with kernels for it (SASS, or PTX the driver JIT-compiles:
+    `kernel_fit`), also the newest its last driver and CUDA can run. None for an unknown GPU."""
+    model = matrix.gpu(name)
+    if model is None:
+        return None
+    cc = model.compute_capability
+    arch = _architecture(matrix, cc)
+    branch = getattr(arch, "last_driver_branch", None)
+    last_cuda = getattr(arch, "last_cuda", None)
+    ceiling = _driver_ceiling(branch)
+    runnable_by_driver = (
+        dict((rel.version, caveat) for rel, caveat in matrix.releases_for_driver(ceiling, platform))
+        if ceiling else None
+    )
+    releases = []
+    for rel in matrix.tensorflow:
+        if not rel.gpu_on(platform):
+            continue
+        fit = kernel_fit(rel.compute_capabilities, cc)
+        blocked = []
+        if runnable_by_driver is not None and rel.version not in runnable_by_driver:
+            blocked.append(f"needs driver >= {matrix.min_driver(rel.cuda, platform)}, beyond {branch}")
+        if last_cuda and release(rel.cuda, "")[:2] > release(last_cuda, "")[:2]:
+            blocked.append(
+                f"CUDA {rel.cuda} no longer supports compute capability {cc} (last: CUDA {last_cuda})"
+            )
+        caveat = runnable_by_driver.get(rel.version) if runnable_by_driver else None
+        if caveat and ceiling and branch:
+            caveat = caveat.replace(f"driver {ceiling}", f"a driver of branch {branch}")
+        releases.append({"tensorflow": rel.version, "fit": fit, "cuda": rel.cuda, "blocked": blocked,
+                         "last_driver_caveat": caveat})
+
+    def newest(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+        if not rows:
+            return None
+        row = rows[-1]
+        rel = matrix.tf_release(row["tensorflow"])
+        return {**row, "kernels": list(rel.compute_capabilities), "cudnn": rel.cudnn,
+                "install": install_line(rel, platform), "source": rel.source}
+
+    with_kernels = [r for r in releases if r["fit"]]
+    return {
+        "query": name,
+        "gpu": {"name": model.name, "compute_capability": cc, "architecture": model.architecture,
+                "notes": model.notes or None, "source": model.source},
+        "architecture": None if arch is None else {
+            "name": arch.name, "compute_capabilities": list(arch.compute_capabilities),
+            "last_driver_branch": branch, "last_cuda": last_cuda, "supported": branch is None,
+            "notes": getattr(arch, "notes", "") or None, "source": arch.source,
+        },
+        "platform": platform,
+        "newest_with_kernels": newest(with_kernels),
+        "newest_runnable": newest([r for r in with_kernels if not r["blocked"]]),
+        "releases": releases,
+        "min_driver": {r["tensorflow"]: matrix.min_driver(r["cuda"], platform) for r in releases},
+        "compat_data": matrix.version,
+    }
+
+
+def _text_gpu(answer: dict[str, Any]) -> str:
+    gpu, arch = answer["gpu"], answer["architecture"]
+    cc = gpu["compute_capability"]
+    lines = [f"{answer['query']}  (compat data {answer['compat_data']})",
+             f"  GPU              {gpu['name']}",
+             f"  Compute cap.     {cc}"]
+    if arch is None:
+        lines += [f"  Architecture     {gpu['architecture']}",
+                  "  Last driver      unknown (no architecture row for it in this compat data)"]
+    else:
+        ccs = ", ".join(arch["compute_capabilities"])
+        lines.append(f"  Architecture     {arch['name']} (compute capabilities {ccs})")
+        if arch["supported"]:
+            lines.append("  Last driver      none yet: current driver branches support it")
+        else:
+            cuda = f"; last CUDA {arch['last_cuda']}" if arch["last_cuda"] else ""
+            branch = arch["last_driver_branch"]
+            lines.append(f"  Last driver      {branch} (drivers of later branches do not load on it){cuda}")
+
+    def describe(row: dict[str, Any]) -> str:
+        how = {"sass": "SASS", "ptx": "PTX only, JIT-compiled by the driver on first use"}[row["fit"]]
+        return f"TensorFlow {row['tensorflow']} ({how}; CUDA {row['cuda']}, cuDNN {row['cudnn']})"
+
+    newest, runnable = answer["newest_with_kernels"], answer["newest_runnable"]
+    considered = answer["releases"]
+    if newest is None:
+        span = f"{considered[0]['tensorflow']}-{considered[-1]['tensorflow']}" if considered else "none"
+        lines.append(f"  TensorFlow       no release in the compat data ({span}) has kernels for compute "
+                     f"capability {cc}")
+        if arch and arch["last_cuda"] and considered and release(arch["last_cuda"], "")[:2] < release(
+                considered[0]["cuda"], "")[:2]:
+            last = arch["last_cuda"]
+            lines.append(f"{'':19}(its last CUDA, {last}, is older than all of their CUDA versions)")
+    else:
+        lines.append(f"  Newest kernels   {describe(newest)}")
+        if runnable is None:
+            lines.append(f"  Runnable         none: {'; '.join(newest['blocked'])}")
+        elif runnable["tensorflow"] != newest["tensorflow"]:
+            lines.append(f"  Runnable         {describe(runnable)}: newer ones {newest['blocked'][0]}")
+        if runnable is not None:
+            if runnable["last_driver_caveat"]:
+                min_driver = answer["min_driver"].get(runnable["tensorflow"])
+                major = runnable["cuda"].split(".")[0]
+                wants = f"CUDA {runnable['cuda']} wants driver >= {min_driver}"
+                lines.append(f"  With {arch['last_driver_branch']:<12}only through CUDA {major}.x "
+                             f"minor-version compatibility ({wants})")
+            lines.append(f"  Install          {runnable['install']}")
+    sources = [gpu["source"]] + ([arch["source"]] if arch else []) + ([newest["source"]] if newest else [])
+    lines.append("  Sources          " + ", ".join(dict.fromkeys(sources)))
+    return "\n".join(lines) + "\n"
+
+
 def _table(matrix: Matrix) -> None:
     header = ("TF", "Python", "CUDA", "cuDNN", "Linux driver", "Win GPU", "Kernels")
     rows = [
@@ -135,21 +361,37 @@ def _bad_option(name: str, value: str | None) -> str | None:
     return None
 
 
+def _bad_gpu(name: str | None) -> str | None:
+    if name is None:
+        return None
+    if not name.strip() or len(name) > 256 or any(ord(c) < 32 or 127 <= ord(c) < 160 for c in name):
+        return "--gpu: expected a GPU product name such as \"GeForce GTX 680\" or \"NVIDIA H100 80GB HBM3\""
+    return None
+
+
 def matrix_command(tensorflow: str | None, driver: str | None, cuda: str | None, as_json: bool,
-                   platform: str = "linux") -> int:
-    """`tfdoctor matrix`: print the matrix, or answer one question about it. Exit 0, or 2 on bad input.
+                   platform: str = "linux", python: str | None = None, gpu: str | None = None) -> int:
+    """`tfdoctor matrix`: print the matrix, or answer one question about it. Exit 0, or 2 on bad input
+    (and for an unknown GPU).
 
     --driver lists, oldest first, the releases the driver can run; `platform` picks the driver column
-    (linux, or wsl2/windows for a Windows host driver).
+    (linux, or wsl2/windows for a Windows host driver). --python (alone or with --driver) keeps the
+    releases that have wheels for that Python; --gpu answers what one GPU model can run.
     """
-    options = (("--tensorflow", tensorflow), ("--driver", driver), ("--cuda", cuda))
+    options = (("--tensorflow", tensorflow), ("--driver", driver), ("--cuda", cuda), ("--gpu", gpu))
     given = [name for name, value in options if value is not None]
     if len(given) > 1:
-        return _usage(f"matrix: give one of --tensorflow, --driver, --cuda (got {' and '.join(given)})")
-    for name, value in options:
+        got = " and ".join(given)
+        return _usage(f"matrix: give one of --tensorflow, --driver, --cuda, --gpu (got {got})")
+    if python is not None and given and given != ["--driver"]:
+        return _usage(f"matrix: --python goes alone or with --driver, not with {given[0]}")
+    for name, value in (*options[:3], ("--python", python)):
         problem = _bad_option(name, value)
         if problem:
             return _usage(problem)
+    problem = _bad_gpu(gpu)
+    if problem:
+        return _usage(problem)
     if platform not in PLATFORMS:
         return _usage(f"unknown platform {platform!r} (expected one of {', '.join(PLATFORMS)})")
     matrix = load_matrix()
@@ -157,6 +399,17 @@ def matrix_command(tensorflow: str | None, driver: str | None, cuda: str | None,
     def emit(data: Any, text: str) -> int:
         sys.stdout.write(json.dumps(data, indent=2) + "\n" if as_json else text)
         return 0
+
+    if gpu is not None:
+        answer = gpu_answer(matrix, gpu.strip(), platform)
+        if answer is None:
+            return _usage(f"unknown GPU {gpu.strip()!r}: no GPU row of compat data {matrix.version} matches "
+                          "it "
+                          "(`tfdoctor matrix --json` lists the GPUs it knows)")
+        return emit(answer, _text_gpu(answer))
+    if python is not None:
+        answer = driver_python_answer(matrix, driver.strip() if driver else None, python.strip(), platform)
+        return emit(answer, _text_driver_python(answer))
 
     if tensorflow is not None:
         rel = matrix.tf_release(tensorflow)
@@ -211,4 +464,5 @@ def _numeric(text: str) -> bool:
 
 
 def run(args: Any) -> int:
-    return matrix_command(args.tensorflow, args.driver, args.cuda, args.json, args.platform)
+    return matrix_command(args.tensorflow, args.driver, args.cuda, args.json, args.platform,
+                          python=getattr(args, "python", None), gpu=getattr(args, "gpu", None))
