@@ -205,7 +205,7 @@ def render_table(fleet: dict[str, Any], color: bool) -> None:
         console.print(Text(f"drift  {key}: ", style="bold yellow").append(seen, style=""))
     s = fleet["summary"]
     console.print(Text(
-        f"{s['nodes']} nodes · {s['pass']} pass · {s['warn']} warn · {s['fail']} fail · "
+        f"{_nodes(s['nodes'])} · {s['pass']} pass · {s['warn']} warn · {s['fail']} fail · "
         f"{s['error']} unreadable · {len(fleet['drift'])} drifting values"
         + ("  (* = differs from most nodes)" if fleet["drift"] else ""),
         style="bold",
