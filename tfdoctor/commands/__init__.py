@@ -59,8 +59,9 @@ def context(args: argparse.Namespace) -> Any:
     )
 
 
-def make_report(args: argparse.Namespace) -> Any:
-    """The Report for `check` and `report`: this machine's, or a saved report's facts judged again."""
+def make_report(args: argparse.Namespace, progress: Any = None) -> Any:
+    """The Report for `check` and `report`: this machine's, or a saved report's facts judged again.
+    `progress` (pipeline.Options.progress) hears the probes and the worker's steps as they run."""
     from tfdoctor.compat import load_matrix
 
     only, skip = selection(args)
@@ -81,5 +82,6 @@ def make_report(args: argparse.Namespace) -> Any:
         only=only,
         skip=skip,
         require_gpus=getattr(args, "require_gpus", None),
+        progress=progress,
     )
     return pipeline.run(opts, matrix)
