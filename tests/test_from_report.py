@@ -15,6 +15,7 @@ from conftest import DATA, run_cli, write_fake
 from schema_check import validate
 
 from tfdoctor.model import SCHEMA_VERSION
+from tfdoctor.render import fixtext
 
 REAL_NVCC = shutil.which("nvcc") or "/usr/local/bin/nvcc"
 
@@ -183,8 +184,10 @@ def test_markdown_for_a_bug_tracker(saved: tuple[Path, dict, int], tmp_path: Pat
     for f in rejudged["findings"]:
         where = opened if f["status"] == "fail" else hidden
         assert f"`{f['id']}`" in where, f"{f['id']} ({f['status']}) misplaced"
-        if f["status"] == "fail" and f["fix"]:
-            assert f["fix"].splitlines()[0][:40] in opened
+        if f["status"] == "fail" and f["fix"] and not f.get("caused_by"):
+            # The root cause's fix in the open: its commands as a block to copy, or its words.
+            split = fixtext.split(f["fix"])
+            assert (split.commands[0] if split.commands else split.prose[:40]) in opened
     assert "Captured output: nvidia-smi" in hidden and "565.57.01" in hidden
     assert "mdPassw0rd9" not in md
     assert "https://<redacted>@example.com/" in hidden.split("Facts (JSON)")[1]  # literal in the code block
@@ -198,7 +201,8 @@ def test_markdown_escapes_prose_and_fits_an_issue(saved: tuple[Path, dict, int])
     report = json.loads(json.dumps(live))
     report["findings"].append({"id": "gpu.example", "status": "fail", "title": "GPU <hostname> | lost",
                                "detail": "seen on <hostname> at /dev/nvidia*", "fix": "sudo reboot",
-                               "docs": None, "facts": [], "confidence": "likely", "caused_by": None, "evidence": []})
+                               "docs": None, "facts": [], "confidence": "likely", "caused_by": None,
+                               "evidence": []})
     report["facts"]["runtime"] = {"ran": True, "log": "E0101 cuInit failed\n" * 20_000}
     md = render(validate(report))
     assert "GPU &lt;hostname&gt; \\| lost" in md  # shown on GitHub, not taken for an HTML tag
