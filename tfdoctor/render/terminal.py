@@ -389,10 +389,10 @@ class Screen:
         self.prose(text, LABEL_WIDTH + 2, first)
         self.details(f, BODY)
         self.fix(f.get("fix"), BODY)
-        for c in consequences:
-            self.consequence(c, f)
         if self.verbose and _docs(f):
             self.add([(" " * BODY, ""), ("docs: ", "dim"), (_docs(f) or "", "dim")])
+        for c in consequences:
+            self.consequence(c, f)
 
     def details(self, f: dict[str, Any], indent: int) -> None:
         detail = str(f.get("detail") or "").strip()
