@@ -29,25 +29,39 @@ def _ids(text: str) -> list[str]:
 
 
 def _add_probe_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--quick", action="store_true", help="static facts only; never imports TensorFlow")
     p.add_argument(
-        "--python", metavar="PATH", help="the interpreter whose TensorFlow to check (default: this one)"
+        "--quick",
+        action="store_true",
+        help="static facts only (driver, libraries, versions): never imports TensorFlow, so it answers"
+        " in about a second but cannot prove that TensorFlow runs on the GPU",
+    )
+    p.add_argument(
+        "--python",
+        metavar="PATH",
+        help="the Python interpreter whose TensorFlow to check, e.g. ~/venv/bin/python (default: the"
+        " one running tfdoctor); tfdoctor need not be installed there",
     )
     p.add_argument(
         "--timeout",
         type=float,
         default=300.0,
         metavar="S",
-        help="time limit for the TensorFlow worker (default 300)",
+        help="seconds the TensorFlow worker may run before it is stopped (default 300; a GPU whose"
+        " kernels are JIT-compiled on first use can need minutes)",
     )
     p.add_argument(
-        "--memory-limit", type=int, metavar="MiB", help="cap the worker's GPU memory instead of memory growth"
+        "--memory-limit",
+        type=int,
+        metavar="MiB",
+        help="give the worker at most this much GPU memory instead of growing on demand (for a GPU"
+        " shared with other jobs)",
     )
     p.add_argument(
         "--from",
         dest="from_report",
         metavar="REPORT.json",
-        help="judge a saved report's facts instead of this machine",
+        help="judge the facts of a saved `tfdoctor report` (another machine's) instead of probing"
+        " this one",
     )
 
 
@@ -59,16 +73,27 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"tfdoctor {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
+    text = "probe this machine, prove TensorFlow on the GPU, report pass/fail with fixes"
     check = sub.add_parser(
-        "check", help="probe this machine, prove TensorFlow on the GPU, report pass/fail with fixes"
+        "check",
+        help=text,
+        description=f"{text[0].upper()}{text[1:]}. Exit status: 0 nothing failed, 1 something failed,"
+        " 2 usage or input error, 3 tfdoctor's own error.",
     )
     fmt = check.add_mutually_exclusive_group()
-    fmt.add_argument("--json", action="store_true", help="the report as JSON (schema in tfdoctor/schema/)")
-    fmt.add_argument("--markdown", action="store_true", help="the report as Markdown for a bug tracker")
+    fmt.add_argument(
+        "--json", action="store_true", help="print the report as JSON (schema: tfdoctor/schema/) for scripts"
+    )
+    fmt.add_argument(
+        "--markdown", action="store_true", help="print the report as Markdown to paste into a GitHub issue"
+    )
     _add_probe_options(check)
-    check.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
+    check.add_argument("--strict", action="store_true", help="exit 1 on warnings too, not only on failures")
     check.add_argument(
-        "--require-gpus", type=_count, metavar="N", help="fail unless TensorFlow can use at least N GPUs"
+        "--require-gpus",
+        type=_count,
+        metavar="N",
+        help="fail (exit 1) unless TensorFlow can use at least N GPUs; for provisioning scripts",
     )
     check.add_argument(
         "--only",
@@ -76,7 +101,8 @@ def build_parser() -> argparse.ArgumentParser:
         action="extend",
         default=[],
         metavar="ID",
-        help="only these finding ids or prefixes (e.g. driver)",
+        help="run only these checks: ids or prefixes, comma- or space-separated (e.g. driver,cuda);"
+        " `tfdoctor checks` lists them",
     )
     check.add_argument(
         "--skip",
@@ -84,19 +110,42 @@ def build_parser() -> argparse.ArgumentParser:
         action="extend",
         default=[],
         metavar="ID",
-        help="leave out these finding ids or prefixes",
+        help="leave out these checks (ids or prefixes, as for --only)",
     )
     check.add_argument(
-        "--multiworker", action="store_true", help="also run a real collective across the TF_CONFIG cluster"
+        "--multiworker",
+        action="store_true",
+        help="also run a real all-reduce across the cluster that TF_CONFIG describes (opens network"
+        " connections to its peers)",
     )
-    check.add_argument("-v", "--verbose", action="store_true", help="details and passing checks' facts")
-    check.add_argument("--no-color", action="store_true", help="no colour (NO_COLOR is honoured too)")
+    check.add_argument(
+        "--anonymize",
+        action="store_true",
+        help="with --json/--markdown: replace hostname, user name, home directory, GPU UUIDs and"
+        " serials, as `tfdoctor report --anonymize` does",
+    )
+    check.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="open everything: full details and log evidence, the findings that follow from a cause,"
+        " passing and skipped checks' details, finding ids and docs links",
+    )
+    check.add_argument(
+        "--no-color", action="store_true", help="no colour (also when NO_COLOR is set and not empty)"
+    )
 
+    text = "everything a maintainer needs, for a bug report or a fleet (JSON by default)"
     report = sub.add_parser(
-        "report", help="everything a maintainer needs, for a bug report or a fleet (JSON by default)"
+        "report",
+        help=text,
+        description=f"{text[0].upper()}{text[1:]}. Secrets in environment variables and logs are"
+        " always redacted.",
     )
     fmt = report.add_mutually_exclusive_group()
-    fmt.add_argument("--json", action="store_true", help="JSON (the default)")
+    fmt.add_argument(
+        "--json", action="store_true", help="JSON (the default): for `tfdoctor fleet` and `check --from`"
+    )
     fmt.add_argument("--markdown", action="store_true", help="Markdown ready to paste into a GitHub issue")
     fmt.add_argument(
         "--prometheus",
@@ -104,22 +153,48 @@ def build_parser() -> argparse.ArgumentParser:
         help="write node_exporter textfile-collector metrics to FILE, atomically (e.g. "
         "/var/lib/node_exporter/textfile_collector/tfdoctor.prom); see docs/monitoring.md",
     )
-    report.add_argument("--output", "-o", metavar="FILE", help="write to FILE instead of stdout")
     report.add_argument(
-        "--anonymize", action="store_true", help="replace hostname, user, home, GPU UUIDs and serials"
+        "--output",
+        "-o",
+        metavar="FILE",
+        help="write the report to FILE (replaced atomically) instead of printing it",
+    )
+    report.add_argument(
+        "--anonymize",
+        action="store_true",
+        help="also replace the hostname, user name, home directory, GPU UUIDs and serials",
     )
     _add_probe_options(report)
 
-    explain = sub.add_parser("explain", help="diagnose a pasted log or command output (FILE, or - for stdin)")
-    explain.add_argument("file", nargs="?", default="-", metavar="FILE|-")
-    explain.add_argument("--json", action="store_true")
-    explain.add_argument("--no-color", action="store_true")
+    text = "diagnose a pasted log or command output (FILE, or - for stdin)"
+    explain = sub.add_parser(
+        "explain",
+        help=text,
+        description=f"{text[0].upper()}{text[1:]}: TensorFlow's log, nvidia-smi, nvcc --version, pip"
+        " errors. The same checks as `tfdoctor check` judge what the text shows.",
+    )
+    explain.add_argument(
+        "file",
+        nargs="?",
+        default="-",
+        metavar="FILE|-",
+        help="the text to read: a file, or - (the default) for standard input",
+    )
+    explain.add_argument("--json", action="store_true", help="print the report as JSON (same shape as check)")
+    explain.add_argument(
+        "--no-color", action="store_true", help="no colour (also when NO_COLOR is set and not empty)"
+    )
 
-    matrix = sub.add_parser("matrix", help="the bundled compatibility matrix")
-    matrix.add_argument("--tensorflow", metavar="V", help="what this TensorFlow release needs")
-    matrix.add_argument("--driver", metavar="V", help="which TensorFlow releases this driver can run")
+    text = "the bundled compatibility matrix: TensorFlow × Python, CUDA, cuDNN, driver"
+    matrix = sub.add_parser(
+        "matrix",
+        help=text,
+        description=f"{text[0].upper()}{text[1:]}. With no option: every release as a table, this"
+        " machine's TensorFlow highlighted. With one option: the answer to one question.",
+    )
     matrix.add_argument(
-        "--cuda", metavar="V", help="minimum driver for this CUDA, and TF releases built with it"
+        "--tensorflow", metavar="V", help="what this TensorFlow release (e.g. 2.15) needs: Python, CUDA,"
+        " cuDNN, minimum driver, GPUs"
     )
     matrix.add_argument(
         "--python", metavar="V", help="which TensorFlow releases have wheels for this Python (with --driver: "
@@ -132,16 +207,43 @@ def build_parser() -> argparse.ArgumentParser:
         'TensorFlow with kernels for it (e.g. "GeForce GTX 680")',
     )
     matrix.add_argument(
-        "--platform", choices=("linux", "wsl2", "windows"), default="linux", help="which driver column to use"
+        "--driver", metavar="V", help="which TensorFlow releases this NVIDIA driver (e.g. 535.104.05) can run"
     )
-    matrix.add_argument("--json", action="store_true")
+    matrix.add_argument(
+        "--cuda", metavar="V", help="the minimum driver for this CUDA version, and the TensorFlow releases"
+        " built with it"
+    )
+    matrix.add_argument(
+        "--platform",
+        choices=("linux", "wsl2", "windows"),
+        default="linux",
+        help="whose driver versions to use: linux (default), or wsl2/windows for a Windows host driver",
+    )
+    matrix.add_argument("--json", action="store_true", help="print the answer as JSON")
 
-    fleet = sub.add_parser("fleet", help="many nodes' reports side by side, drift highlighted")
-    fleet.add_argument("reports", nargs="+", metavar="REPORT.json|DIR")
-    fleet.add_argument("--json", action="store_true")
-    fleet.add_argument("--no-color", action="store_true")
+    text = "many nodes' reports side by side, drift highlighted"
+    fleet = sub.add_parser(
+        "fleet",
+        help=text,
+        description=f"{text[0].upper()}{text[1:]}. Exit status: 0 all pass, 1 a node failed, 2 a report"
+        " could not be read.",
+    )
+    fleet.add_argument(
+        "reports",
+        nargs="+",
+        metavar="REPORT.json|DIR",
+        help="saved `tfdoctor report` files, or directories holding them (*.json, recursively)",
+    )
+    fleet.add_argument("--json", action="store_true", help="print the table and the drift as JSON")
+    fleet.add_argument(
+        "--no-color", action="store_true", help="no colour (also when NO_COLOR is set and not empty)"
+    )
 
-    sub.add_parser("checks", help="the catalogue: every finding id and what it means")
+    sub.add_parser(
+        "checks",
+        help="the catalogue: every finding id and what it means",
+        description="The catalogue: every finding id tfdoctor can report, what it means and its docs.",
+    )
     return parser
 
 

@@ -324,7 +324,7 @@ def render_table(fleet: dict[str, Any], color: bool) -> None:
             console.print(Text(line[0], style="bold cyan").append(line[1], style=""))
     s = fleet["summary"]
     console.print(Text(
-        f"{s['nodes']} nodes · {s['pass']} pass · {s['warn']} warn · {s['fail']} fail · "
+        f"{_nodes(s['nodes'])} · {s['pass']} pass · {s['warn']} warn · {s['fail']} fail · "
         f"{s['error']} unreadable · {len(fleet['drift'])} drifting values"
         + ("  (* = differs from most nodes)" if fleet["drift"] else ""),
         style="bold",

@@ -1,4 +1,14 @@
-"""Run the probes concurrently (the worker first: it is the slowest), then the checks."""
+"""Run the probes concurrently (the worker first: it is the slowest), then the checks.
+
+Progress: when `Options.progress` is set, it is called (from the probes' threads) with
+  {"event": "probe", "name": NAME, "status": "start"}
+  {"event": "probe", "name": NAME, "status": "done", "seconds": S, "facts": {...}}
+and, while the TensorFlow worker runs, with its steps as they start and end:
+  {"event": "step", "name": "matmul", "device": "/device:GPU:0", "status": "running"|"pass"|
+   "fail"|"skip", "seconds": S|None}  (the "devices" step also carries "gpus")
+A display must be quick and thread-safe; an exception it raises is ignored (a display never
+breaks a run). `facts` are the probe's raw facts, not yet redacted: show only versions and names.
+"""
 
 from __future__ import annotations
 
@@ -23,20 +33,39 @@ class Options:
     skip: tuple[str, ...] = ()
     require_gpus: int | None = None
     options: dict[str, Any] | None = None  # facts["options"]: the request's switches and its caller
+    progress: Callable[[dict], None] | None = None
+
+
+def _notify(progress: Callable[[dict], None] | None, event: dict) -> None:
+    if progress is None:
+        return
+    try:
+        progress(event)
+    except Exception:  # noqa: BLE001 - a display never breaks a run
+        pass
 
 
 def _probe_fn(name: str) -> Callable[[Context], dict]:
     return importlib.import_module(f"tfdoctor.probes.{name}").probe
 
 
-def _start(name: str, ctx: Context, results: dict, timings: dict) -> threading.Thread:
+def _start(
+    name: str, ctx: Context, results: dict, timings: dict, progress: Callable[[dict], None] | None = None
+) -> threading.Thread:
     def target() -> None:
         start = time.monotonic()
+        _notify(progress, {"event": "probe", "name": name, "status": "start"})
         try:
-            results[name] = _probe_fn(name)(ctx)
+            fn = _probe_fn(name)
+            if name == "runtime" and progress is not None:
+                results[name] = fn(ctx, progress=lambda event: _notify(progress, event))
+            else:
+                results[name] = fn(ctx)
         except Exception as exc:  # noqa: BLE001 - a probe failure is a fact, never a crash
             results[name] = {"error": f"{type(exc).__name__}: {exc}", "probe_failed": True}
         timings[name] = round(time.monotonic() - start, 3)
+        _notify(progress, {"event": "probe", "name": name, "status": "done", "seconds": timings[name],
+                           "facts": results[name]})
 
     thread = threading.Thread(target=target, name=f"probe-{name}", daemon=True)
     thread.start()
@@ -60,11 +89,11 @@ def collect(opts: Options) -> tuple[dict[str, Any], dict[str, float]]:
     # The TensorFlow child processes are the slowest: start them first.
     slow = {}
     if not opts.quick:
-        slow["runtime"] = _start("runtime", ctx, results, timings)
+        slow["runtime"] = _start("runtime", ctx, results, timings, opts.progress)
     else:
         results["runtime"] = {"ran": False, "skipped": "--quick: the TensorFlow worker was not run"}
-    slow["collective"] = _start("collective", ctx, results, timings)
-    probes = {name: _start(name, ctx, results, timings) for name in NAMES}
+    slow["collective"] = _start("collective", ctx, results, timings, opts.progress)
+    probes = {name: _start(name, ctx, results, timings, opts.progress) for name in NAMES}
     # Each probe runs a few commands, each bounded by ctx.timeout.
     _join(probes, time.monotonic() + 3 * ctx.timeout + PROBE_GRACE, results)
     _join(slow, time.monotonic() + ctx.worker_timeout + PROBE_GRACE, results)

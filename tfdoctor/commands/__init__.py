@@ -105,9 +105,10 @@ def caller(interface: str = "cli") -> dict[str, Any]:
     }
 
 
-def report_for(req: Request, interface: str = "cli") -> Any:
+def report_for(req: Request, interface: str = "cli", progress: Any = None) -> Any:
     """The Report for `check`, `report` and `tfdoctor.check()`: this machine's, or a saved report's
-    facts judged again. Raises UsageError (before any slow work) on a bad request."""
+    facts judged again. Raises UsageError (before any slow work) on a bad request. `progress`
+    (pipeline.Options.progress) hears the probes and the worker's steps as they run."""
     from tfdoctor.compat import load_matrix
 
     only, skip = selection(req)
@@ -135,10 +136,11 @@ def report_for(req: Request, interface: str = "cli") -> Any:
         skip=skip,
         require_gpus=req.require_gpus,
         options=options,
+        progress=progress,
     )
     return pipeline.run(opts, matrix)
 
 
-def make_report(args: argparse.Namespace) -> Any:
+def make_report(args: argparse.Namespace, progress: Any = None) -> Any:
     """The Report for the `check` and `report` commands."""
-    return report_for(request_from_args(args))
+    return report_for(request_from_args(args), progress=progress)

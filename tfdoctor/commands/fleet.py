@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from tfdoctor.commands import EXIT_FAIL, EXIT_OK, EXIT_USAGE, color
@@ -12,16 +11,19 @@ from tfdoctor.commands import EXIT_FAIL, EXIT_OK, EXIT_USAGE, color
 def run(args: argparse.Namespace) -> int:
     """Print the fleet (table or JSON); exit 2 if any report was unreadable, else 1 if any failed."""
     from tfdoctor.fleet import build, render_table
+    from tfdoctor.render import sanitize
 
     fleet = build(args.reports)
     if args.json:
-        sys.stdout.write(json.dumps(fleet, indent=2, ensure_ascii=False, default=str) + "\n")
+        from tfdoctor.render.json import dumps
+
+        sys.stdout.write(dumps(fleet))
         sys.stdout.flush()
     else:
-        render_table(fleet, color(args))
+        render_table(sanitize.clean(fleet), color(args))  # saved reports are untrusted text
     bad = [n for n in fleet["nodes"] if n["error"]]
     if bad:
         more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
-        print(f"tfdoctor: {bad[0]['file']}: {bad[0]['error']}{more}", file=sys.stderr)
+        print(sanitize.line(f"tfdoctor: {bad[0]['file']}: {bad[0]['error']}{more}"), file=sys.stderr)
         return EXIT_USAGE
     return EXIT_FAIL if fleet["summary"]["fail"] else EXIT_OK

@@ -324,27 +324,85 @@ def _text_gpu(answer: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _table(matrix: Matrix) -> None:
-    header = ("TF", "Python", "CUDA", "cuDNN", "Linux driver", "Win GPU", "Kernels")
-    rows = [
-        (r.version, _span(r), r.cuda, r.cudnn, f">= {matrix.min_driver(r.cuda) or '?'}",
-         "yes" if r.windows_gpu else "no", " ".join(r.compute_capabilities))
+TF_DISTRIBUTIONS = ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tf-nightly", "tensorflow-macos",
+                    "tensorflow-intel")
+
+
+def installed_tensorflow() -> str | None:
+    """The TensorFlow version installed for this interpreter, from its distribution metadata
+    (cheap: TensorFlow is never imported); None when there is none."""
+    from importlib import metadata
+
+    for name in TF_DISTRIBUTIONS:
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+        except Exception:  # noqa: BLE001 - broken metadata: unknown, not a crash
+            return None
+    return None
+
+
+def kernels(caps: tuple[str, ...]) -> str:
+    """sm_60 sm_80 compute_90 -> "6.0 8.0 9.0+PTX": the compute capabilities with native kernels,
+    and the one whose PTX newer GPUs JIT-compile."""
+    out = []
+    for cap in caps:
+        kind, _, digits = cap.partition("_")
+        if not digits[:-1].isdigit():
+            out.append(cap)
+            continue
+        cc = f"{digits[:-1]}.{digits[-1]}"
+        out.append(cc + ("+PTX" if kind == "compute" else ""))
+    return " ".join(out)
+
+
+def table_rows(matrix: Matrix) -> list[tuple[str, ...]]:
+    """(TF, Python, CUDA, cuDNN, minimum Linux driver, GPU on native Windows, compute capabilities),
+    newest release first."""
+    return [
+        (r.version, f"{r.python_min}–{r.python_max}", r.cuda, r.cudnn,
+         f">= {matrix.min_driver(r.cuda) or '?'}", "yes" if r.windows_gpu else "no",
+         kernels(r.compute_capabilities))
         for r in reversed(matrix.tensorflow)
     ]
+
+
+HEADER = ("TF", "Python", "CUDA", "cuDNN", "min. driver", "Win", "compute capability")
+NOTE = ("min. driver: Linux (WSL2 and Windows: tfdoctor matrix --cuda V) · Win: GPU support on native"
+        " Windows · compute capability: native kernels; +PTX: JIT-compiled for newer GPUs")
+
+
+def _table(matrix: Matrix) -> None:
+    """Every release at a glance; the row of the TensorFlow installed here is marked."""
+    rows = table_rows(matrix)
+    installed = installed_tensorflow()
+    rel = matrix.tf_release(installed) if installed else None
+    here = rel.version if rel is not None else None
     title = f"TensorFlow releases, newest first (compat data {matrix.version})"
     if sys.stdout.isatty():
+        from rich import box
         from rich.console import Console
         from rich.table import Table
 
-        table = Table(*header, title=title)
+        caption = (f"▶ installed here: TensorFlow {installed} · " if here else "") + NOTE
+        table = Table(title=title, title_justify="left", title_style="bold", caption=caption,
+                      caption_justify="left", box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False,
+                      show_edge=False, collapse_padding=True)
+        table.add_column("", no_wrap=True, width=1)
+        for n, name in enumerate(HEADER):
+            table.add_column(name, no_wrap=n < 6)
         for row in rows:
-            table.add_row(*row)
-        Console().print(table)
+            hit = row[0] == here
+            table.add_row("▶" if hit else "", *row, style="bold green" if hit else None)
+        Console(highlight=False, emoji=False, markup=False).print(table)
         return
-    widths = [max(len(str(x[i])) for x in (header, *rows)) for i in range(len(header))]
+    widths = [max(len(str(x[i])) for x in (HEADER, *rows)) for i in range(len(HEADER))]
     out = [title]
-    for row in (header, *rows):
-        out.append("  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip())
+    for row in (HEADER, *rows):
+        line = "  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip()
+        out.append(f"{line}  ◀ installed here ({installed})" if row[0] == here else line)
+    out.append(NOTE)
     sys.stdout.write("\n".join(out) + "\n")
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import signal
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from tfdoctor import proc
 from tfdoctor.probes import Context
@@ -155,12 +155,37 @@ def facts_from(res: proc.Result, python: str, timeout: float) -> dict[str, Any]:
     return facts
 
 
-def probe(ctx: Context, extra: tuple[str, ...] = ()) -> dict[str, Any]:
-    """Run the worker with the target interpreter; never raises."""
+def step_events(progress: Callable[[dict[str, Any]], None]) -> Callable[[str], None]:
+    """A stdout-line listener turning the worker's STEP lines into progress events:
+    {"event": "step", "name", "device", "status" (running|pass|fail|skip), "seconds"}, plus
+    "gpus" [{tf_device, name, compute_capability}] when the devices step ends."""
+
+    def on_line(line: str) -> None:
+        if not line.startswith(STEP):
+            return
+        value = _json(line[len(STEP):])
+        if not isinstance(value, dict) or not isinstance(value.get("name"), str):
+            return
+        event = {"event": "step", "name": value["name"], "device": value.get("device"),
+                 "status": value.get("status"), "seconds": value.get("seconds")}
+        if isinstance(value.get("gpus"), list):
+            event["gpus"] = [{k: g.get(k) for k in ("tf_device", "name", "compute_capability")}
+                             for g in value["gpus"] if isinstance(g, dict)]
+        progress(event)
+
+    return on_line
+
+
+def probe(
+    ctx: Context, extra: tuple[str, ...] = (), progress: Callable[[dict[str, Any]], None] | None = None
+) -> dict[str, Any]:
+    """Run the worker with the target interpreter; never raises. `progress`, when given, gets
+    the worker's steps as they start and end (see step_events)."""
     if not WORKER.is_file():
         error = f"the worker script is missing: {WORKER}"
         return {"ran": False, "python": ctx.python, "steps": [], "error": error}
-    res = proc.run(worker_argv(ctx, extra), timeout=ctx.worker_timeout, env=worker_env(ctx))
+    on_line = step_events(progress) if progress is not None else None
+    res = proc.run(worker_argv(ctx, extra), timeout=ctx.worker_timeout, env=worker_env(ctx), on_line=on_line)
     facts = facts_from(res, ctx.python, ctx.worker_timeout)
     facts["worker"] = str(WORKER)
     return facts
