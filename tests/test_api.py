@@ -29,12 +29,6 @@ def test_import_is_cheap() -> None:
     assert not {"rich", "packaging", "tensorflow", "pynvml", "typing"} & set(loaded)
 
 
-def test_the_engine_module_named_explain_does_not_hide_the_function() -> None:
-    out = _py("import tfdoctor.explain, tfdoctor; from tfdoctor.explain import explain_text; "
-              "print(callable(tfdoctor.explain), type(tfdoctor.explain).__name__, tfdoctor.check.__module__)")
-    assert out.split() == ["True", "function", "tfdoctor.api"]
-
-
 @pytest.fixture(scope="module")
 def quick() -> Report:
     return tfdoctor.check(quick=True)

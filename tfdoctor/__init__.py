@@ -10,9 +10,6 @@
 
 from __future__ import annotations
 
-import sys
-import types
-
 __version__ = "0.1.0"
 __all__ = ["Finding", "InputError", "Report", "Status", "check", "explain"]
 
@@ -39,17 +36,3 @@ def __getattr__(name: str) -> object:
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *__all__})
-
-
-class _Package(types.ModuleType):
-    """`tfdoctor.explain` is the API function even after the engine's submodule of the same name
-    (tfdoctor/explain.py) is imported: importing a submodule sets it as an attribute of its package,
-    which would hide the function. The submodule stays importable (`from tfdoctor.explain import ...`)."""
-
-    def __setattr__(self, name: str, value: object) -> None:
-        if name in _LAZY and isinstance(value, types.ModuleType):
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
