@@ -17,11 +17,41 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message}")
 
 
+MAX_TIMEOUT = 86400.0  # one day: anything longer is a typo, not a time limit
+
+
 def _count(text: str) -> int:
+    text = text.strip()
+    if not text.lstrip("-").isdigit() or len(text) > 6:
+        raise argparse.ArgumentTypeError(f"expected a count of GPUs (0 or more), not {text[:20]!r}")
     value = int(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
     return value
+
+
+def _timeout(text: str) -> float:
+    """Seconds for the TensorFlow worker: finite, positive, at most a day."""
+    import math
+
+    try:
+        value = float(text) if len(text) < 40 else math.nan
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, not {text[:20]!r}") from None
+    if not math.isfinite(value) or value <= 0 or value > MAX_TIMEOUT:
+        raise argparse.ArgumentTypeError(
+            f"{text[:20]!r} is not a time limit: give seconds above 0 and at most {MAX_TIMEOUT:.0f} (a day)"
+        )
+    return value
+
+
+def _mib(text: str) -> int:
+    text = text.strip()
+    if not text.isdigit() or len(text) > 9 or int(text) == 0:
+        raise argparse.ArgumentTypeError(
+            f"expected MiB of GPU memory (a positive integer), not {text[:20]!r}"
+        )
+    return int(text)
 
 
 def _ids(text: str) -> list[str]:
@@ -29,19 +59,26 @@ def _ids(text: str) -> list[str]:
 
 
 def _add_probe_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--quick", action="store_true", help="static facts only; never imports TensorFlow")
+    # Defaults of None tell "given" from "not given" (--from refuses what it cannot honour).
+    p.add_argument(
+        "--quick", action="store_true", default=None, help="static facts only; never imports TensorFlow"
+    )
     p.add_argument(
         "--python", metavar="PATH", help="the interpreter whose TensorFlow to check (default: this one)"
     )
     p.add_argument(
         "--timeout",
-        type=float,
-        default=300.0,
+        type=_timeout,
+        default=None,
         metavar="S",
-        help="time limit for the TensorFlow worker (default 300)",
+        help="time limit for the TensorFlow worker, in seconds (default 300; other probes keep their own"
+        " short limits)",
     )
     p.add_argument(
-        "--memory-limit", type=int, metavar="MiB", help="cap the worker's GPU memory instead of memory growth"
+        "--memory-limit",
+        type=_mib,
+        metavar="MiB",
+        help="cap the worker's GPU memory instead of memory growth",
     )
     p.add_argument(
         "--from",
@@ -71,12 +108,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--require-gpus", type=_count, metavar="N", help="fail unless TensorFlow can use at least N GPUs"
     )
     check.add_argument(
+        "--allow-cpu",
+        action="store_true",
+        help="running on the CPU only is expected: GPU absence warns instead of failing",
+    )
+    check.add_argument(
         "--only",
         type=_ids,
         action="extend",
         default=[],
         metavar="ID",
-        help="only these finding ids or prefixes (e.g. driver)",
+        help="run only these checks: a finding id, a prefix (e.g. driver) or a check name",
     )
     check.add_argument(
         "--skip",
@@ -84,10 +126,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="extend",
         default=[],
         metavar="ID",
-        help="leave out these finding ids or prefixes",
+        help="leave out these checks (id, prefix or check name)",
     )
     check.add_argument(
-        "--multiworker", action="store_true", help="also run a real collective across the TF_CONFIG cluster"
+        "--multiworker",
+        action="store_true",
+        default=None,
+        help="also run a real collective across the TF_CONFIG cluster",
     )
     check.add_argument("-v", "--verbose", action="store_true", help="details and passing checks' facts")
     check.add_argument("--no-color", action="store_true", help="no colour (NO_COLOR is honoured too)")
@@ -130,6 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 COMMANDS = ("check", "report", "explain", "matrix", "fleet", "checks")
+PROBING = ("check", "report")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -140,6 +186,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help()
             return EXIT_USAGE
         module = importlib.import_module(f"tfdoctor.commands.{args.command}")
+        if args.command in PROBING and not getattr(args, "from_report", None):
+            from tfdoctor import proc
+
+            proc.enable_subreaper()  # grandchildren that setsid away from a probe are ours to kill
         return module.run(args)
     except UsageError as exc:
         print(str(exc), file=sys.stderr)
@@ -157,3 +207,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get("TFDOCTOR_DEBUG"):
             raise
         return code
+    finally:
+        proc_module = sys.modules.get("tfdoctor.proc")
+        if proc_module is not None:
+            proc_module.shutdown()  # nothing tfdoctor started outlives it

@@ -7,17 +7,15 @@ import argparse
 from tfdoctor.commands import EXIT_FAIL, EXIT_OK, UsageError, emit, make_report
 
 
-def _write(text: str, output: str) -> None:
-    try:
-        with open(output, "w", encoding="utf-8") as fh:
-            fh.write(text)
-    except OSError as exc:
-        raise UsageError(f"tfdoctor: cannot write {output}: {exc.strerror or exc}") from None
-
-
 def run(args: argparse.Namespace) -> int:
+    from tfdoctor.files import OutputError, atomic_write, check_writable
     from tfdoctor.model import Status
 
+    if args.output is not None:  # before the work: a run can take minutes on a GPU
+        try:
+            check_writable(args.output)
+        except OutputError as exc:
+            raise UsageError(f"tfdoctor: --output: {exc}") from None
     report = make_report(args)
     data = report.to_dict()
     if args.anonymize:
@@ -32,8 +30,11 @@ def run(args: argparse.Namespace) -> int:
         from tfdoctor.render.json import dumps
 
         text = dumps(data)
-    if args.output:
-        _write(text, args.output)
+    if args.output is not None:
+        try:
+            atomic_write(args.output, text)
+        except OutputError as exc:
+            raise UsageError(f"tfdoctor: {exc}") from None
     else:
         emit(text)
     return EXIT_FAIL if report.status == Status.FAIL else EXIT_OK

@@ -50,7 +50,8 @@ runtime:     ran (bool), python, steps [{name, device, status, seconds, ...}], t
 collective:  requested, ran, skipped, local_names, local_addresses, task, address, peers, ok, stage,
              error, seconds, members, mismatches, steps, unreachable, log (only when TF_CONFIG is
              set; full shape in tfdoctor/probes/collective.py)
-options:     require_gpus (from the command line; not a probe)
+options:     from the command line, not a probe: require_gpus (int or null), allow_cpu (bool), and with
+             --only/--skip: only [names], skip [names], checks_run [the checks that ran]
 """
 
 from __future__ import annotations

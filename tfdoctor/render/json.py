@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
+
+from tfdoctor.jsonsafe import dumps as strict_dumps
 
 
 def dumps(report: dict[str, Any]) -> str:
-    return json.dumps(report, indent=2, ensure_ascii=False, default=str) + "\n"
+    """Strict JSON: no NaN or Infinity, whatever the facts hold (see tfdoctor/jsonsafe.py)."""
+    return strict_dumps(report, indent=2, ensure_ascii=False) + "\n"
