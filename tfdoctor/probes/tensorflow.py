@@ -73,7 +73,7 @@ _TF_DISTS = (
     "tensorflow-rocm",
     "tensorflow-aarch64",
 )
-MAX_BUILD_INFO = 16384
+MAX_BUILD_INFO = 8192
 _LEGACY_KEYS = {"cuda_version_number": "cuda_version", "cudnn_version_number": "cudnn_version"}
 
 
