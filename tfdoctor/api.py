@@ -58,7 +58,7 @@ def check(
     *,
     quick: bool = False,
     python: str | os.PathLike[str] | None = None,
-    timeout: float = 300.0,
+    timeout: float | None = None,
     require_gpus: int | None = None,
     allow_cpu: bool = False,
     only: str | Iterable[str] | None = None,
@@ -84,7 +84,7 @@ def check(
     for name, value in (("quick", quick), ("allow_cpu", allow_cpu)):
         if not isinstance(value, bool):
             raise TypeError(f"{name} must be True or False, not {type(value).__name__}")
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))):
         raise TypeError(f"timeout must be a number of seconds, not {type(timeout).__name__}")
     for name, value in (("require_gpus", require_gpus), ("memory_limit", memory_limit)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
@@ -92,9 +92,9 @@ def check(
     if require_gpus is not None and require_gpus < 0:
         raise InputError(f"require_gpus must be 0 or more, not {require_gpus}")
     request = Request(
-        quick=quick,
+        quick=quick or None,
         python=os.fspath(python) if python is not None else None,
-        timeout=float(timeout),
+        timeout=float(timeout) if timeout is not None else None,
         memory_limit=memory_limit,
         require_gpus=require_gpus,
         allow_cpu=allow_cpu,

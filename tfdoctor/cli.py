@@ -9,7 +9,7 @@ import sys
 from collections.abc import Sequence
 
 from tfdoctor import __version__
-from tfdoctor.commands import EXIT_OK, EXIT_USAGE, UsageError
+from tfdoctor.commands import EXIT_OK, EXIT_USAGE, MAX_TIMEOUT, UsageError
 
 
 class _Parser(argparse.ArgumentParser):
@@ -17,11 +17,40 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message}")
 
 
+
+
 def _count(text: str) -> int:
+    text = text.strip()
+    if not text.lstrip("-").isdigit() or len(text) > 6:
+        raise argparse.ArgumentTypeError(f"expected a count of GPUs (0 or more), not {text[:20]!r}")
     value = int(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
     return value
+
+
+def _timeout(text: str) -> float:
+    """Seconds for the TensorFlow worker: finite, positive, at most a day."""
+    import math
+
+    try:
+        value = float(text) if len(text) < 40 else math.nan
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, not {text[:20]!r}") from None
+    if not math.isfinite(value) or value <= 0 or value > MAX_TIMEOUT:
+        raise argparse.ArgumentTypeError(
+            f"{text[:20]!r} is not a time limit: give seconds above 0 and at most {MAX_TIMEOUT:.0f} (a day)"
+        )
+    return value
+
+
+def _mib(text: str) -> int:
+    text = text.strip()
+    if not text.isdigit() or len(text) > 9 or int(text) == 0:
+        raise argparse.ArgumentTypeError(
+            f"expected MiB of GPU memory (a positive integer), not {text[:20]!r}"
+        )
+    return int(text)
 
 
 def _ids(text: str) -> list[str]:
@@ -29,9 +58,11 @@ def _ids(text: str) -> list[str]:
 
 
 def _add_probe_options(p: argparse.ArgumentParser) -> None:
+    # Defaults of None tell "given" from "not given" (--from refuses what it cannot honour).
     p.add_argument(
         "--quick",
         action="store_true",
+        default=None,
         help="static facts only (driver, libraries, versions): never imports TensorFlow, so it answers"
         " in about a second but cannot prove that TensorFlow runs on the GPU",
     )
@@ -43,15 +74,16 @@ def _add_probe_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--timeout",
-        type=float,
-        default=300.0,
+        type=_timeout,
+        default=None,
         metavar="S",
         help="seconds the TensorFlow worker may run before it is stopped (default 300; a GPU whose"
-        " kernels are JIT-compiled on first use can need minutes)",
+        " kernels are JIT-compiled on first use can need minutes); the other probes keep their own"
+        " short limits",
     )
     p.add_argument(
         "--memory-limit",
-        type=int,
+        type=_mib,
         metavar="MiB",
         help="give the worker at most this much GPU memory instead of growing on demand (for a GPU"
         " shared with other jobs)",
@@ -96,13 +128,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="fail (exit 1) unless TensorFlow can use at least N GPUs; for provisioning scripts",
     )
     check.add_argument(
+        "--allow-cpu",
+        action="store_true",
+        help="running on the CPU only is expected: GPU absence warns instead of failing",
+    )
+    check.add_argument(
         "--only",
         type=_ids,
         action="extend",
         default=[],
         metavar="ID",
-        help="run only these checks: ids or prefixes, comma- or space-separated (e.g. driver,cuda);"
-        " `tfdoctor checks` lists them",
+        help="run only these checks, whole: a finding id, a prefix (e.g. driver) or a check name, comma-"
+        " or space-separated; `tfdoctor checks` lists them; an unknown name is an error",
     )
     check.add_argument(
         "--skip",
@@ -110,11 +147,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="extend",
         default=[],
         metavar="ID",
-        help="leave out these checks (ids or prefixes, as for --only)",
+        help="leave out these checks (a finding id, a prefix or a check name, as for --only)",
     )
     check.add_argument(
         "--multiworker",
         action="store_true",
+        default=None,
         help="also run a real all-reduce across the cluster that TF_CONFIG describes (opens network"
         " connections to its peers)",
     )
@@ -248,6 +286,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 COMMANDS = ("check", "report", "explain", "matrix", "fleet", "checks")
+PROBING = ("check", "report")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -258,6 +297,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help()
             return EXIT_USAGE
         module = importlib.import_module(f"tfdoctor.commands.{args.command}")
+        if args.command in PROBING and not getattr(args, "from_report", None):
+            from tfdoctor import proc
+
+            proc.enable_subreaper()  # grandchildren that setsid away from a probe are ours to kill
         return module.run(args)
     except UsageError as exc:
         print(str(exc), file=sys.stderr)
@@ -275,3 +318,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get("TFDOCTOR_DEBUG"):
             raise
         return code
+    finally:
+        proc_module = sys.modules.get("tfdoctor.proc")
+        if proc_module is not None:
+            proc_module.shutdown()  # nothing tfdoctor started outlives it

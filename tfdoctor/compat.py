@@ -26,11 +26,12 @@ from typing import Any
 from tfdoctor.versions import parse_version, release
 
 PLATFORMS = ("linux", "wsl2", "windows", "macos")
-_NUMERIC = re.compile(r"^\d+(\.\d+)*$")
-_KERNEL = re.compile(r"^(sm|compute)_(\d+)(\d)([af]?)$")
-_CC = re.compile(r"^(\d+)\.(\d)$")
-_URL = re.compile(r"^https?://\S+$")
-_DIST = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$")
+# All anchored with fullmatch and bounded (no digit run int() could refuse, no backtracking).
+_NUMERIC = re.compile(r"\d{1,9}(?:\.\d{1,9}){0,9}")
+_KERNEL = re.compile(r"(sm|compute)_(\d{1,3})(\d)([af]?)")
+_CC = re.compile(r"(\d{1,3})\.(\d)")
+_URL = re.compile(r"https?://\S{1,2000}")
+_DIST = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,200}[A-Za-z0-9])?")
 
 
 class CompatError(Exception):
@@ -331,14 +332,14 @@ def _compiled(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
 
 
 def _kernel_parse(entry: str) -> tuple[str, int, int, bool] | None:
-    m = _KERNEL.match(entry.strip())
+    m = _KERNEL.fullmatch(entry.strip())
     if not m:
         return None
     return m.group(1), int(m.group(2)), int(m.group(3)), m.group(4) == "a"
 
 
 def _cc(cc: str) -> tuple[int, int]:
-    m = _CC.match(cc.strip()) if isinstance(cc, str) else None
+    m = _CC.fullmatch(cc.strip()) if isinstance(cc, str) else None
     if not m:
         raise ValueError(f"compute capability {cc!r}: expected MAJOR.MINOR such as 8.6")
     return int(m.group(1)), int(m.group(2))
@@ -406,12 +407,12 @@ class _Rows:
         value = self.string(row, key, where)
         if na and value == "N/A":
             return None
-        if not _NUMERIC.match(value):
+        if not _NUMERIC.fullmatch(value):
             raise self.fail(where, f"{key} {value!r} is not a dotted version" + (' or "N/A"' if na else ""))
         return value
 
     def url(self, value: Any, where: str, key: str = "source") -> str:
-        if not isinstance(value, str) or not _URL.match(value):
+        if not isinstance(value, str) or not _URL.fullmatch(value):
             raise self.fail(where, f"{key} {value!r} is not an http(s) URL")
         return value
 
@@ -454,9 +455,33 @@ def _parse_meta(v: _Rows, data: dict[str, Any]) -> str:
     return v.version(data, "version", "") or ""
 
 
-def _parse_tensorflow(v: _Rows, data: dict[str, Any]) -> tuple[TFRelease, ...]:
+# Requirement specifiers as the compat data writes them ("==12.5.82", ">=9.3,<10"); anything else is
+# checked by packaging itself (imported only then: it costs a quick check more than all its probes).
+_SIMPLE_SPEC = re.compile(
+    r"(?:===?|~=|!=|<=|>=|<|>)\s*\d{1,9}(?:\.\d{1,9}){0,5}"
+    r"(?:\.\*|(?:(?:a|b|rc)\d{1,9})?(?:\.post\d{1,9})?(?:\.dev\d{1,9})?)"
+)
+
+
+def _valid_specifier(spec: str) -> bool:
+    clauses = [c.strip() for c in spec.split(",")]
+    if spec.strip() and len(spec) < 200 and all(_SIMPLE_SPEC.fullmatch(c) for c in clauses):
+        return True
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
+    try:
+        SpecifierSet(spec)
+    except InvalidSpecifier:
+        return False
+    return True
+
+
+def _numbers(text: str) -> tuple[int, ...]:
+    """The release of a version the loader already matched against _NUMERIC ("2.15" -> (2, 15))."""
+    return tuple(int(p) for p in text.split("."))
+
+
+def _parse_tensorflow(v: _Rows, data: dict[str, Any]) -> tuple[TFRelease, ...]:
     v.keys(data, "", {"release"}, set())
     required = {"version", "python_min", "python_max", "cuda", "cudnn", "compute_capabilities",
                 "linux_gpu", "windows_gpu", "macos_gpu", "source"}
@@ -465,10 +490,10 @@ def _parse_tensorflow(v: _Rows, data: dict[str, Any]) -> tuple[TFRelease, ...]:
         where = f"release #{i}" + (f" ({row.get('version')})" if isinstance(row, dict) else "")
         v.keys(row, where, required, {"notes", "see_also", "and_cuda"})
         version = v.version(row, "version", where) or ""
-        if len(release(version, "")) != 2:
+        if len(_numbers(version)) != 2:
             raise v.fail(where, f"version {version!r} must be MAJOR.MINOR, e.g. 2.15")
         py_min, py_max = v.version(row, "python_min", where), v.version(row, "python_max", where)
-        if parse_version(py_min) > parse_version(py_max):
+        if _numbers(py_min or "0") > _numbers(py_max or "0"):
             raise v.fail(where, f"python_min {py_min} is above python_max {py_max}")
         ccs = row["compute_capabilities"]
         if not isinstance(ccs, list) or not all(isinstance(c, str) and _kernel_parse(c) for c in ccs):
@@ -477,12 +502,10 @@ def _parse_tensorflow(v: _Rows, data: dict[str, Any]) -> tuple[TFRelease, ...]:
         if not isinstance(pins, dict):
             raise v.fail(where, "and_cuda must be a table of distribution = requirement specifier")
         for dist, spec in pins.items():
-            if not _DIST.match(dist) or not isinstance(spec, str):
+            if not isinstance(dist, str) or not _DIST.fullmatch(dist) or not isinstance(spec, str):
                 raise v.fail(where, f"and_cuda: bad entry {dist!r}")
-            try:
-                SpecifierSet(spec)
-            except InvalidSpecifier:
-                raise v.fail(where, f"and_cuda: {dist} = {spec!r} is not a requirement specifier") from None
+            if not _valid_specifier(spec):
+                raise v.fail(where, f"and_cuda: {dist} = {spec!r} is not a requirement specifier")
         out.append(TFRelease(
             version=version, python_min=py_min or "", python_max=py_max or "",
             cuda=v.version(row, "cuda", where) or "", cudnn=v.version(row, "cudnn", where) or "",
@@ -491,7 +514,7 @@ def _parse_tensorflow(v: _Rows, data: dict[str, Any]) -> tuple[TFRelease, ...]:
             and_cuda=dict(pins), source=v.url(row["source"], where),
             notes=v.string(row, "notes", where, ""), see_also=v.urls(row, where),
         ))
-    v.ascending([release(r.version, "") for r in out], [r.version for r in out], "release")
+    v.ascending([_numbers(r.version) for r in out], [r.version for r in out], "release")
     return tuple(out)
 
 
@@ -502,12 +525,12 @@ def _parse_cuda(v: _Rows, data: dict[str, Any]) -> tuple[tuple[CudaDriver, ...],
         where = f"driver #{i}" + (f" ({row.get('cuda')})" if isinstance(row, dict) else "")
         v.keys(row, where, {"cuda", "label", "linux", "windows", "source"}, {"rc"})
         cuda = v.version(row, "cuda", where) or ""
-        if len(release(cuda, "")) != 3:
+        if len(_numbers(cuda)) != 3:
             raise v.fail(where, f"cuda {cuda!r} must be MAJOR.MINOR.PATCH (X.Y.0 for GA, X.Y.N for Update N)")
         linux, windows = v.version(row, "linux", where, na=True), v.version(row, "windows", where, na=True)
         drivers.append(CudaDriver(cuda, v.string(row, "label", where), linux, windows,
                                   v.url(row["source"], where), v.boolean(row, "rc", where, False)))
-    v.ascending([release(d.cuda, "") for d in drivers], [d.cuda for d in drivers], "driver")
+    v.ascending([_numbers(d.cuda) for d in drivers], [d.cuda for d in drivers], "driver")
     floors = []
     for i, row in enumerate(v.table(data, "minor_compat"), 1):
         where = f"minor_compat #{i}" + (f" ({row.get('major')})" if isinstance(row, dict) else "")
@@ -583,7 +606,7 @@ def _parse_gpus(
             if problem:
                 raise v.fail(where, f"pattern {pattern!r}: {problem}")
         cc = v.string(row, "compute_capability", where)
-        if not _CC.match(cc):
+        if not _CC.fullmatch(cc):
             raise v.fail(where, f"compute_capability {cc!r} must be MAJOR.MINOR such as 8.6")
         arch = v.string(row, "architecture", where)
         if by_cc and cc not in by_cc:
@@ -607,6 +630,41 @@ def _label(location: Any, fname: str) -> str:
     return f"{location}{os.sep}{fname}" if isinstance(location, Path) else f"{location}/{fname}"
 
 
+def _cached(location: Any, raw: bytes) -> tuple[Path | None, Any]:
+    """(cache file, its data or None): parsed TOML kept as JSON under the data's __pycache__, keyed
+    by the file's content, as Python keeps byte code (and written only where Python would write
+    byte code). The data is validated all the same; the cache only spares tomllib's parse."""
+    if not isinstance(location, Path):
+        return None, None
+    import hashlib
+    import json
+
+    path = location / "__pycache__" / f"compat-{hashlib.sha256(raw).hexdigest()[:32]}.json"
+    try:
+        if path.stat().st_size < (4 << 20):
+            return path, json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        pass
+    return path, None
+
+
+def _keep(path: Path | None, data: dict[str, Any]) -> None:
+    if path is None or sys.dont_write_bytecode:
+        return
+    import json
+
+    try:
+        text = json.dumps(data, allow_nan=False)
+        if json.loads(text) != data:  # e.g. TOML dates: not kept
+            return
+        path.parent.mkdir(exist_ok=True)
+        from tfdoctor.files import atomic_write
+
+        atomic_write(path, text)
+    except Exception:  # noqa: BLE001 - a cache that cannot be written is no cache, not an error
+        pass
+
+
 def _read(location: Any, fname: str) -> dict[str, Any]:
     label = _label(location, fname)
     try:
@@ -615,12 +673,23 @@ def _read(location: Any, fname: str) -> dict[str, Any]:
         raise CompatError(f"{label}: missing compat data file") from None
     except OSError as exc:
         raise CompatError(f"{label}: cannot read: {exc.strerror or exc}") from None
+    cache, data = _cached(location, raw)
+    if isinstance(data, dict):
+        return data
+    data = _parse_toml(label, raw)
+    _keep(cache, data)
+    return data
+
+
+def _parse_toml(label: str, raw: bytes) -> dict[str, Any]:
     try:
         return _toml_loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
         raise CompatError(f"{label}: not UTF-8 text") from None
     except ValueError as exc:  # tomllib.TOMLDecodeError is a ValueError
-        raise CompatError(f"{label}: malformed TOML: {exc}") from None
+        raise CompatError(f"{label}: malformed TOML: {str(exc)[:200]}") from None
+    except RecursionError:
+        raise CompatError(f"{label}: malformed TOML: nested too deeply") from None
 
 
 def parse_matrix(location: Any) -> Matrix:
@@ -645,7 +714,12 @@ def parse_matrix(location: Any) -> Matrix:
 
 
 def _package_location() -> Any:
-    """Where the compat data lives: the wheel's tfdoctor/compat_data, else the repository's compat/."""
+    """Where the compat data lives: the wheel's tfdoctor/compat_data, else the repository's compat/
+    (plain folders first; importlib.resources, for a zipped install, only when neither is there)."""
+    here = Path(__file__).resolve().parent
+    for folder in (here / "compat_data", here.parent / "compat"):
+        if (folder / "meta.toml").is_file():
+            return folder
     from importlib import resources
 
     for probe in (lambda: resources.files("tfdoctor").joinpath("compat_data"),

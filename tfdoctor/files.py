@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -12,13 +13,23 @@ class OutputError(Exception):
 
 
 def check_writable(path: str | os.PathLike[str]) -> Path:
-    """Validate an output path before any slow work: not a directory, its folder exists and is
-    writable. Returns the path; raises OutputError with the reason."""
-    target = Path(path)
+    """Validate an output path before any slow work: not a directory nor a device, pipe or socket,
+    its folder exists and is writable. Returns the path; raises OutputError with the reason."""
     if not str(path).strip():
         raise OutputError("the output file name is empty")
+    if "\x00" in str(path):
+        raise OutputError("the output file name contains a NUL character")
+    target = Path(path)
     if target.is_dir():
         raise OutputError(f"{target} is a directory, not a file")
+    try:
+        mode: int | None = os.lstat(target).st_mode
+    except FileNotFoundError:
+        mode = None  # absent: created
+    except OSError as exc:
+        raise OutputError(f"{target}: {exc.strerror or exc}") from None
+    if mode is not None and not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+        raise OutputError(f"{target} is not a regular file (a device, pipe or socket would be replaced)")
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
         raise OutputError(f"{target}: folder {folder} does not exist")

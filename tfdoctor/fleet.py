@@ -57,15 +57,16 @@ def expand(paths: list[str]) -> list[tuple[str, str | None]]:
 
 
 def _load(path: str) -> dict[str, Any]:
+    from tfdoctor.jsonsafe import InputError, loads, read_capped
+
     try:
-        with open(path, "rb") as fh:
-            data = json.load(fh)
+        data = loads(read_capped(path))  # size, numbers and nesting bounded; NaN/Infinity read as null
     except FileNotFoundError:
         raise BadReport("no such file") from None
     except OSError as exc:
         raise BadReport(exc.strerror or str(exc)) from None
-    except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
-        raise BadReport(f"not JSON ({str(exc).splitlines()[0][:80]})") from None
+    except InputError as exc:
+        raise BadReport(str(exc)) from None
     if not isinstance(data, dict) or "schema_version" not in data:
         raise BadReport("not a tfdoctor report (no schema_version)")
     if "environment" not in data or "findings" not in data:

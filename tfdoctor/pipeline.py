@@ -81,8 +81,11 @@ def _join(threads: dict[str, threading.Thread], deadline: float, results: dict) 
             )
 
 
-def collect(opts: Options) -> tuple[dict[str, Any], dict[str, float]]:
-    """Gather facts from every probe; never raises."""
+def collect(
+    opts: Options, meanwhile: Callable[[], Any] | None = None
+) -> tuple[dict[str, Any], dict[str, float]]:
+    """Gather facts from every probe; never raises (but `meanwhile`, run in this thread while the
+    probes work, may: it is how the caller loads the matrix and the checks without waiting)."""
     ctx = opts.context
     results: dict[str, Any] = {}
     timings: dict[str, float] = {}
@@ -94,6 +97,8 @@ def collect(opts: Options) -> tuple[dict[str, Any], dict[str, float]]:
         results["runtime"] = {"ran": False, "skipped": "--quick: the TensorFlow worker was not run"}
     slow["collective"] = _start("collective", ctx, results, timings, opts.progress)
     probes = {name: _start(name, ctx, results, timings, opts.progress) for name in NAMES}
+    if meanwhile is not None:
+        meanwhile()
     # Each probe runs a few commands, each bounded by ctx.timeout.
     _join(probes, time.monotonic() + 3 * ctx.timeout + PROBE_GRACE, results)
     _join(slow, time.monotonic() + ctx.worker_timeout + PROBE_GRACE, results)
@@ -101,9 +106,19 @@ def collect(opts: Options) -> tuple[dict[str, Any], dict[str, float]]:
 
 
 def run(opts: Options, matrix: Any) -> Report:
-    """Probe this machine and judge it."""
+    """Probe this machine and judge it. `matrix` may be a function that loads it: it then runs
+    while the probes wait on their commands, with the import of the checks."""
     start = time.monotonic()
-    facts, timings = collect(opts)
+    loaded: dict[str, Any] = {}
+
+    def prepare() -> None:
+        from tfdoctor.checks import load_all
+
+        loaded["matrix"] = matrix() if callable(matrix) else matrix
+        load_all()
+
+    facts, timings = collect(opts, prepare)
+    matrix = loaded["matrix"]
     facts["options"] = {**(opts.options or {}), "require_gpus": opts.require_gpus}
     timings["probes_total"] = round(time.monotonic() - start, 3)
     return build_report("quick" if opts.quick else "full", facts, matrix, opts.only, opts.skip, timings)

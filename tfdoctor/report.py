@@ -1,19 +1,30 @@
-"""Build a Report from facts (live or saved), and read saved reports back."""
+"""Build a Report from facts (live, saved or read from pasted text), and read saved reports back.
+
+`build_report` is the one builder for every mode: secrets are redacted before any check sees the
+facts, the worker's log is read into evidence, the selected checks run and their causes are linked,
+the command line's options are applied to the findings (`--allow-cpu`: a post-step on finding
+ids, so the checks stay pure), and the facts kept in the report are cleaned for strict JSON.
+"""
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterable
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from tfdoctor import __version__
-from tfdoctor.checks import run_checks
+from tfdoctor.checks import root_of, run_checks, selected
 from tfdoctor.environment import environment
-from tfdoctor.model import SCHEMA_VERSION, Report, Status
+from tfdoctor.jsonsafe import InputError, clean, loads, read_capped
+from tfdoctor.model import SCHEMA_VERSION, Finding, Report, Status
 from tfdoctor.privacy import redact_report
+
+# What "no GPU here" looks like; with --allow-cpu these, and what they explain, only warn.
+GPU_ABSENCE = ("runtime.no-gpu-visible", "driver.missing", "cuda.init-failed", "gpu.count-below-required")
+ALLOW_CPU_NOTE = "--allow-cpu: running on the CPU only is expected here, so this does not fail the check."
 
 
 class ReportError(Exception):
@@ -28,11 +39,33 @@ def tool_info(matrix: Any) -> dict[str, Any]:
     return {"name": "tfdoctor", "version": __version__, "compat_data": getattr(matrix, "version", None)}
 
 
+def _options(facts: dict[str, Any], only: tuple[str, ...], skip: tuple[str, ...]) -> dict[str, Any]:
+    options = facts.get("options")
+    options = dict(options) if isinstance(options, dict) else {}
+    if only or skip:
+        options.update(only=list(only), skip=list(skip), checks_run=[c.name for c in selected(only, skip)])
+    return options
+
+
+def apply_options(findings: list[Finding], options: dict[str, Any]) -> list[Finding]:
+    """`--allow-cpu` turns GPU absence (and every failure it explains) into a warning, unless
+    `--require-gpus N` (N > 0) asks for GPUs all the same."""
+    if options.get("allow_cpu") is not True or options.get("require_gpus"):
+        return findings
+    absent = set(GPU_ABSENCE)
+    return [
+        replace(f, status=Status.WARN, detail=f"{f.detail}\n{ALLOW_CPU_NOTE}".strip())
+        if f.status == Status.FAIL and (f.id in absent or root_of(f.id, findings) in absent)
+        else f
+        for f in findings
+    ]
+
+
 def worker_log(facts: dict[str, Any]) -> str:
     """What TensorFlow printed in the worker, and the errors its steps raised: one text to read."""
     runtime = facts.get("runtime") if isinstance(facts.get("runtime"), dict) else {}
     parts = [str(runtime.get("log") or "")]
-    for step in runtime.get("steps") or []:
+    for step in runtime.get("steps") if isinstance(runtime.get("steps"), list) else []:
         if isinstance(step, dict) and step.get("status") == "fail" and step.get("error"):
             parts.append(str(step["error"]))
     return "\n".join(p for p in parts if p)
@@ -46,25 +79,29 @@ def build_report(
     skip: tuple[str, ...] = (),
     timings: dict[str, float] | None = None,
 ) -> Report:
-    """The one report builder, for every mode: redact, read the worker's log, judge, link causes."""
+    """The one report builder, for every mode."""
     from tfdoctor import logs
 
     facts = redact_report(facts)  # secrets never reach a check, a finding or any output format
     if mode != "explain":
         text = worker_log(facts)
         facts = {**facts, "log": logs.read_text(text, source="worker")["log"]} if text else facts
+    options = _options(facts, tuple(only), tuple(skip))
+    if options or "options" in facts:
+        facts["options"] = options
     start = time.monotonic()
-    findings = run_checks(facts, matrix, only, skip)
+    findings = apply_options(run_checks(facts, matrix, only, skip), options)
     if mode == "explain":  # a paste answers what it shows: checks it cannot inform are left out
         findings = [f for f in findings if f.status != Status.SKIP]
     timings = dict(timings or {})
     timings["checks"] = round(time.monotonic() - start, 3)
+    facts = clean(facts)  # strict JSON: no NaN, Infinity or unprintable integer reaches a renderer
     return Report(
         mode=mode,
         environment=environment(facts),
         facts=facts,
         findings=findings,
-        timings=timings,
+        timings=clean(timings),
         created_at=now_iso(),
         tool=tool_info(matrix),
     )
@@ -80,15 +117,20 @@ def explain_report(text: str | Iterable[str], matrix: Any = None) -> Report:
 
 
 def load_report(path: str | Path) -> dict[str, Any]:
-    """Read a saved report as a dict; raise ReportError with one plain line on any problem."""
+    """Read a saved report as a dict; raise ReportError with one plain line on any problem (too
+    large, not JSON, a newer schema, a field of the wrong type, named)."""
+    from tfdoctor.shape import ShapeError, check, check_facts
+
     try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
+        raw = read_capped(path)
+    except InputError as exc:
+        raise ReportError(f"{path} is {exc}") from None
     except OSError as exc:
         raise ReportError(f"cannot read {path}: {exc.strerror or exc}") from None
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ReportError(f"{path} is not a tfdoctor JSON report (line {exc.lineno}: {exc.msg})") from None
+        data = loads(raw.decode("utf-8", errors="replace"))
+    except InputError as exc:
+        raise ReportError(f"{path} is not a tfdoctor JSON report ({exc})") from None
     if not isinstance(data, dict) or "schema_version" not in data or "facts" not in data:
         raise ReportError(f"{path} is not a tfdoctor JSON report (no schema_version/facts)")
     version = data["schema_version"]
@@ -97,10 +139,9 @@ def load_report(path: str | Path) -> dict[str, Any]:
             f"{path} has report schema {version!r}; this tfdoctor {__version__} reads schema "
             f"{SCHEMA_VERSION} and older: upgrade tfdoctor"
         )
-    from tfdoctor.shape import ShapeError, check
-
     try:
         check(data, required=("facts",))
+        check_facts(data["facts"])
     except ShapeError as exc:
         raise ReportError(f"{path} is not a valid tfdoctor report: {exc}") from None
     return data

@@ -151,3 +151,109 @@ def check(data: Any, required: tuple[str, ...] = ()) -> None:
     for name, seconds in timings.items():
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
             raise _fail(f"timings.{name}", "a number of seconds", seconds)
+
+
+# --- facts a saved report hands to the checks (`check --from`) ----------------------------
+
+PLATFORMS = ("linux", "wsl2", "windows", "macos")
+SECTIONS = (
+    "system", "nvml", "nvidia_smi", "nvcc", "libraries", "tensorflow", "runtime", "collective", "options",
+)
+_TEXT = {  # (section, key): the facts the report's environment and renderers show as text
+    "system": ("os", "kernel", "python_version", "container", "hostname", "proc_driver_version"),
+    "nvml": ("driver_version", "cuda_driver_version"),
+    "nvidia_smi": ("driver_version", "cuda_version"),
+    "nvcc": ("version",),
+    "tensorflow": ("version", "python_version"),
+}
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def check_facts(facts: dict[str, Any]) -> None:
+    """Raise ShapeError naming the first fact whose type the checks and the environment cannot use
+    (`--from` judges a saved report's facts again). The checks read the rest defensively, and a
+    check that still trips becomes a failing finding."""
+    for name in SECTIONS:
+        if facts.get(name) is not None and not isinstance(facts[name], dict):
+            raise _fail(f"facts.{name}", "an object or null", facts[name])
+    section = {name: facts.get(name) or {} for name in SECTIONS}
+    for name, keys in _TEXT.items():
+        for key in keys:
+            value = section[name].get(key)
+            if value is not None and not isinstance(value, str):
+                raise _fail(f"facts.{name}.{key}", "a string or null", value)
+    platform = section["system"].get("platform")
+    if platform is not None and platform not in PLATFORMS:
+        raise ShapeError(f"facts.system.platform is {platform!r}, expected one of {', '.join(PLATFORMS)}")
+    _check_options(section["options"])
+    _check_tensorflow(section["tensorflow"])
+    for name in ("nvml", "nvidia_smi"):
+        _check_gpus(f"facts.{name}.gpus", section[name].get("gpus"))
+    visible = section["runtime"].get("tf_visible_gpus")
+    if visible is not None and not isinstance(visible, list) and not (_is_int(visible) and visible >= 0):
+        raise _fail("facts.runtime.tf_visible_gpus", "a count of GPUs or null", visible)
+
+
+def _check_options(options: dict[str, Any]) -> None:
+    need = options.get("require_gpus")
+    if need is not None and not (_is_int(need) and need >= 0):
+        raise _fail("facts.options.require_gpus", "a count of GPUs (0 or more) or null", need)
+    if options.get("allow_cpu") is not None and not isinstance(options["allow_cpu"], bool):
+        raise _fail("facts.options.allow_cpu", "true or false", options["allow_cpu"])
+    for key in ("only", "skip", "checks_run"):
+        value = options.get(key)
+        if value is not None and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+            raise _fail(f"facts.options.{key}", "a list of check names", value)
+
+
+def _check_tensorflow(tf: dict[str, Any]) -> None:
+    build = tf.get("build_info")
+    if build is not None:
+        if not isinstance(build, dict):
+            raise _fail("facts.tensorflow.build_info", "an object or null", build)
+        if build.get("is_cuda_build") is not None and not isinstance(build["is_cuda_build"], bool):
+            field = "facts.tensorflow.build_info.is_cuda_build"
+            raise _fail(field, "true, false or null", build["is_cuda_build"])
+        for key in ("cuda_version", "cudnn_version"):
+            if build.get(key) is not None and not isinstance(build[key], str):
+                raise _fail(f"facts.tensorflow.build_info.{key}", "a string or null", build[key])
+    dists = tf.get("distributions")
+    if dists is not None:
+        if not isinstance(dists, dict):
+            raise _fail("facts.tensorflow.distributions", "an object of name: version", dists)
+        for name, version in dists.items():
+            if not isinstance(version, str):
+                raise _fail(f"facts.tensorflow.distributions.{name}", "a version string", version)
+
+
+def _check_gpus(field: str, gpus: Any) -> None:
+    if gpus is None:
+        return
+    if not isinstance(gpus, list):
+        raise _fail(field, "a list of GPUs or null", gpus)
+    for i, gpu in enumerate(gpus):
+        where = f"{field}[{i}]"
+        if not isinstance(gpu, dict):
+            raise _fail(where, "an object", gpu)
+        index = gpu.get("index")
+        if index is not None and not (_is_int(index) and index >= 0):
+            raise _fail(f"{where}.index", "a GPU index (0 or more)", index)
+        if gpu.get("name") is not None and not isinstance(gpu["name"], str):
+            raise _fail(f"{where}.name", "a string or null", gpu["name"])
+        cc = gpu.get("compute_capability")
+        if cc is not None and not (isinstance(cc, str) and _is_cc(cc)):
+            raise ShapeError(
+                f"{where}.compute_capability is {str(cc)[:40]!r}, expected MAJOR.MINOR such as 8.6"
+            )
+        memory = gpu.get("memory_total_mib")
+        if memory is not None and not (_is_number(memory) and memory >= 0):
+            raise _fail(f"{where}.memory_total_mib", "a number of MiB or null", memory)
+
+
+def _is_cc(text: str) -> bool:
+    major, dot, minor = text.partition(".")
+    return bool(dot) and major.isdigit() and minor.isdigit() and len(text) <= 8 and text.isascii()
+
+
+

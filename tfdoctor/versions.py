@@ -94,4 +94,8 @@ def parse_version(text: Any, what: str = "version") -> Any:
 
 def release(text: Any, what: str = "version") -> tuple[int, ...]:
     """The numeric release of a strictly parsed version ('2.15.0.post1' -> (2, 15, 0))."""
+    if isinstance(text, str):
+        plain = text.strip()
+        if len(plain) <= 64 and _NUMERIC.fullmatch(plain):  # plain dotted numbers: packaging's answer
+            return tuple(int(p) for p in plain.split("."))
     return tuple(parse_version(text, what).release)

@@ -1,5 +1,5 @@
-"""`tfdoctor report`: everything a maintainer needs (JSON by default, or Markdown), secrets redacted;
-or, with --prometheus FILE, node_exporter textfile-collector metrics written atomically."""
+"""`tfdoctor report`: everything a maintainer needs (JSON by default, Markdown, or Prometheus
+textfile metrics), secrets redacted."""
 
 from __future__ import annotations
 
@@ -8,44 +8,34 @@ import argparse
 from tfdoctor.commands import EXIT_FAIL, EXIT_OK, UsageError, emit, make_report
 
 
-def _write(text: str, output: str) -> None:
-    try:
-        with open(output, "w", encoding="utf-8") as fh:
-            fh.write(text)
-    except OSError as exc:
-        raise UsageError(f"tfdoctor: cannot write {output}: {exc.strerror or exc}") from None
-
-
-def _prometheus_target(path: str) -> str:
-    """Validate the metrics file before any slow work (exit 2 with one line)."""
+def _writable(path: str, flag: str) -> None:
+    """Validate an output file before any slow work (a run can take minutes on a GPU)."""
     from tfdoctor.files import OutputError, check_writable
 
     try:
         check_writable(path)
     except OutputError as exc:
-        raise UsageError(f"tfdoctor: --prometheus: {exc}") from None
-    return path
+        raise UsageError(f"tfdoctor: {flag}: {exc}") from None
 
 
-def _write_prometheus(data: dict, path: str) -> None:
-    from tfdoctor.compat import load_matrix
+def _write(path: str, text: str, flag: str) -> None:
     from tfdoctor.files import OutputError, atomic_write
-    from tfdoctor.render.prometheus import render
 
     try:
-        atomic_write(path, render(data, load_matrix()))
+        atomic_write(path, text)
     except OutputError as exc:
-        raise UsageError(f"tfdoctor: --prometheus: {exc}") from None
+        raise UsageError(f"tfdoctor: {flag}: {exc}") from None
 
 
 def run(args: argparse.Namespace) -> int:
     from tfdoctor.model import Status
 
     prometheus = getattr(args, "prometheus", None)
-    if prometheus is not None:
-        if args.output:
-            raise UsageError("tfdoctor: report: --prometheus FILE names its own file; drop --output")
-        _prometheus_target(prometheus)
+    if prometheus is not None and args.output is not None:
+        raise UsageError("tfdoctor: report: --prometheus FILE names its own file; drop --output")
+    for path, flag in ((prometheus, "--prometheus"), (args.output, "--output")):
+        if path is not None:
+            _writable(path, flag)
     report = make_report(args)
     data = report.to_dict()
     if args.anonymize:
@@ -53,7 +43,10 @@ def run(args: argparse.Namespace) -> int:
 
         data = anonymize(data)
     if prometheus is not None:
-        _write_prometheus(data, prometheus)
+        from tfdoctor.compat import load_matrix
+        from tfdoctor.render.prometheus import render as metrics
+
+        _write(prometheus, metrics(data, load_matrix()), "--prometheus")
         return EXIT_FAIL if report.status == Status.FAIL else EXIT_OK
     if args.markdown:
         from tfdoctor.render.markdown import render
@@ -63,8 +56,8 @@ def run(args: argparse.Namespace) -> int:
         from tfdoctor.render.json import dumps
 
         text = dumps(data)
-    if args.output:
-        _write(text, args.output)
+    if args.output is not None:
+        _write(args.output, text, "--output")
     else:
         emit(text)
     return EXIT_FAIL if report.status == Status.FAIL else EXIT_OK

@@ -75,9 +75,10 @@ runtime:     ran (bool), python, steps [{name, device, status, seconds, ...}], t
 collective:  requested, ran, skipped, local_names, local_addresses, task, address, peers, ok, stage,
              error, seconds, members, mismatches, steps, unreachable, log (only when TF_CONFIG is
              set; full shape in tfdoctor/probes/collective.py)
-options:     not a probe: the request's require_gpus, allow_cpu, and who asked: caller_pids [pid, ppid]
-             and caller {interface (cli|python|notebook), pid, ppid, tensorflow_imported}, so a GPU
-             held by the caller itself (a notebook kernel that imported TensorFlow) can be named
+options:     not a probe: the request's require_gpus (int or null), allow_cpu (bool); with --only/--skip:
+             only [names], skip [names], checks_run [the checks that ran]; and who asked: caller_pids
+             [pid, ppid] and caller {interface (cli|python|notebook), pid, ppid, tensorflow_imported},
+             so a GPU held by the caller itself (a notebook kernel that imported TensorFlow) can be named
 """
 
 from __future__ import annotations

@@ -13,7 +13,6 @@ import json
 import os
 import re
 import shutil
-import tempfile
 from collections.abc import Mapping
 from typing import Any
 
@@ -24,7 +23,6 @@ CUDA_LIB_RE = re.compile(
     r"^(libcuda|libcudart|libcublas|libcublasLt|libcudnn\w*|libcufft|libcurand|libcusolver|libcusparse"
     r"|libnccl|libnvinfer)\.so(\.\d+)*$"
 )
-_LDCONFIG_LINE = re.compile(r"^\s*(\S+)\s+\(([^)]*)\)\s+=>\s+(\S.*?)\s*$")
 _MARK = "TFDOCTOR-PIP "
 # Runs in the TARGET interpreter: stdlib only, must not import any nvidia or tensorflow module.
 PIP_SNIPPET = r"""
@@ -61,16 +59,19 @@ print("TFDOCTOR-PIP " + json.dumps(out))
 
 
 def is_cuda_lib(name: str) -> bool:
-    return bool(CUDA_LIB_RE.match(name))
+    return len(name) <= 255 and bool(CUDA_LIB_RE.match(name))
 
 
 def parse_ldconfig(text: str) -> list[tuple[str, str]]:
-    """(name, path) for each entry of `ldconfig -p`, in cache order."""
+    """(name, path) for each entry of `ldconfig -p` ("\tlibcuda.so.1 (libc6,x86-64) => /path"), in
+    cache order. Split by hand, not by regex: linear in any line."""
     out = []
     for line in text.splitlines():
-        match = _LDCONFIG_LINE.match(line)
-        if match:
-            out.append((match.group(1), match.group(3)))
+        left, arrow, path = line.partition(" => ")
+        name, paren, flags = left.strip().partition(" (")
+        path = path.strip()
+        if arrow and paren and flags.endswith(")") and name and path and " " not in name and len(line) < 4096:
+            out.append((name, path))
     return out
 
 
@@ -132,7 +133,7 @@ def read_ld_cache(
 def read_pip_nvidia(python: str, env: Mapping[str, str], timeout: float) -> dict[str, Any]:
     """The target interpreter's nvidia-* distributions and nvidia/*/lib dirs."""
     exe = os.path.abspath(python) if os.sep in python else python
-    result = proc.run([exe, "-c", PIP_SNIPPET], timeout=timeout, env=dict(env), cwd=tempfile.gettempdir())
+    result = proc.run_python(exe, PIP_SNIPPET, timeout=timeout, env=env)  # in-process when exe is this Python
     for line in result.stdout.splitlines():
         if line.startswith(_MARK):
             try:

@@ -16,8 +16,9 @@ from typing import Any
 from tfdoctor import proc
 from tfdoctor.probes import Context
 
-_RELEASE_RE = re.compile(r"Cuda compilation tools,\s*release\s+(\d+\.\d+)")
-_BUILD_RE = re.compile(r"\b(V\d+\.\d+\.\d+)\b")
+# Bounded quantifiers only: linear in any output, and no digit run int() could refuse.
+_RELEASE_RE = re.compile(r"Cuda compilation tools,[ \t]{0,20}release[ \t]{1,20}(\d{1,4}\.\d{1,4})(?![\d])")
+_BUILD_RE = re.compile(r"(?<![\w.])(V\d{1,4}\.\d{1,4}\.\d{1,9})(?![\w.])")
 _EXE = "nvcc.exe" if sys.platform == "win32" else "nvcc"
 
 
@@ -29,8 +30,9 @@ def parse_nvcc_version(text: str) -> dict[str, str | None]:
 
 
 def _version_key(path: Path) -> tuple:
-    """Sort /usr/local/cuda-12.10 after /usr/local/cuda-12.9."""
-    return tuple(int(p) if p.isdigit() else p for p in re.split(r"[.-]", path.name))
+    """Sort /usr/local/cuda-12.10 after /usr/local/cuda-12.9 (numbers before words, both sortable)."""
+    parts = re.split(r"[.-]", path.name)
+    return tuple((0, int(p), "") if p.isdigit() and len(p) < 10 else (1, 0, p) for p in parts)
 
 
 def candidates(env: Mapping[str, str], local: Path = Path("/usr/local")) -> list[tuple[str, str]]:

@@ -16,11 +16,13 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import xml.etree.ElementTree as ET
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tfdoctor import proc
+
+if TYPE_CHECKING:  # imported where XML is parsed: most machines without a GPU never need it
+    import xml.etree.ElementTree as ET
 
 FALLBACK_PATHS = ("/usr/bin/nvidia-smi", "/usr/lib/wsl/lib/nvidia-smi")
 
@@ -34,16 +36,24 @@ FAILURE_TEXTS = (
     ("gpu is lost", "gpu-lost"),
 )
 
+# The banner is read line by line, and only lines of banner length (nvidia-smi draws them under 200
+# characters): with every quantifier bounded too, a hostile line costs microseconds, never seconds.
+MAX_LINE = 512
 _HEADER = re.compile(
-    r"NVIDIA-SMI\s+(?P<smi>[\d.]+)\s+(?:Driver|KMD) Version:\s*(?P<driver>[\d.]+)"
-    r"(?:\s+CUDA(?: UMD)? Version:\s*(?P<cuda>[\d.]+|N/A))?"
+    r"NVIDIA-SMI[ \t]{1,40}(?P<smi>[\d.]{1,20})[ \t]{1,40}"
+    r"(?:Driver|KMD) Version:[ \t]{0,40}(?P<driver>[\d.]{1,20})"
+    r"(?:[ \t]{1,40}CUDA(?: UMD)? Version:[ \t]{0,40}(?P<cuda>[\d.]{1,20}|N/A))?"
 )
+# One cell per field: the name is whatever lies between the index and the last On/Off/... before
+# the first "|" (split by hand, not by backtracking over the spaces around it).
 _GPU_ROW = re.compile(
-    r"^\|\s+(?P<index>\d+)\s+(?P<name>.+?)\s+(?P<pm>On|Off|WDDM|TCC|MCDM|N/A)\s*\|\s*"
-    r"(?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])\s"
+    r"\|[ \t]{1,20}(?P<index>\d{1,4})[ \t]{1,20}(?P<rest>[^|]{1,200})\|[ \t]{0,20}(?P<bus>[^ \t|]{7,20})[ \t]"
 )
-_MEM = re.compile(r"(?P<used>\d+)MiB\s*/\s*(?P<total>\d+)MiB")
-_COMPUTE_MODE = re.compile(r"(Default|E\. Process|E\. Thread|Prohibited)\s*\|\s*$")
+_PM = re.compile(r"(?P<name>.{1,200}?)[ \t]+(?P<pm>On|Off|WDDM|TCC|MCDM|N/A)[ \t]*")
+_BUS = re.compile(r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]")
+_MEM = re.compile(r"(?<!\d)(?P<used>\d{1,9})MiB[ \t]{0,20}/[ \t]{0,20}(?P<total>\d{1,9})MiB")
+_COMPUTE_MODE = re.compile(r"(Default|E\. Process|E\. Thread|Prohibited)[ \t]{0,20}\|[ \t]{0,20}$")
+_NUMBER = re.compile(r"-?\d{1,15}(?:\.\d{1,15})?(?![\d.])")
 _BANNER_MODES = {
     "Default": "default",
     "E. Process": "exclusive_process",
@@ -120,22 +130,24 @@ def failure_kind(text: str) -> str | None:
 
 def parse_banner(text: str) -> dict[str, Any]:
     """Parse plain `nvidia-smi` output (R331..R610 layouts). Raises SmiParseError on anything else."""
-    m = _HEADER.search(text)
+    lines = [line if len(line) <= MAX_LINE else "" for line in text.splitlines()]
+    m = next((h for h in (_HEADER.search(ln) for ln in lines if "NVIDIA-SMI" in ln) if h), None)
     if not m:
         raise SmiParseError("no 'NVIDIA-SMI ... Driver Version' header")
     cuda = m.group("cuda")
     gpus: list[dict[str, Any]] = []
-    lines = text.splitlines()
     for i, line in enumerate(lines):
         row = _GPU_ROW.match(line)
-        if not row:
+        cell = _PM.fullmatch(row.group("rest").rstrip()) if row else None
+        if not row or not cell or not _BUS.fullmatch(row.group("bus")):
             continue
+        name = cell.group("name").strip()
         gpu: dict[str, Any] = {
             "index": int(row.group("index")),
-            "name": row.group("name").strip(),
-            "name_truncated": row.group("name").strip().endswith("..."),
+            "name": name,
+            "name_truncated": name.endswith("..."),
             "pci_bus_id": row.group("bus"),
-            "persistence_mode": {"On": True, "Off": False}.get(row.group("pm")),
+            "persistence_mode": {"On": True, "Off": False}.get(cell.group("pm")),
             "memory_total_mib": None,
             "memory_used_mib": None,
             "compute_mode": None,
@@ -236,7 +248,7 @@ def _text(node: ET.Element | None, path: str) -> str | None:
 def _number(node: ET.Element | None, path: str) -> float | None:
     """'81559 MiB', '30 C', '100.89 W', '16x', '4' -> a number; N/A -> None."""
     value = _text(node, path)
-    m = re.match(r"^-?\d+(?:\.\d+)?", value or "")
+    m = _NUMBER.match(value or "")  # at most 15 digits: a 400-digit "temperature" is not a number
     return float(m.group(0)) if m else None
 
 
@@ -392,10 +404,15 @@ def _gpu(index: int, gpu: ET.Element) -> dict[str, Any]:
 
 def parse_query_xml(text: str) -> dict[str, Any]:
     """Parse `nvidia-smi -q -x`. Raises SmiParseError when it is not an nvidia_smi_log document."""
+    import xml.etree.ElementTree as ET
+
     start = text.find("<")
     if start < 0:
         raise SmiParseError("no XML in the output")
-    body = re.sub(r"<\?xml[^>]*\?>", "", text[start:], count=1)  # a str input must not declare bytes
+    body = text[start:]
+    if body.startswith("<?xml"):  # a str input must not declare bytes: drop the declaration
+        end = body.find("?>")
+        body = body[end + 2:] if end >= 0 else body
     try:
         root = ET.fromstring(body)
     except ET.ParseError as exc:

@@ -17,7 +17,6 @@ A field NVML does not support on that GPU is null; it never fails the probe.
 
 from __future__ import annotations
 
-import importlib.metadata
 import importlib.util
 import os
 from typing import Any, Callable
@@ -104,15 +103,44 @@ def _bindings() -> dict[str, Any]:
     owners: dict[str, str] = {}
     if origin:
         real = os.path.realpath(origin)
-        for dist in importlib.metadata.distributions():
-            name = dist.metadata.get("Name") or ""
-            if name.lower().replace("_", "-") not in ("pynvml", "nvidia-ml-py"):
+        # Looked up by folder name, not by reading every installed METADATA file.
+        from tfdoctor import installed
+
+        found = installed.distributions()
+        if found is None:  # an unusual sys.path: importlib.metadata itself
+            from importlib import metadata
+
+            found = [d for n in ("pynvml", "nvidia-ml-py") for d in metadata.distributions(name=n)]
+        for dist in found:
+            name = installed.normalize(dist.name if isinstance(dist, installed.FolderDistribution)
+                                       else dist.metadata.get("Name") or "")
+            if name not in ("pynvml", "nvidia-ml-py"):
                 continue
-            for f in dist.files or ():
-                if os.path.realpath(str(dist.locate_file(f))) == real:
-                    owners[name] = dist.version
-                    break
+            if isinstance(dist, installed.FolderDistribution):
+                files = [os.path.join(os.path.dirname(dist.path), f) for f in dist.record_files()]
+            else:
+                files = [str(dist.locate_file(f)) for f in dist.files or ()]
+            if any(os.path.realpath(f) == real for f in files):
+                owners.setdefault(name, dist.version)
     return {"module": origin, "owners": owners}
+
+
+def _library_loadable(owners: dict[str, str]) -> bool:
+    """False only when the official bindings would fail to load libnvidia-ml.so.1 (Linux): then
+    the answer is known without importing pynvml's 5,000 lines (a quick check on a machine without
+    a driver spends most of its NVML time there)."""
+    import sys
+
+    official = any(n.lower().replace("_", "-") == "nvidia-ml-py" for n in owners)
+    if not official or not sys.platform.startswith("linux"):
+        return True
+    import ctypes
+
+    try:
+        ctypes.CDLL("libnvidia-ml.so.1")
+    except OSError:
+        return False
+    return True
 
 
 def _s(value: Any) -> Any:
@@ -267,6 +295,9 @@ def probe(ctx: Any) -> dict[str, Any]:
     facts["bindings"] = {"module": where["module"], "distributions": where["owners"]}
     if kind:
         facts.update(error=words, error_kind=kind)
+        return facts
+    if not _library_loadable(where["owners"]):
+        facts["error_kind"], facts["error"] = describe_error(12)  # what nvmlInit() would say
         return facts
     try:
         import pynvml as nv

@@ -141,7 +141,7 @@ def facts_from(res: proc.Result, python: str, timeout: float) -> dict[str, Any]:
     elif res.timed_out:
         facts["error"] = (f"the TensorFlow worker did not finish within {timeout:g} s and was killed"
                           " with its process group")
-        facts["steps"] = _interrupted(facts["steps"], "timed out")
+        facts["steps"] = _interrupted(facts["steps"], f"timed out after {timeout:g} s (--timeout)")
     elif sig:
         facts["error"] = f"the TensorFlow worker was killed by {sig} (exit status {res.returncode})"
         facts["steps"] = _interrupted(facts["steps"], f"killed by {sig}")

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import getpass
 import os
-import platform
 import re
 import socket
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,9 @@ from tfdoctor.probes import Context
 _READ_LIMIT = 1 << 20
 # "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  ..." and the open-module form
 # "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.65.06  Release Build ...".
-_DRIVER_RE = re.compile(r"Kernel Module(?:\s+for\s+\S+)?\s+(\d+(?:\.\d+)+)")
+_DRIVER_RE = re.compile(
+    r"Kernel Module(?:[ \t]{1,10}for[ \t]{1,10}[^ \t\n]{1,40})?[ \t]{1,10}(\d{1,6}(?:\.\d{1,6}){1,4})"
+)
 _CGROUP_MARKERS = (("kubepods", "kubernetes"), ("libpod", "podman"), ("docker", "docker"), ("lxc", "lxc"))
 _ENV_CONTAINER = {"docker": "docker", "podman": "podman", "oci": "podman", "lxc": "lxc", "lxc-libvirt": "lxc"}
 
@@ -36,9 +38,10 @@ def _read(path: Path) -> str | None:
 
 
 def parse_os_release(text: str) -> dict[str, str]:
-    """KEY=value lines of os-release(5), quotes removed."""
+    """KEY=value lines of os-release(5), quotes removed (linear: no regex; lines cut at 1024 characters)."""
     out: dict[str, str] = {}
     for line in text.splitlines():
+        line = line[:1024]
         line = line.strip()
         if not line or line.startswith("#") or "=" not in line:
             continue
@@ -62,8 +65,11 @@ def wsl_version(*texts: str | None) -> int | None:
 
 def parse_driver_version(text: str) -> str | None:
     """The kernel module version from /proc/driver/nvidia/version, or None."""
-    match = _DRIVER_RE.search(text)
-    return match.group(1) if match else None
+    for line in text.splitlines()[:20]:  # the version line is the first; bounded, whatever the file says
+        match = _DRIVER_RE.search(line[:512])
+        if match:
+            return match.group(1)
+    return None
 
 
 def parse_modules(text: str) -> dict[str, bool]:
@@ -127,8 +133,29 @@ def nvidia_pci_devices(root: Path) -> list[dict[str, str]] | None:
         vendor = (_read(slot / "vendor") or "").strip().lower()
         klass = (_read(slot / "class") or "").strip().lower()
         if vendor == "0x10de" and klass.startswith("0x03"):
-            found.append({"slot": slot.name, "device": (_read(slot / "device") or "").strip(), "class": klass})
+            device = (_read(slot / "device") or "").strip()
+            found.append({"slot": slot.name, "device": device, "class": klass})
     return found
+
+
+def _glibc() -> str | None:
+    """The C library's version ("2.36") when it is glibc, without importing platform."""
+    try:
+        name, _, version = (os.confstr("CS_GNU_LIBC_VERSION") or "").partition(" ")
+    except (AttributeError, ValueError, OSError):
+        return None
+    return version if name == "glibc" and version else None
+
+
+def _uname() -> tuple[str, str, str]:
+    """(system, release, machine) as platform.system()/release()/machine() say them, without
+    importing platform (a quick check's single largest import) where os.uname exists."""
+    if hasattr(os, "uname"):
+        u = os.uname()
+        return u.sysname, u.release, u.machine
+    import platform
+
+    return platform.system(), platform.release(), platform.machine()
 
 
 def _user() -> str | None:
@@ -148,6 +175,7 @@ def probe_system(
 ) -> dict[str, Any]:
     """System facts read under root; env defaults to os.environ, system to platform.system()."""
     env = dict(os.environ if env is None else env)
+    sysname, release, machine = _uname()
     proc_version = _read(root / "proc/version")
     osrelease = _read(root / "proc/sys/kernel/osrelease")
     wsl = wsl_version(proc_version, osrelease)
@@ -159,19 +187,18 @@ def probe_system(
     except OSError:
         dev_nvidia = []
     cpuinfo = _read(root / "proc/cpuinfo")
-    libc = platform.libc_ver()
     wsl_lib = root / "usr/lib/wsl/lib"
     wsl_libcuda = sorted(_host_path(root, p) for p in wsl_lib.glob("libcuda.so*")) if wsl_lib.is_dir() else []
     return {
-        "platform": _platform_name(system or platform.system(), wsl),
+        "platform": _platform_name(system or sysname, wsl),
         "wsl_version": wsl,
         "os": os_release.get("PRETTY_NAME") or os_release.get("NAME"),
         "os_id": os_release.get("ID"),
         "os_id_like": os_release.get("ID_LIKE"),
         "os_version_id": os_release.get("VERSION_ID"),
-        "kernel": (osrelease or "").strip() or platform.release() or None,
-        "machine": platform.machine() or None,
-        "python_version": platform.python_version(),
+        "kernel": (osrelease or "").strip() or release or None,
+        "machine": machine or None,
+        "python_version": sys.version.split()[0],  # what platform.python_version() says
         "container": container_from(
             env,
             _read(root / "proc/1/cgroup"),
@@ -187,9 +214,9 @@ def probe_system(
         "proc_driver_open": ("Open Kernel Module" in driver_raw) if driver_raw else None,
         "modules": parse_modules(modules_text) if modules_text is not None else None,
         "wsl_libcuda": wsl_libcuda,
-        "pci_nvidia": nvidia_pci_devices(root) if (system or platform.system()).lower() == "linux" else None,
+        "pci_nvidia": nvidia_pci_devices(root) if (system or sysname).lower() == "linux" else None,
         "cpu_flags": parse_cpu_flags(cpuinfo) if cpuinfo else None,
-        "glibc": libc[1] if libc[0] == "glibc" and libc[1] else None,
+        "glibc": _glibc(),
         "env": allowed_env(env),
     }
 

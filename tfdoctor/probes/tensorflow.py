@@ -18,7 +18,6 @@ import json
 import os
 import posixpath
 import re
-import tempfile
 from typing import Any
 
 from tfdoctor import proc
@@ -93,6 +92,7 @@ NATIVE_LIBRARIES = (
     "python/lib_pywrap_tensorflow_common.so",
     "python/_pywrap_tensorflow_common.so",
 )
+MAX_BUILD_INFO = 8192  # bytes: a real build_info.py is about 1 KB
 _LEGACY_KEYS = {"cuda_version_number": "cuda_version", "cudnn_version_number": "cudnn_version"}
 
 
@@ -157,10 +157,14 @@ def parse_build_info(text: str) -> dict[str, Any]:
     `OrderedDict({...})`, a plain dict, and legacy module-level `cuda_version_number = '10.0'`.
     Raises ValueError when the text is not Python or holds none of these.
     """
+    if len(text) > MAX_BUILD_INFO:  # a real one is about 1 KB; parsing is not linear in hostile text
+        raise ValueError(f"build_info.py holds {len(text)} characters, far more than TensorFlow writes")
     try:
         tree = ast.parse(text)
     except SyntaxError as exc:
         raise ValueError(f"build_info.py is not valid Python (line {exc.lineno}): {exc.msg}") from None
+    except (ValueError, RecursionError, MemoryError) as exc:  # NUL bytes, nesting too deep
+        raise ValueError(f"build_info.py is not valid Python ({type(exc).__name__})") from None
     legacy: dict[str, Any] = {}
     info: dict[str, Any] | None = None
     for node in tree.body:
@@ -178,7 +182,7 @@ def parse_build_info(text: str) -> dict[str, Any]:
                     info = dict(literal) if isinstance(literal, dict) else None
             else:
                 legacy[_LEGACY_KEYS.get(name, name)] = _literal(value)
-        except (ValueError, TypeError, SyntaxError):
+        except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
             continue  # not a literal: not build data
     if info is None and not (legacy.keys() & {"cuda_version", "cudnn_version", "is_cuda_build"}):
         raise ValueError("build_info.py holds no build_info mapping and no cuda_version_number")
@@ -310,7 +314,7 @@ def static_facts(python: str, data: dict[str, Any], libraries: list[dict[str, An
 def probe_tensorflow(python: str, env: dict[str, str], timeout: float) -> dict[str, Any]:
     # The snippet runs in a neutral directory (no stray ./tensorflow); keep a relative path valid.
     exe = os.path.abspath(python) if os.sep in python else python
-    result = proc.run([exe, "-c", SNIPPET], timeout=timeout, env=env, cwd=tempfile.gettempdir())
+    result = proc.run_python(exe, SNIPPET, timeout=timeout, env=env)  # in-process when exe is this Python
     line = next((x for x in result.stdout.splitlines() if x.startswith(_MARK)), None)
     try:
         data = json.loads(line[len(_MARK) :]) if line else None

@@ -308,6 +308,9 @@ def count_required(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 used,
             )
         ]
+    if need == 0:
+        return [Finding("gpu.count-ok", Status.PASS, "No GPU required (--require-gpus 0)",
+                        detail="--require-gpus 0 asks for no GPU, so the count cannot fall short.", facts=used)]
     have, source = _usable_gpus(facts)
     if have is None:
         return [
