@@ -229,17 +229,32 @@ def test_grandchild_that_setsids_away_dies_with_tfdoctor(bindir: Path, tmp_path:
 
 
 def test_in_process_snippet_answers_like_the_child(tmp_path: Path) -> None:
-    """The static TensorFlow facts read in-process (tfdoctor's own interpreter) equal the child's."""
+    """The static TensorFlow facts read in-process (tfdoctor's own interpreter) equal the child's.
+
+    Run from a neutral folder, as the CLI is: a test runner's own sys.path entries (the repository,
+    with its egg-info) would make a child see less, and the in-process path is then refused."""
+    import subprocess
     import sys
 
-    from tfdoctor.probes.libraries import PIP_SNIPPET
-    from tfdoctor.probes.tensorflow import SNIPPET
-
-    for code in (SNIPPET, PIP_SNIPPET):
-        here = proc.run_python(sys.executable, code, timeout=60)
-        child = proc.run_python(sys.executable, code, timeout=60, in_process=False)
-        assert here.argv[-1] == "<snippet>" and child.argv[-1] != "<snippet>"
-        mine, theirs = (json.loads(r.stdout.split(" ", 1)[1]) for r in (here, child))
+    script = """
+import json, sys
+from tfdoctor import proc
+from tfdoctor.probes.libraries import PIP_SNIPPET
+from tfdoctor.probes.tensorflow import SNIPPET
+out = []
+for code in (SNIPPET, PIP_SNIPPET):
+    here = proc.run_python(sys.executable, code, timeout=60)
+    child = proc.run_python(sys.executable, code, timeout=60, in_process=False)
+    out.append([here.argv[-1] == "<snippet>", child.argv[-1] != "<snippet>", here.stdout, child.stdout])
+print(json.dumps(out))
+"""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path,
+                          env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    for in_process, in_child, here, child in json.loads(done.stdout):
+        assert in_process and in_child
+        mine, theirs = (json.loads(out.split(" ", 1)[1]) for out in (here, child))
         if "distributions" in mine:
             norm = [sorted((n.lower().replace("_", "-"), v) for n, v in d["distributions"])
                     for d in (mine, theirs)]
@@ -248,5 +263,10 @@ def test_in_process_snippet_answers_like_the_child(tmp_path: Path) -> None:
         if "dists" in mine:
             assert mine.pop("dists") == theirs.pop("dists")
         assert mine == theirs
+    assert proc._holds_packages(str(tmp_path)) is False
+    (tmp_path / "keras").mkdir()
+    assert proc._holds_packages(str(tmp_path)) is True
+    from tfdoctor.probes.tensorflow import SNIPPET
+
     other_env = dict(os.environ, TFDOCTOR_SOMETHING="1")
     assert proc.run_python(sys.executable, SNIPPET, timeout=60, env=other_env).argv[-1] != "<snippet>"

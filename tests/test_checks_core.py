@@ -352,17 +352,20 @@ def test_driver_only_minor_compatible_warns():
 
 
 def test_driver_too_old_names_minimum_and_newest_runnable_tf():
-    # nvidia-smi banner-450.57-titan-xp.txt
+    # nvidia-smi banner-450.57-titan-xp.txt; the target Python is 3.11 (healthy()): TensorFlow 2.4,
+    # the newest release driver 450 runs, has no wheel for it, so no downgrade is offered
     facts = with_(healthy(), nvml={"driver_version": "450.57"})
     f = one(driver_checks.driver_new_enough(facts, MATRIX))
     assert (f.id, f.status) == ("driver.too-old", Status.FAIL)
     assert MATRIX.min_driver("12.5.1", "linux") in f.detail
-    runnable = [r for r, _ in MATRIX.releases_for_driver("450.57", "linux")]
-    if runnable:
-        newest = max(runnable, key=lambda r: tuple(int(p) for p in r.version.split(".")))
-        assert f"newest TensorFlow this driver can run is {newest.version}" in f.detail
-        assert f"'tensorflow=={newest.version}.*'" in f.fix and PY in f.fix
-    assert f.fix.startswith("Upgrade the driver to ") and "sudo ubuntu-drivers install nvidia:555" in f.fix
+    assert "No TensorFlow release in the bundled matrix runs on this driver with this Python" in f.detail
+    assert "tensorflow==2.4" not in f.fix and "[and-cuda]==2.4" not in f.fix
+    assert f.fix.startswith("sudo ubuntu-drivers install nvidia:555 && sudo reboot")
+    # on a Python 2.4 has wheels for, the downgrade is offered, pinned and said to be one
+    old_python = with_(facts, tensorflow={"python_version": "3.8.10"})
+    f = one(driver_checks.driver_new_enough(old_python, MATRIX))
+    assert "newest TensorFlow this driver runs on this Python is 2.4" in f.detail
+    assert "'tensorflow==2.4.*'" in f.fix and "a downgrade from 2.21.0" in f.fix
 
 
 def test_driver_too_old_on_wsl2_uses_windows_column_and_windows_fix():
@@ -696,8 +699,18 @@ def test_h100_and_t4_have_native_kernels():
     assert f.status == Status.PASS  # sm_70 SASS runs on 7.5
 
 
-def test_rtx_5090_only_ptx_warns_with_cache_fix():
+def test_rtx_5090_cannot_jit_the_ptx_of_a_cuda_12_5_build():
+    """Blackwell needs PTX from CUDA 12.8+; TF 2.21 ships compute_90 PTX from CUDA 12.5.1, whose JIT
+    fails (CUDA_ERROR_INVALID_PTX, https://github.com/tensorflow/tensorflow/issues/99592)."""
     f = one(gpu_checks.compute_capability(gpus_with("NVIDIA GeForce RTX 5090", "12.0"), MATRIX))
+    assert (f.id, f.status) == ("gpu.compute-capability-unsupported", Status.FAIL)
+    assert "CUDA 12.8" in f.detail and "tf-nightly" in f.fix
+
+
+def test_h100_on_a_build_with_older_ptx_only_warns_with_cache_fix():
+    facts = gpus_with("NVIDIA H100 80GB HBM3", "9.0")
+    facts["tensorflow"]["build_info"]["cuda_compute_capabilities"] = ["sm_60", "sm_70", "compute_80"]
+    f = one(gpu_checks.compute_capability(facts, MATRIX))
     assert (f.id, f.status) == ("gpu.compute-capability-ptx-jit", Status.WARN)
     assert "export CUDA_CACHE_MAXSIZE=4294967296" in f.fix
 

@@ -163,6 +163,7 @@ RECORDED_WITHOUT_CC = {
     "Tesla T4": "7.5",
     "Quadro GV100": "7.0",
     "NVIDIA GeForce GTX 1650": "7.5",
+    "GeForce GT 750M": "3.0",
     "Tesla K10.G2.8GB": "3.0",
     "Tesla K20c": "3.5",
     "Tesla K40c": "3.5",

@@ -169,15 +169,15 @@ def test_from_file_too_large_is_an_input_error(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("where, value, field", [
-    (("facts",), [], "facts is a list"),
-    (("facts", "tensorflow", "build_info"), "cuda 12", "facts.tensorflow.build_info is a string"),
-    (("facts", "system", "os"), ["Ubuntu"], "facts.system.os is a list"),
+    (("facts",), [], "facts: expected an object, not list"),
+    (("facts", "tensorflow", "build_info"), "cuda 12", "facts.tensorflow.build_info: expected an object or null"),
+    (("facts", "system", "os"), ["Ubuntu"], "facts.system.os: expected a string or null, not list"),
     (("facts", "system", "platform"), "plan9", "facts.system.platform is 'plan9'"),
-    (("facts", "nvml", "gpus"), 5, "facts.nvml.gpus is an integer"),
-    (("facts", "nvml", "gpus"), [{"index": "zero"}], "facts.nvml.gpus[0].index is a string"),
-    (("facts", "options", "require_gpus"), "two", "facts.options.require_gpus is a string"),
-    (("timings",), {"checks": "fast"}, "timings.checks is a string"),
-    (("mode",), "sideways", "mode is 'sideways'"),
+    (("facts", "nvml", "gpus"), 5, "facts.nvml.gpus: expected a list of GPUs or null, not int"),
+    (("facts", "nvml", "gpus"), [{"index": "zero"}], "facts.nvml.gpus[0].index: expected a GPU index"),
+    (("facts", "options", "require_gpus"), "two", "facts.options.require_gpus: expected a count of GPUs"),
+    (("timings",), {"checks": "fast"}, "timings.checks: expected a number of seconds, not string"),
+    (("mode",), "sideways", "mode: expected one of full, quick, explain"),
 ])
 def test_wrong_types_in_a_saved_report_are_input_errors(saved: dict, tmp_path: Path,
                                                          where: tuple[str, ...], value: object,

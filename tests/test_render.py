@@ -449,17 +449,17 @@ def test_sanitize_is_linear() -> None:
         assert time.perf_counter() - start < 0.1
 
 
-def _poisoned(report: dict) -> dict:
+def _poisoned(report: dict, node: int = 0) -> dict:
     report = json.loads(json.dumps(report))
     evil = "\x1b]0;pwned\x07\x1b[2J\u202e\x9b31m"
     system = report["facts"]["system"]
     system["os"] = f"Debian{evil} 12"
     system["kernel"] = f"6.1{evil}"
-    system["hostname"] = f"node{evil}"
+    system["hostname"] = f"node{node}{evil}"
     report["environment"].update(
         os=f"Debian{evil} 12",
         kernel=f"6.1{evil}",
-        hostname=f"node{evil}",
+        hostname=f"node{node}{evil}",
         gpus=[{"index": 0, "name": f"H100{evil}", "compute_capability": "9.0"}],
     )
     for f in report["findings"]:
@@ -485,7 +485,7 @@ def test_check_from_a_poisoned_report_prints_no_control_sequence(this_machine, t
 def test_fleet_of_poisoned_reports_prints_no_control_sequence(this_machine, tmp_path: Path) -> None:
     report, _ = this_machine
     for n in range(2):
-        (tmp_path / f"node{n}.json").write_text(json.dumps(_poisoned(report)))
+        (tmp_path / f"node{n}.json").write_text(json.dumps(_poisoned(report, n)))  # two hosts
     for args in ((), ("--no-color",), ("--json",)):
         res = run_cli("fleet", str(tmp_path), *args)
         assert res.returncode in (0, 1), res.stderr
@@ -638,7 +638,7 @@ def test_proc_on_line_sees_lines_as_they_come() -> None:
     script = "import sys, time; print('a', flush=True); time.sleep(0.6); print('b'); sys.stdout.write('tail')"
     res = proc.run([sys.executable, "-c", script], 10, on_line=lambda s: seen.append((time.monotonic(), s)))
     end = time.monotonic()
-    assert [s for _, s in seen] == ["a", "b"]
+    assert [s for _, s in seen] == ["a", "b", "tail"]  # the last line, unterminated, when the child ends
     assert end - seen[0][0] > 0.4  # "a" arrived while the child still ran
     plain = proc.run([sys.executable, "-c", script], 10)
     assert (

@@ -259,7 +259,7 @@ class Matrix:
         """The architecture row for a compute capability ("3.7", "8.6", "12.0"); None if unknown/malformed."""
         if not isinstance(cc, str):
             return None
-        m = _CC.match(cc.strip())
+        m = _CC.fullmatch(cc.strip())
         if not m:
             return None
         key = f"{int(m.group(1))}.{m.group(2)}"
@@ -555,7 +555,7 @@ def _parse_architectures(v: _Rows, data: dict[str, Any]) -> tuple[Architecture, 
                {"last_driver_branch", "last_cuda", "notes", "see_also"})
         name = v.string(row, "name", where)
         ccs = row["compute_capabilities"]
-        if not isinstance(ccs, list) or not ccs or not all(isinstance(c, str) and _CC.match(c) for c in ccs):
+        if not isinstance(ccs, list) or not ccs or not all(isinstance(c, str) and _CC.fullmatch(c) for c in ccs):
             raise v.fail(where, 'compute_capabilities must be a non-empty list of "MAJOR.MINOR" strings')
         keys = [_cc(c) for c in ccs]
         if keys != sorted(set(keys)):

@@ -35,7 +35,7 @@ def _gpus(facts: dict[str, Any]) -> list[dict[str, Any]] | None:
         gpus = [g for g in fc.as_list(fc.get(facts, "runtime", "gpus")) if isinstance(g, dict)]
         gpus += [g for g in fc.as_list(fc.get(facts, "runtime", "gpus_ignored")) if isinstance(g, dict)]
     if not gpus and source is None:
-        return None
+        return [] if fc.get(facts, "system", "pci_nvidia") == [] else None  # none on the PCI bus: 0
     out = []
     for i, g in enumerate(gpus):
         cc = g.get("compute_capability")

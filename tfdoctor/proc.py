@@ -446,18 +446,37 @@ def _in_process_ok(python: str, env: Mapping[str, str] | None) -> bool:
         return False
     if getattr(flags, "safe_path", False):
         return False
-    first = sys.path[0] if sys.path else ""
+    return not any(_holds_packages(entry) for entry in _extra_path_entries())
+
+
+def _extra_path_entries() -> list[str]:
+    """sys.path entries a fresh `python -c` in a neutral folder would not have: the script's or test
+    runner's folders (not under the interpreter's prefixes, not on PYTHONPATH)."""
+    prefixes = {os.path.abspath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix) if p}
+    listed = {os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p}
+    extra = []
+    for entry in sys.path:
+        path = os.path.abspath(entry or ".")
+        if path in listed or any(path == p or path.startswith(p + os.sep) for p in prefixes):
+            continue
+        extra.append(path)
+    return extra
+
+
+def _holds_packages(folder: str) -> bool:
+    """Whether a folder holds anything the static snippets look for (TensorFlow, NVIDIA wheels, Keras,
+    installed-distribution metadata)."""
     try:
-        with os.scandir(first or ".") as entries:
+        with os.scandir(folder) as entries:
             for entry in entries:
                 name = entry.name.lower()
                 if name.startswith(("tensorflow", "nvidia", "tf_nightly", "tf-nightly", "keras", "tf_keras")):
-                    return False
+                    return True
                 if name.endswith((".dist-info", ".egg-info", ".egg-link", ".pth")):
-                    return False
+                    return True
     except OSError:
         pass
-    return True
+    return False
 
 
 def _fast_distributions(**kwargs: object) -> list[object]:

@@ -140,11 +140,12 @@ def driver_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             )
         ]
     if nvml.get("error_kind") in ("lib-mismatch", "no-permission") or fc.log_items(facts, "lib-mismatch"):
+        why = nvml.get("error_kind") or "lib-mismatch"
         return [
             skipped(
                 "driver.missing",
                 "NVIDIA driver presence not decided",
-                "The driver is there but unusable (see driver.library-mismatch / nvml.no-permission).",
+                f"The driver is there but unusable ({why}: see driver.library-mismatch / nvml.no-permission).",
                 used,
             )
         ]

@@ -43,7 +43,11 @@ def read_input(file: str) -> tuple[BinaryIO, str]:
         raise UsageError(f"tfdoctor: explain: {name} is empty: paste the output of the failing command")
     if looks_binary(head):
         raise UsageError(f"tfdoctor: explain: {name} looks binary, not text: give a log or a command's output")
-    rest = fh
+    # Fewer bytes than asked means the input ended (on a terminal, Ctrl-D is not sticky: reading
+    # on would wait for more): then the head is all there is.
+    rest = fh if len(head) >= HEAD else io.BytesIO(b"")
+    if rest is not fh and fh is not sys.stdin.buffer:
+        fh.close()
     return _Chain(head, rest), name
 
 

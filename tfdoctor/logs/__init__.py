@@ -162,11 +162,14 @@ class Reader:
         return {**sections, "log": log}
 
     def _smi_mismatch(self, sections: dict[str, Any], provenance: dict[str, int]) -> None:
-        """nvidia-smi's own version differs from the driver it talks to: a library mismatch."""
+        """nvidia-smi's own version differs from the driver it talks to, and CUDA then failed: the
+        user-space libraries and the kernel module disagree. (Without a failure it is only an older
+        nvidia-smi binary, e.g. a container's, and NVML evidently worked.)"""
         smi = sections.get("nvidia_smi") or {}
         have, lib = smi.pop("smi_version", None), smi.get("driver_version")
         provenance.pop("nvidia_smi.smi_version", None)
-        if have and lib and have != lib and "lib-mismatch" not in self.counts:
+        failed = self.counts.get("cuinit") or self.counts.get("cuda-error")
+        if have and lib and have != lib and failed and "lib-mismatch" not in self.counts:
             line = self.values.values.get("nvidia_smi.driver_version", (None, 0, 0))[2]
             self.items.append({"kind": "lib-mismatch", "line": line, "library": have, "kernel": lib,
                                "text": f"NVIDIA-SMI {have} with Driver Version {lib}"})
