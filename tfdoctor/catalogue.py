@@ -157,7 +157,6 @@ ENTRIES: dict[str, Entry] = {
         "TensorFlow is a CUDA build but cannot load libcudart/libcublas/... of its CUDA major (pip wheels "
         "or system, as its loader searches them).",
         TF_PIP,
-        ("tensorflow.conflicting-installs",),
     ),
     "cuda.libraries-ok": Entry(
         "The CUDA runtime libraries of TensorFlow's CUDA major are installed where TensorFlow loads them.",
@@ -196,16 +195,11 @@ ENTRIES: dict[str, Entry] = {
         NV_CONTAINER,
     ),
     # --- cudnn, cublas --------------------------------------------------------------------------
-    "cudnn.missing": Entry(
-        "No cuDNN of the major version TensorFlow was built with can be loaded.",
-        TF_PIP,
-        ("tensorflow.conflicting-installs",),
-    ),
+    "cudnn.missing": Entry("No cuDNN of the major version TensorFlow was built with can be loaded.", TF_PIP),
     "cudnn.version-mismatch": Entry(
         "The cuDNN loaded (or installed) is older than, or of another major than, the one TensorFlow was "
         "built with.",
         NV_CUDNN_MATRIX,
-        ("tensorflow.conflicting-installs",),
     ),
     "cudnn.ok": Entry("A cuDNN matching TensorFlow's build is installed.", TF_PIP),
     "cudnn.init-failed": Entry(

@@ -74,6 +74,12 @@ def container(facts: dict[str, Any]) -> str | None:
     return text(get(facts, "system", "container"))
 
 
+def no_gpu_attached(facts: dict[str, Any]) -> bool:
+    """The PCI bus has no NVIDIA GPU (probed; containers see the host's bus): on such a machine every
+    GPU-software problem is moot, and the absent GPU is the one root cause."""
+    return get(facts, "system", "pci_nvidia") == []
+
+
 def driver_version(facts: dict[str, Any]) -> tuple[str | None, str | None]:
     """(version, source): NVML first, then nvidia-smi, then /proc/driver/nvidia/version."""
     for probe, key in (

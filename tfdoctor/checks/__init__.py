@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from tfdoctor import catalogue
+from tfdoctor.facts import no_gpu_attached
 from tfdoctor.model import Finding, Status
 
 CheckFn = Callable[[dict[str, Any], Any], list[Finding]]
@@ -190,3 +191,19 @@ def root_of(finding_id: str, findings: list[Finding]) -> str:
 def skipped(fid: str, title: str, reason: str, facts_used: tuple[str, ...] = ()) -> Finding:
     """A check that could not judge: the reason, in plain words."""
     return Finding(fid, Status.SKIP, title, detail=reason, facts=facts_used)
+
+
+def moot_without_gpu(check_fn: CheckFn) -> CheckFn:
+    """For checks of GPU software (CUDA, cuDNN, the toolkit, a CPU-only build): on a machine with no
+    NVIDIA GPU on its PCI bus their failures are moot, explained by the absent GPU (driver.missing),
+    so the report shows one root cause whatever the TensorFlow release logs."""
+    import functools
+
+    @functools.wraps(check_fn)
+    def wrapped(facts: dict[str, Any], matrix: Any) -> list[Finding]:
+        found = check_fn(facts, matrix)
+        if not no_gpu_attached(facts):
+            return found
+        return [replace(f, caused_by="driver.missing") if f.status >= Status.WARN else f for f in found]
+
+    return wrapped

@@ -10,7 +10,7 @@ from typing import Any
 from tfdoctor import catalogue as cat
 from tfdoctor import facts as fc
 from tfdoctor import versions as v
-from tfdoctor.checks import check, skipped
+from tfdoctor.checks import check, moot_without_gpu, skipped
 from tfdoctor.checks import remedies as rm
 from tfdoctor.logs import evidence as ev
 from tfdoctor.model import Finding, Status
@@ -56,6 +56,7 @@ def _missing_from_log(facts: dict[str, Any]) -> tuple[list[str], int | None, lis
 
 
 @check("cuda.libraries-missing", "cuda.libraries-ok")
+@moot_without_gpu
 def libraries_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     used = (
         "tensorflow.build_info.cuda_version",
@@ -72,14 +73,18 @@ def libraries_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         return [skipped("cuda.libraries-missing", "CUDA libraries not checked", why, used)]
     cu = v.major(cuda)
     dists = fc.distributions(facts)
-    missing, found = [], []
+    missing, found, unseen = [], [], []
     for stem, wheel in (("libcudart", f"nvidia-cuda-runtime-cu{cu}"), ("libcublas", f"nvidia-cublas-cu{cu}")):
-        if wheel in dists:
+        if wheel in dists and wheel_reachable(facts, wheel) is not False:
             found.append(f"{wheel} {dists[wheel]}")
         elif loadable(facts, stem, cu):
             found.append(loadable(facts, stem, cu)[0])
+        elif wheel in dists:
+            unseen.append(wheel)
         else:
             missing.append(f"{stem}.so.{cu} ({wheel})")
+    if unseen:
+        return [unreachable(facts, unseen, used)]
     if not missing:
         return [Finding("cuda.libraries-ok", Status.PASS, f"CUDA {cu} runtime libraries: " + ", ".join(found),
                         facts=used)]
@@ -93,6 +98,45 @@ def libraries_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             )
         ]
     return [_missing(facts, matrix, cuda, [], cu, missing, [], used)]
+
+
+def wheel_reachable(facts: dict[str, Any], wheel: str) -> bool | None:
+    """Whether TensorFlow's loader finds an installed nvidia-* wheel's libraries: through the RUNPATH
+    of its own libraries (TF >= 2.14 lists ../../nvidia/<package>/lib), LD_LIBRARY_PATH, or because
+    the worker saw them loaded. None when unknown (no RUNPATH read)."""
+    dirs = [str(d) for w in fc.as_list(fc.get(facts, "libraries", "pip_nvidia_wheels"))
+            if isinstance(w, dict) and fc.norm_name(str(w.get("name", ""))) == wheel
+            for d in fc.as_list(w.get("lib_dirs"))]
+    packages = {posixpath.basename(posixpath.dirname(d.rstrip("/"))) for d in dirs}
+    runpath = fc.get(facts, "tensorflow", "runpath_nvidia")
+    reached = set(fc.as_list(fc.get(facts, "tensorflow", "runpath_nvidia_packages")))
+    if runpath is True and (not packages or packages & reached):
+        return True
+    ld_path = {posixpath.normpath(str(d)) for d in fc.as_list(fc.get(facts, "libraries", "ld_library_path"))}
+    if any(posixpath.normpath(d) in ld_path for d in dirs):
+        return True
+    loaded = [str(lib.get("path") or "") for lib in fc.as_list(fc.get(facts, "runtime", "loaded_libraries"))
+              if isinstance(lib, dict)]
+    if any(p.startswith(d.rstrip("/") + "/") for d in dirs for p in loaded):
+        return True
+    return False if runpath is False else None
+
+
+def unreachable(facts: dict[str, Any], wheels: list[str], used: tuple[str, ...],
+                fid: str = "cuda.libraries-missing") -> Finding:
+    """The CUDA wheels are installed, but this TensorFlow's loader does not look where they are."""
+    tfv = fc.tf_version(facts) or "this TensorFlow"
+    return Finding(
+        fid,
+        Status.FAIL,
+        f"TensorFlow {tfv} cannot load the installed {', '.join(wheels)}",
+        detail=f"The wheels are installed, but TensorFlow {tfv}'s libraries look for CUDA only next to"
+        " themselves ($ORIGIN) and on LD_LIBRARY_PATH, not in site-packages/nvidia (TensorFlow 2.14 and"
+        " later do): without LD_LIBRARY_PATH it runs on the CPU.",
+        fix=rm.WHEEL_LIB_PATH.format(py=rm.python_cmd(facts)) + "  # add it to the venv's activate script"
+        " to keep it",
+        facts=(*used, "tensorflow.runpath_nvidia", "libraries.pip_nvidia_wheels"),
+    )
 
 
 def _missing(
@@ -115,7 +159,6 @@ def _missing(
     if any(i.get("kind") == "cudart-stub" for i in items):
         detail += (' ("Could not find cuda drivers on your machine" is printed when libcudart cannot be loaded:'
                    " despite its wording it is about the CUDA libraries, not the driver.)")
-    caused = "driver.missing" if fc.get(facts, "system", "pci_nvidia") == [] else None
     return Finding(
         "cuda.libraries-missing",
         Status.FAIL,
@@ -124,7 +167,6 @@ def _missing(
         fix=rm.cuda_libraries(facts, matrix, cu),
         facts=used,
         evidence=fc.quote(facts, items),
-        caused_by=caused,
     )
 
 
@@ -196,6 +238,7 @@ _INIT_FIXES: dict[str, tuple[str, Any]] = {
 
 
 @check("cuda.nvcc-differs")
+@moot_without_gpu
 def nvcc_vs_tf(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     used = ("nvcc.found", "nvcc.version", "tensorflow.build_info.cuda_version", "tensorflow.distributions")
     cuda, why = cuda_target(facts, matrix)
@@ -262,7 +305,7 @@ def nvcc_vs_tf(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             fix=rm.pip_install(facts, f"nvidia-cuda-nvcc-cu{cu}"),
             docs=cat.TF_PIP,
             facts=used,
-        )
+            )
     ]
 
 

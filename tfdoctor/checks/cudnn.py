@@ -7,9 +7,9 @@ from typing import Any
 from tfdoctor import catalogue as cat
 from tfdoctor import facts as fc
 from tfdoctor import versions as v
-from tfdoctor.checks import check, skipped
+from tfdoctor.checks import check, moot_without_gpu, skipped
 from tfdoctor.checks import remedies as rm
-from tfdoctor.checks.cuda import cuda_target, loadable
+from tfdoctor.checks.cuda import cuda_target, loadable, unreachable, wheel_reachable
 from tfdoctor.logs import evidence as ev
 from tfdoctor.model import Finding, Status
 
@@ -83,11 +83,11 @@ def _from_log(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]) -> Find
         fix=rm.cuda_libraries(facts, matrix, cu),
         facts=used,
         evidence=fc.quote(facts, items),
-        caused_by="driver.missing" if fc.get(facts, "system", "pci_nvidia") == [] else None,
     )
 
 
 @check("cudnn.missing", "cudnn.version-mismatch", "cudnn.ok")
+@moot_without_gpu
 def cudnn_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     used = ("tensorflow.build_info.cudnn_version", "tensorflow.distributions", "libraries.loadable",
             "log.evidence")
@@ -117,6 +117,8 @@ def cudnn_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     wheel = f"nvidia-cudnn-cu{cu}"
     dists = fc.distributions(facts)
     pin = _cudnn_pin(facts, matrix, wheel, want)
+    if wheel in dists and wheel_reachable(facts, wheel) is False:
+        return [unreachable(facts, [wheel], used, "cudnn.missing")]
     if wheel in dists:
         have = dists[wheel]
         if v.major(have) != want or v.vtuple(have)[:2] < floor[:2]:

@@ -173,6 +173,7 @@ def _cpu_only(
         facts=used,
         evidence=fc.quote(facts, items),
         confidence="certain" if build or items else "likely",
+        caused_by="driver.missing" if fc.no_gpu_attached(facts) and plat != "windows" else None,
     )
 
 
@@ -328,6 +329,12 @@ def _pip_conflicts(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding
     if item.get("package") and item.get("needs"):
         what = f"{item['package']} needs {item['needs']}, but {item.get('have')} {item.get('have_version')} is installed"
         fix = rm.pip_install(facts, str(item["needs"]).replace(" ", ""))
+    elif item.get("mismatch") == "keras":
+        what = "the installed Keras is not the one this TensorFlow uses as tf.keras"
+        tfv = fc.tf_version(facts)
+        fix = (rm.pip_install(facts, "keras>=3") if not tfv or v.version_ge(tfv, (2, 16)) else
+               rm.pip_install(facts, f"keras=={v.major_minor(tfv)}.*"))
+        fix += "  # Keras 2 code on TensorFlow 2.16+: pip install tf-keras and export TF_USE_LEGACY_KERAS=1"
     else:
         what = "pip could not install TensorFlow and Keras versions that fit together"
         tfv = fc.tf_version(facts)
@@ -387,7 +394,7 @@ def _keras(facts: dict[str, Any], dists: dict[str, str], used: tuple[str, ...]) 
             return [
                 Finding(
                     "tensorflow.conflicting-installs",
-                    Status.WARN,
+                    Status.FAIL,
                     "TF_USE_LEGACY_KERAS is set but tf-keras is not installed",
                     detail=f"TensorFlow {tfv} then cannot import tf.keras.",
                     fix=rm.pip_install(facts, f"tf-keras=={mm}.*"),
@@ -399,10 +406,11 @@ def _keras(facts: dict[str, Any], dists: dict[str, str], used: tuple[str, ...]) 
             return [
                 Finding(
                     "tensorflow.conflicting-installs",
-                    Status.WARN,
-                    f"Keras {keras} with TensorFlow {tfv}",
-                    detail="TensorFlow 2.16+ uses Keras 3 as tf.keras; Keras 2 needs tf-keras and"
-                    " TF_USE_LEGACY_KERAS=1.",
+                    Status.FAIL,
+                    f"Keras {keras} with TensorFlow {tfv}: tf.keras breaks",
+                    detail="TensorFlow 2.16+ uses Keras 3 as tf.keras; Keras 2 under it fails on import or in"
+                    " training (AttributeError: ... register_load_context_function). Keras 2 code needs"
+                    " tf-keras and TF_USE_LEGACY_KERAS=1.",
                     fix=f"{rm.pip_install(facts, 'keras>=3')}  — or, for Keras 2 code: "
                     f"{rm.pip_install(facts, f'tf-keras=={mm}.*')} && export TF_USE_LEGACY_KERAS=1",
                     docs=cat.KERAS_COMPAT,

@@ -300,6 +300,9 @@ SIGNATURES: tuple[Signature, ...] = (
          ("python",)),
     _sig("pip-no-version", "not a supported wheel",
          r"tensorflow\w{0,10}-[\d.]{3,12}-(cp\d{2,3})-\S{0,40} is not a supported wheel", ("tag",)),
+    _sig("pip-conflict", ("register_load_context_function", "__internal__' has no attribute"),
+         r"has no attribute '(?:register_load_context_function|register_call_context_function)'|"
+         r"compat\.v2\.__internal__' has no attribute", mismatch="keras"),
     _sig("pip-conflict", ("dependency conflicts", "incompatible", "conflicting dependencies", "resolutionimpossible"),
          r"(tensorflow[\w-]{0,12}|keras|tf-keras|tensorboard) [\d.]{1,12}\w{0,8} (?:requires|has requirement) "
          r"((?:keras|tf-keras|tensorboard|numpy|protobuf|ml-dtypes|tensorflow[\w-]{0,12})"
