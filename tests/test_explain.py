@@ -64,7 +64,8 @@ def test_json_report_shape_and_exit_1_on_failure():
     assert data["facts"]["log"]["lines_read"] == 3
     # line 3 repeats line 2 (log prefixes aside): a repeat adds no evidence
     assert [e["line"] for e in data["facts"]["log"]["evidence"]] == [2]
-    assert data["summary"]["status"] == "fail" and data["summary"]["root_causes"] == ["cudnn.version-mismatch"]
+    assert (data["summary"]["status"] == "fail"
+            and data["summary"]["root_causes"] == ["cudnn.version-mismatch"])
 
 
 def test_reports_validate_against_the_schema():
@@ -193,7 +194,8 @@ def test_ansi_crlf_and_prefixes_do_not_hide_a_signature():
     ],
 )
 def test_log_prefixes(prefix):
-    report = explain(prefix + "failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected")
+    report = explain(prefix + "failed call to cuInit: CUDA_ERROR_NO_DEVICE: "
+                     "no CUDA-capable device is detected")
     assert "cuda.init-failed" in failing(report)
 
 
@@ -303,13 +305,15 @@ def test_banner_new_enough_for_tf_is_not_too_old():
 
 
 def test_windows_with_old_tf_is_not_windows_native_failure():
-    report = explain('C:\\Users\\me> python -c "import tensorflow"\ntensorflow-gpu        2.10.0\nGPU not found\n')
+    report = explain('C:\\Users\\me> python -c "import tensorflow"\n'
+                     'tensorflow-gpu        2.10.0\nGPU not found\n')
     assert report.environment["platform"] == "windows"
     assert "platform.windows-native" not in failing(report)
 
 
 def test_windows_with_new_tf_and_a_gpu_question_is_windows_native():
-    report = explain("C:\\Users\\me> pip list\ntensorflow            2.15.0\nprint(tf.config.list_physical_devices('GPU'))\n[]")
+    report = explain("C:\\Users\\me> pip list\ntensorflow            2.15.0\n"
+                     "print(tf.config.list_physical_devices('GPU'))\n[]")
     assert roots(report) == {"platform.windows-native"}
 
 
@@ -322,8 +326,10 @@ def test_cannot_dlopen_with_only_cudnn_missing_is_cudnn_alone():
 def test_cuda_11_libraries_get_cuda_11_packages():
     """libcudart.so.11.0 and libcudnn.so.8 missing: no CUDA 12 package can supply them."""
     report = explain(
-        "Could not load dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object"
-        " file\nCould not load dynamic library 'libcudnn.so.8'; dlerror: libcudnn.so.8: cannot open shared object file"
+        "Could not load dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: "
+        "cannot open shared object"
+        " file\nCould not load dynamic library 'libcudnn.so.8'; dlerror: libcudnn.so.8: "
+        "cannot open shared object file"
     )
     for f in report.findings:
         if f.id in ("cuda.libraries-missing", "cudnn.missing"):
@@ -331,10 +337,12 @@ def test_cuda_11_libraries_get_cuda_11_packages():
 
 
 def test_cudnn_patch_level_mismatch_is_a_version_mismatch_not_missing():
-    report = explain("Loaded runtime CuDNN library: 8.9.4 but source was compiled with: 8.9.6.  CuDNN library needs"
+    report = explain("Loaded runtime CuDNN library: 8.9.4 but source was compiled with: 8.9.6.  "
+                     "CuDNN library needs"
                      " to have matching major version and equal or higher minor version.")
     assert roots(report) == {"cudnn.version-mismatch"}
-    assert report.environment["cudnn_version"] == "8.9.4" and report.environment["tf_cudnn_version"] == "8.9.6"
+    assert (report.environment["cudnn_version"] == "8.9.4"
+            and report.environment["tf_cudnn_version"] == "8.9.6")
 
 
 def test_two_tensorflow_packages_are_conflicting_not_cpu_only():
@@ -352,7 +360,8 @@ def test_old_driver_is_never_told_to_install_a_tensorflow_without_a_wheel_for_it
 
 
 def test_compat_not_supported_gets_the_forward_compatibility_fix():
-    report = explain("failed call to cuInit: CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE: forward compatibility was"
+    report = explain("failed call to cuInit: CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE: "
+                     "forward compatibility was"
                      " attempted on non supported HW")
     finding = next(f for f in report.findings if f.id == "cuda.init-failed")
     assert "compat" in finding.fix and "video" not in finding.fix
@@ -360,7 +369,8 @@ def test_compat_not_supported_gets_the_forward_compatibility_fix():
 
 def test_blackwell_ptx_failure_is_unsupported_not_a_slow_start():
     report = explain(
-        "TensorFlow was not built with CUDA kernel binaries compatible with compute capability 12.0. CUDA kernels"
+        "TensorFlow was not built with CUDA kernel binaries compatible with compute capability 12.0. "
+        "CUDA kernels"
         " will be jit-compiled from PTX, which could take 30 minutes or longer.\n"
         "LLVM ERROR: PTX version 8.5 does not support target 'sm_120'. Minimum required PTX version is 8.7."
     )

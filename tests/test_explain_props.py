@@ -57,7 +57,9 @@ def _check_shape(result) -> None:
 @given(st.binary(max_size=4096))
 def test_arbitrary_bytes_never_raise(data):
     result = explain_report(read_lines(io.BytesIO(data)), MATRIX)
-    assert result.facts["log"]["lines_read"] == data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
+    assert result.facts["log"]["lines_read"] == (
+        data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
+    )
     _check_shape(result)
 
 

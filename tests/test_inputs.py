@@ -170,7 +170,8 @@ def test_from_file_too_large_is_an_input_error(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("where, value, field", [
     (("facts",), [], "facts: expected an object, not list"),
-    (("facts", "tensorflow", "build_info"), "cuda 12", "facts.tensorflow.build_info: expected an object or null"),
+    (("facts", "tensorflow", "build_info"), "cuda 12",
+     "facts.tensorflow.build_info: expected an object or null"),
     (("facts", "system", "os"), ["Ubuntu"], "facts.system.os: expected a string or null, not list"),
     (("facts", "system", "platform"), "plan9", "facts.system.platform is 'plan9'"),
     (("facts", "nvml", "gpus"), 5, "facts.nvml.gpus: expected a list of GPUs or null, not int"),

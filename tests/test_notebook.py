@@ -24,9 +24,9 @@ pytest.importorskip("ipykernel")
 NOTEBOOK = DATA / "notebook" / "check.ipynb"
 
 
-def execute(nb, timeout: int = 240):
+def execute(nb, timeout: int = 240, first_on_path: tuple[str, ...] = ()):
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (*first_on_path, str(ROOT), env.get("PYTHONPATH")) if p)
     env["TF_CPP_MIN_LOG_LEVEL"] = "2"
     client = nbclient.NotebookClient(nb, timeout=timeout, kernel_name="python3",
                                      resources={"metadata": {"path": str(ROOT)}})
@@ -103,6 +103,38 @@ def test_a_kernel_that_imported_tensorflow_is_named_in_the_facts() -> None:
     assert options["caller_pids"] == [seen["pid"], seen["ppid"]]
     assert options["caller"] == {"interface": "notebook", "pid": seen["pid"], "ppid": seen["ppid"],
                                  "tensorflow_imported": True}
+
+
+def test_a_kernel_holding_the_gpu_is_named_as_the_holder(tmp_path) -> None:
+    """NVML replayed at the edge (tests/data/nvml/h100-memory-held.json) with the kernel's own PID as
+    the process holding 73 GiB: the report names this notebook's kernel, and its fix is to restart
+    the kernel, not to kill a stranger."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell(
+            "import json, os\n"
+            f"scenario = json.load(open({str(DATA / 'nvml' / 'h100-memory-held.json')!r}))\n"
+            "scenario['gpus'][0]['compute_processes'][0]['pid'] = os.getpid()\n"
+            "scenario['process_names'] = {str(os.getpid()): 'python3'}\n"
+            f"path = {str(tmp_path / 'held-by-kernel.json')!r}\n"
+            "json.dump(scenario, open(path, 'w'))\n"
+            "os.environ['TFDOCTOR_FAKE_NVML'] = path\n"
+            "import tfdoctor"
+        ),
+        nbformat.v4.new_code_cell(
+            "r = tfdoctor.check(quick=True)\n"
+            "f = next(f for f in r.findings if f.id == 'gpu.memory-held-by-other-processes')\n"
+            "print(json.dumps({'pid': os.getpid(), 'title': f.title, 'detail': f.detail, 'fix': f.fix}))"
+        ),
+    ]
+    execute(nb, timeout=300, first_on_path=(str(ROOT / "tests" / "fakes" / "nvml"),))
+    errors = [o for c in nb.cells for o in c.outputs if o.get("output_type") == "error"]
+    assert not errors, errors
+    stream = "".join(o.get("text", "") for o in nb.cells[1].outputs if o.get("output_type") == "stream")
+    seen = json.loads(stream.strip().splitlines()[-1])
+    assert "this notebook's kernel holds most of its memory" in seen["title"]
+    assert f"python3 (pid {seen['pid']}, 72946 MiB: this notebook's kernel" in seen["detail"]
+    assert "Restart the kernel" in seen["fix"] and "kill PID" not in seen["fix"]
 
 
 def test_the_notebook_in_the_repository_has_no_stored_outputs() -> None:

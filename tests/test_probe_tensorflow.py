@@ -131,6 +131,7 @@ def test_distribution_selection_and_duplicates():
     dists, dups = tfp.select_distributions(pairs)
     assert dists == {
         "keras": "3.9.0",
+        "numpy": "2.1.0",  # kept: TensorFlow before 2.18 cannot use NumPy 2 (python.numpy-abi-mismatch)
         "nvidia-cudnn-cu12": "9.3.0.75",
         "tensorflow": "2.21.0",
         "tensorflow-cpu": "2.20.0",

@@ -114,6 +114,19 @@ def test_hanging_worker_is_killed_with_its_whole_process_group(tmp_path):
     assert [p for p in recorded if alive(p)] == []
 
 
+@pytest.mark.parametrize("cut_after, slow_disk", [("import", True), ("train", False)])
+def test_a_timeout_is_worded_by_the_step_it_stopped_in(cut_after, slow_disk):
+    """The real TF 2.12 worker output, cut where a step had started and killed there: a hang while
+    importing (no GPU touched yet) is a slow import, a hang later may be a sick GPU."""
+    lines = (DATA / "tf-releases" / "tf-2.12.1" / "worker.stdout").read_text().splitlines()
+    cut = next(i for i, line in enumerate(lines) if f'"name": "{cut_after}"' in line and '"running"' in line)
+    res = proc.Result(("py", "worker.py"), -9, "\n".join(lines[: cut + 1]) + "\n", "", 300.0, timed_out=True)
+    facts = {"runtime": rprobe.facts_from(res, "py", 300.0)}
+    hung = next(f for f in runtime_check(facts, load_matrix()) if f.id == "runtime.worker-timeout")
+    assert f"during the {cut_after} step" in hung.title
+    assert ("import tensorflow" in hung.fix) is slow_disk and ("xid" in hung.fix) is not slow_disk
+
+
 def test_worker_printing_junk(tmp_path):
     body = "    echo 'Welcome to the cluster! Module python/3.11 loaded.'\n    echo '{\"half\": '\n    exit 0"
     report = check("--python", str(fake_python(tmp_path, body)))

@@ -234,3 +234,19 @@ def test_a_crash_or_timeout_keeps_the_steps_and_facts_that_ran(how):
     # facts the worker put on the steps survive without the result line
     assert facts["loaded_libraries"][0]["name"] == "libcudart" and facts["peer_access"] is None
     assert facts["tf_visible_gpus"] == 0 and facts["keras"] is None  # train never finished
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if EXPECTED[n][1]])
+def test_compat_rows_equal_the_real_wheels(name):
+    """compat/tensorflow.toml says what each real wheel's build_info.py says: CUDA, cuDNN major and
+    the compute capabilities it has kernels (sm_) and PTX (compute_) for."""
+    from tfdoctor.compat import load_matrix
+
+    version, cuda, cudnn, ccs, *_ = EXPECTED[name]
+    build = load_release(name)["tensorflow"]["build_info"]
+    row = load_matrix().tf_release(version)
+    assert row is not None, version
+    assert row.cuda == build["cuda_version"] == cuda
+    assert row.cudnn.split(".")[0] == str(build["cudnn_version"]) == cudnn
+    assert list(row.compute_capabilities) == list(build["cuda_compute_capabilities"]) == ccs
+    assert bool(row.and_cuda) is EXPECTED[name][4]  # the extra and the RUNPATH both start with 2.14

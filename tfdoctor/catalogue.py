@@ -65,6 +65,7 @@ _NO_GPU = (
     "platform.windows-native",
     "tensorflow.cpu-only-build",
     "driver.missing",
+    "cuda.container-driver-libraries",
     "driver.library-mismatch",
     "platform.wsl2-libcuda",
     "gpu.hidden-by-cuda-visible-devices",
@@ -126,6 +127,7 @@ ENTRIES: dict[str, Entry] = {
         "The loaded NVIDIA kernel module and the user-space driver library are different versions "
         "(Driver/library version mismatch).",
         NV_SMI,
+        ("cuda.container-driver-libraries",),
     ),
     "driver.too-old": Entry(
         "The NVIDIA driver is older than the CUDA version TensorFlow was built with needs.", NV_COMPAT
@@ -167,6 +169,7 @@ ENTRIES: dict[str, Entry] = {
         NV_CUDA_ENV,
         (
             "driver.missing",
+            "cuda.container-driver-libraries",
             "driver.library-mismatch",
             "platform.wsl2-libcuda",
             "gpu.hidden-by-cuda-visible-devices",
@@ -200,6 +203,7 @@ ENTRIES: dict[str, Entry] = {
         "The cuDNN loaded (or installed) is older than, or of another major than, the one TensorFlow was "
         "built with.",
         NV_CUDNN_MATRIX,
+        ("cuda.loaded-not-pip", "cuda.ld-library-path-shadowing"),
     ),
     "cudnn.ok": Entry("A cuDNN matching TensorFlow's build is installed.", TF_PIP),
     "cudnn.init-failed": Entry(

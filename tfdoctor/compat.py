@@ -555,7 +555,8 @@ def _parse_architectures(v: _Rows, data: dict[str, Any]) -> tuple[Architecture, 
                {"last_driver_branch", "last_cuda", "notes", "see_also"})
         name = v.string(row, "name", where)
         ccs = row["compute_capabilities"]
-        if not isinstance(ccs, list) or not ccs or not all(isinstance(c, str) and _CC.fullmatch(c) for c in ccs):
+        if not isinstance(ccs, list) or not ccs \
+                or not all(isinstance(c, str) and _CC.fullmatch(c) for c in ccs):
             raise v.fail(where, 'compute_capabilities must be a non-empty list of "MAJOR.MINOR" strings')
         keys = [_cc(c) for c in ccs]
         if keys != sorted(set(keys)):

@@ -55,10 +55,12 @@ def _cudnn_loaded(facts: dict[str, Any]) -> str | None:
     if loaded:
         return loaded
     for lib in fc.as_list(fc.get(facts, "runtime", "loaded_libraries")):
-        if isinstance(lib, dict) and "cudnn" in str(lib.get("soname") or lib.get("path") or "") and lib.get("version"):
+        if (isinstance(lib, dict) and "cudnn" in str(lib.get("soname") or lib.get("path") or "")
+                and lib.get("version")):
             return str(lib["version"])
     dists = fc.distributions(facts)
-    return next((dists[n] for n in ("nvidia-cudnn-cu12", "nvidia-cudnn-cu13", "nvidia-cudnn-cu11") if n in dists),
+    return next((dists[n] for n in ("nvidia-cudnn-cu12", "nvidia-cudnn-cu13", "nvidia-cudnn-cu11")
+                 if n in dists),
                 None)
 
 
@@ -73,7 +75,8 @@ def environment(facts: dict[str, Any]) -> dict[str, Any]:
     gpus = _gpus(facts)
     built = build.get("is_cuda_build")
     env = {
-        "platform": fc.platform(facts) if fc.platform(facts) in ("linux", "wsl2", "windows", "macos") else None,
+        "platform": (fc.platform(facts) if fc.platform(facts) in ("linux", "wsl2", "windows", "macos")
+                     else None),
         "os": fc.text(fc.get(facts, "system", "os")),
         "kernel": fc.text(fc.get(facts, "system", "kernel")),
         "python_version": fc.python_version(facts) or fc.text(fc.get(facts, "system", "python_version")),

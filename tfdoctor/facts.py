@@ -76,8 +76,9 @@ def container(facts: dict[str, Any]) -> str | None:
 
 def no_gpu_attached(facts: dict[str, Any]) -> bool:
     """The PCI bus has no NVIDIA GPU (probed; containers see the host's bus): on such a machine every
-    GPU-software problem is moot, and the absent GPU is the one root cause."""
-    return get(facts, "system", "pci_nvidia") == []
+    GPU-software problem is moot, and the absent GPU is the one root cause. Never on WSL2, whose GPU
+    is reached through /dev/dxg, not PCI."""
+    return get(facts, "system", "pci_nvidia") == [] and platform(facts) != "wsl2"
 
 
 def driver_version(facts: dict[str, Any]) -> tuple[str | None, str | None]:
@@ -274,9 +275,9 @@ def failed_libraries(facts: dict[str, Any], family: str) -> list[dict[str, Any]]
 
 
 _GPU_KINDS = frozenset({
-    "dlopen-failed", "gpu-libs-skipped", "cudart-stub", "dnn-not-found", "no-driver", "lib-mismatch", "cuinit",
-    "cuda-error", "cudnn-version", "cudnn-failed", "cublas-failed", "oom", "cc-jit", "cc-ignored", "cpu-build",
-    "ptx-target", "xla-tools", "ptxas-old", "nccl-error", "nccl-unsupported", "ctx-oom",
+    "dlopen-failed", "gpu-libs-skipped", "cudart-stub", "dnn-not-found", "no-driver", "lib-mismatch",
+    "cuinit", "cuda-error", "cudnn-version", "cudnn-failed", "cublas-failed", "oom", "cc-jit", "cc-ignored",
+    "cpu-build", "ptx-target", "xla-tools", "ptxas-old", "nccl-error", "nccl-unsupported", "ctx-oom",
 })
 
 
@@ -285,6 +286,7 @@ def gpu_context(facts: dict[str, Any]) -> bool:
     if log_items(facts, *_GPU_KINDS) or "gpu" in as_list(as_dict(facts.get("log")).get("platform_hints")):
         return True
     return bool(
-        section(facts, "nvidia_smi") or get(facts, "runtime", "gpus") or get(facts, "runtime", "tf_visible_gpus") is not None
+        section(facts, "nvidia_smi") or get(facts, "runtime", "gpus")
+        or get(facts, "runtime", "tf_visible_gpus") is not None
         or is_cuda_build(facts) is False
     )

@@ -20,7 +20,8 @@ def _open(file: str) -> tuple[BinaryIO, str]:
         if sys.stdin is None:
             raise UsageError("tfdoctor: explain: no standard input to read")
         if sys.stdin.isatty():
-            print("Paste the output to explain, then press Ctrl-D (Ctrl-Z Enter on Windows):", file=sys.stderr)
+            print("Paste the output to explain, then press Ctrl-D (Ctrl-Z Enter on Windows):",
+                  file=sys.stderr)
         return sys.stdin.buffer, "standard input"
     try:
         return open(file, "rb"), file  # noqa: SIM115 - closed by the caller
@@ -42,7 +43,8 @@ def read_input(file: str) -> tuple[BinaryIO, str]:
     if not head.strip():
         raise UsageError(f"tfdoctor: explain: {name} is empty: paste the output of the failing command")
     if looks_binary(head):
-        raise UsageError(f"tfdoctor: explain: {name} looks binary, not text: give a log or a command's output")
+        raise UsageError(f"tfdoctor: explain: {name} looks binary, not text: "
+                         "give a log or a command's output")
     # Fewer bytes than asked means the input ended (on a terminal, Ctrl-D is not sticky: reading
     # on would wait for more): then the head is all there is.
     rest = fh if len(head) >= HEAD else io.BytesIO(b"")

@@ -24,7 +24,8 @@ from tfdoctor.logs.values import Values
 MAX_ITEMS_PER_KIND = 12  # evidence items kept per mechanism (the count keeps going)
 MAX_SEEN = 200_000  # distinct lines remembered to skip repeats
 QUOTE = 300  # characters of a line quoted as evidence
-_FAILED_IMPORT = re.compile(r"(?:-{2,}>\s{0,3}\d{1,6}\s{1,4})?(?:import tensorflow\b|from tensorflow[\w.]{0,40} import)")
+_FAILED_IMPORT = re.compile(r"(?:-{2,}>\s{0,3}\d{1,6}\s{1,4})?"
+                            r"(?:import tensorflow\b|from tensorflow[\w.]{0,40} import)")
 
 
 def _item(sig: ev.Signature, m: Any, line: str, line_no: int) -> dict[str, Any] | None:
@@ -34,7 +35,8 @@ def _item(sig: ev.Signature, m: Any, line: str, line_no: int) -> dict[str, Any] 
             item[name] = value.strip()[:200]
     if sig.kind == "cuda-error":
         upper, camel, message = item.pop("upper", None), item.pop("camel", None), item.pop("message", None)
-        name = upper or (ev.cuda_error_name("cudaError" + camel) if camel else ev.cuda_error_name(message or ""))
+        name = upper or (ev.cuda_error_name("cudaError" + camel) if camel
+                         else ev.cuda_error_name(message or ""))
         if not name:
             return None
         item["error"] = name
@@ -142,7 +144,8 @@ class Reader:
             self.values.set("tensorflow.build_info.is_cuda_build", False, 6)
         elif item["kind"] == "cudnn-version":
             self.values.set("runtime.cudnn_version", cudnn_from_int(str(item.get("loaded", ""))), 6)
-            self.values.set("tensorflow.build_info.cudnn_version", cudnn_from_int(str(item.get("compiled", ""))), 6)
+            self.values.set("tensorflow.build_info.cudnn_version",
+                            cudnn_from_int(str(item.get("compiled", ""))), 6)
         elif item["kind"] == "lib-mismatch" and item.get("kernel"):
             self.values.set("system.proc_driver_version", item["kernel"], 5)
 

@@ -37,7 +37,8 @@ def _sig(kind: str, anchors: str | tuple[str, ...], pattern: str, fields: tuple[
 CUDA_CODES = {
     "1": "INVALID_VALUE", "2": "OUT_OF_MEMORY", "3": "NOT_INITIALIZED", "34": "STUB_LIBRARY",
     "35": "INSUFFICIENT_DRIVER", "46": "DEVICES_UNAVAILABLE", "100": "NO_DEVICE", "101": "INVALID_DEVICE",
-    "200": "INVALID_IMAGE", "209": "NO_BINARY_FOR_GPU", "218": "INVALID_PTX", "222": "UNSUPPORTED_PTX_VERSION",
+    "200": "INVALID_IMAGE", "209": "NO_BINARY_FOR_GPU", "218": "INVALID_PTX",
+    "222": "UNSUPPORTED_PTX_VERSION",
     "303": "SHARED_OBJECT_INIT_FAILED", "400": "INVALID_HANDLE", "700": "ILLEGAL_ADDRESS",
     "715": "ILLEGAL_INSTRUCTION", "716": "MISALIGNED_ADDRESS", "719": "LAUNCH_FAILED",
     "803": "SYSTEM_DRIVER_MISMATCH", "804": "COMPAT_NOT_SUPPORTED_ON_DEVICE", "999": "UNKNOWN",
@@ -65,7 +66,8 @@ _CAMEL = {  # cudaErrorX -> X in the driver API's spelling, where they differ
     "MEMORYALLOCATION": "OUT_OF_MEMORY", "NOKERNELIMAGEFORDEVICE": "NO_BINARY_FOR_GPU",
     "INSUFFICIENTDRIVER": "INSUFFICIENT_DRIVER", "NODEVICE": "NO_DEVICE", "ILLEGALADDRESS": "ILLEGAL_ADDRESS",
     "LAUNCHFAILURE": "LAUNCH_FAILED", "DEVICESUNAVAILABLE": "DEVICES_UNAVAILABLE",
-    "SYSTEMDRIVERMISMATCH": "SYSTEM_DRIVER_MISMATCH", "COMPATNOTSUPPORTEDONDEVICE": "COMPAT_NOT_SUPPORTED_ON_DEVICE",
+    "SYSTEMDRIVERMISMATCH": "SYSTEM_DRIVER_MISMATCH",
+    "COMPATNOTSUPPORTEDONDEVICE": "COMPAT_NOT_SUPPORTED_ON_DEVICE",
     "INITIALIZATIONERROR": "NOT_INITIALIZED", "UNKNOWN": "UNKNOWN", "STUBLIBRARY": "STUB_LIBRARY",
     "INVALIDPTX": "INVALID_PTX", "UNSUPPORTEDPTXVERSION": "UNSUPPORTED_PTX_VERSION",
     "INVALIDDEVICEFUNCTION": "NO_BINARY_FOR_GPU", "MISALIGNEDADDRESS": "MISALIGNED_ADDRESS",
@@ -86,7 +88,8 @@ def cuda_error_name(raw: str) -> str | None:
 
 
 # Library families TensorFlow dlopens, by file stem (Linux sonames and Windows DLL names).
-_CUDA_RUNTIME = r"cudart|cublas(?:Lt)?|cufft|curand|cusolver|cusparse|nvrtc|nvJitLink|nvjitlink|cupti|nvToolsExt"
+_CUDA_RUNTIME = (r"cudart|cublas(?:Lt)?|cufft|curand|cusolver|cusparse|nvrtc|nvJitLink|nvjitlink|cupti"
+                 r"|nvToolsExt")
 _LIB = (
     rf"(?:lib)?(?:cuda|nvcuda|{_CUDA_RUNTIME}|cudnn(?:_[a-z_]{{1,30}})?|nvinfer(?:_plugin)?|nccl|nvidia-ml|"
     r"tensorflow_framework|_pywrap_tensorflow_internal|msvcp140(?:_1)?|cudnn64)"
@@ -146,14 +149,16 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("dlopen-failed", "cannot open shared object", rf"({_LIB}): cannot open shared object", ("library",)),
     _sig("dlopen-failed", ".dll", rf"({_LIB})'?;? (?:dlerror: \S{{0,80}} )?not found", ("library",)),
     _sig("dlopen-failed", "unable to load cudnn dso", r"Unable to load cuDNN DSO", library="libcudnn"),
-    _sig("dlopen-failed", "cudnn", r"\bcudnn\w{0,20} library (?:is )?not found|Could not load cudnn", library="libcudnn"),
+    _sig("dlopen-failed", "cudnn", r"\bcudnn\w{0,20} library (?:is )?not found|Could not load cudnn",
+         library="libcudnn"),
     _sig("gpu-libs-skipped", "cannot dlopen some gpu libraries", r"Cannot dlopen some GPU libraries"),
     _sig("cudart-stub", "could not find cuda drivers", r"Could not find cuda drivers on your machine"),
     _sig("dnn-not-found", "dnn library is not found", r"DNN library is not found"),
     # --- the driver -------------------------------------------------------------------------------
     _sig("no-driver", "communicate with the nvidia driver", r"couldn.?t communicate with the NVIDIA driver",
          why="smi"),
-    _sig("no-driver", "kernel driver does not appear", r"kernel driver does not appear to be running", why="kernel"),
+    _sig("no-driver", "kernel driver does not appear", r"kernel driver does not appear to be running",
+         why="kernel"),
     _sig("no-driver", "driver was not detected", r"NVIDIA Driver was not detected", why="container"),
     _sig("no-driver", "no nvidia driver", r"found no NVIDIA driver on your system", why="kernel"),
     _sig("no-driver", ("driver not loaded", "nvml_error_driver_not_loaded"),
@@ -163,28 +168,35 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("no-driver", ("no nvidia gpu", "no nvidia graphics", "no nvidia devices"),
          r"No NVIDIA (?:GPU|graphics adapter|devices?) (?:found|detected|were found|probed)", why="no-gpu"),
     _sig("no-driver", "probe routine was not called", r"NVIDIA probe routine was not called", why="nouveau"),
-    _sig("no-driver", "nouveau", r"\bnouveau\b.{0,80}(?:loaded|probe|fifo|fb:|DRM|detected|kernel driver in use)|"
+    _sig("no-driver", "nouveau",
+         r"\bnouveau\b.{0,80}(?:loaded|probe|fifo|fb:|DRM|detected|kernel driver in use)|"
          r"(?:Kernel driver in use|module)\W{0,4}nouveau|^nouveau\s+\d", why="nouveau"),
-    _sig("no-driver", "libcuda", r"libcuda reported version is: Not found|Failed to find libcuda", why="libcuda"),
+    _sig("no-driver", "libcuda", r"libcuda reported version is: Not found|Failed to find libcuda",
+         why="libcuda"),
     # --- user-space driver library and kernel module disagree ------------------------------------
     _sig("lib-mismatch", "mismatch",
-         r"Driver/library version mismatch|NVML_ERROR_LIB_RM_VERSION_MISMATCH|API mismatch: the NVIDIA kernel module"
-         r"(?: has version (\d{3}\.\d{1,3}(?:\.\d{1,3})?))?(?:.{0,80}?component has version (\d{3}\.\d{1,3}(?:\.\d{1,3})?))?",
+         r"Driver/library version mismatch|NVML_ERROR_LIB_RM_VERSION_MISMATCH|"
+         r"API mismatch: the NVIDIA kernel module"
+         r"(?: has version (\d{3}\.\d{1,3}(?:\.\d{1,3})?))?"
+         r"(?:.{0,80}?component has version (\d{3}\.\d{1,3}(?:\.\d{1,3})?))?",
          ("kernel", "library")),
     _sig("lib-mismatch", "does not match dso version",
-         r"kernel version (\d{3}\.\d{1,3}(?:\.\d{1,3})?) does not match DSO version (\d{3}\.\d{1,3}(?:\.\d{1,3})?)",
+         r"kernel version (\d{3}\.\d{1,3}(?:\.\d{1,3})?) does not match DSO version "
+         r"(\d{3}\.\d{1,3}(?:\.\d{1,3})?)",
          ("kernel", "library")),
     _sig("lib-mismatch", "rm_version_mismatch", r"LIB_RM_VERSION_MISMATCH"),
     # --- CUDA errors, whatever the spelling --------------------------------------------------------
     _sig("cuinit", "cuinit", r"(?:failed call to|call to) cuInit(?: result)?:? ?(.{0,160})", ("rest",)),
     _sig("cuda-error", "cuda_error_", r"\bCUDA_ERROR_([A-Z_]{3,40})\b", ("upper",)),
     _sig("cuda-error", "cudaerror", r"\bcudaError([A-Za-z]{3,40})\b", ("camel",)),
-    _sig("cuda-error", tuple(CUDA_MESSAGES), "(" + "|".join(re.escape(m) for m in CUDA_MESSAGES) + ")", ("message",)),
+    _sig("cuda-error", tuple(CUDA_MESSAGES), "(" + "|".join(re.escape(m) for m in CUDA_MESSAGES) + ")",
+         ("message",)),
     _sig("driver-cuda-older", "older than the ptx compiler",
          r"driver's CUDA version is (\d{1,2}\.\d{1,2}) which is older than the PTX compiler version "
          r"(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)", ("driver_cuda", "need")),
     _sig("ngc-driver", "this container was built for nvidia driver",
-         r"built for NVIDIA Driver Release (\d{3}\.\d{1,3}) or later, but version (\d{3}\.\d{1,3}(?:\.\d{1,3})?) "
+         r"built for NVIDIA Driver Release (\d{3}\.\d{1,3}) or later, "
+         r"but version (\d{3}\.\d{1,3}(?:\.\d{1,3})?) "
          r"was detected", ("need", "have")),
     # --- cuDNN, cuBLAS ------------------------------------------------------------------------------
     _sig("cudnn-version", "cudnn library",
@@ -197,7 +209,8 @@ SIGNATURES: tuple[Signature, ...] = (
          r"cuDNN launch failure", status="INIT"),
     _sig("cublas-failed", ("cublas", "blas"),
          r"failed to create cublas handle|CUBLAS_STATUS_([A-Z_]{3,40})|Blas \w{0,12}GEMM launch failed|"
-         r"BLAS operation using StreamExecutor without BLAS support|cublas (?:handle|library) (?:was )?not initialized",
+         r"BLAS operation using StreamExecutor without BLAS support|"
+         r"cublas (?:handle|library) (?:was )?not initialized",
          ("status",)),
     # --- memory -----------------------------------------------------------------------------------
     _sig("oom", ("oom", "exhausted", "out of memory", "out_of_memory", "alloc_failed", "memoryallocation",
@@ -210,12 +223,16 @@ SIGNATURES: tuple[Signature, ...] = (
          r"totalMemory:\s{0,3}(\d{1,6}(?:\.\d{1,3})?)\s{0,2}([GM]i?B)\s{1,4}freeMemory:\s{0,3}(\d{1,6}(?:\.\d{1,3})?)"
          r"\s{0,2}([GM]i?B)", ("total", "total_unit", "free", "free_unit")),
     _sig("ctx-oom", ("ctxretain", "ctxcreate", "create context", "context"),
-         r"(?:cuDevicePrimaryCtxRetain|cuCtxCreate|create (?:a )?(?:CUDA )?context)[^\n]{0,80}?(?:OUT_OF_MEMORY|out of memory)"),
-    _sig("memory-total", "total memory", r"^Total memory:?\s{0,3}(\d{1,6}(?:\.\d{1,3})?)\s{0,2}([GM])i?B", ("total", "total_unit")),
-    _sig("memory-free", "free memory", r"^Free memory:?\s{0,3}(\d{1,7}(?:\.\d{1,3})?)\s{0,2}([GM])i?B\s{0,3}$",
+         r"(?:cuDevicePrimaryCtxRetain|cuCtxCreate|create (?:a )?(?:CUDA )?context)[^\n]{0,80}?"
+         r"(?:OUT_OF_MEMORY|out of memory)"),
+    _sig("memory-total", "total memory", r"^Total memory:?\s{0,3}(\d{1,6}(?:\.\d{1,3})?)\s{0,2}([GM])i?B",
+         ("total", "total_unit")),
+    _sig("memory-free", "free memory",
+         r"^Free memory:?\s{0,3}(\d{1,7}(?:\.\d{1,3})?)\s{0,2}([GM])i?B\s{0,3}$",
          ("free", "free_unit")),
     _sig("memory-free", "free memory",
-         r"Free memory:?\s{0,3}(\d{1,7}(?:\.\d{1,3})?)\s{0,2}([GM]i?B) of\s{0,3}(\d{1,7}(?:\.\d{1,3})?)\s{0,2}([GM]i?B)",
+         r"Free memory:?\s{0,3}(\d{1,7}(?:\.\d{1,3})?)\s{0,2}([GM]i?B) of"
+         r"\s{0,3}(\d{1,7}(?:\.\d{1,3})?)\s{0,2}([GM]i?B)",
          ("free", "free_unit", "total", "total_unit")),
     # --- kernels for this GPU -----------------------------------------------------------------------
     _sig("cc-jit", "kernel binaries compatible",
@@ -224,7 +241,8 @@ SIGNATURES: tuple[Signature, ...] = (
          r"Cuda compute capability (\d{1,2}\.\d)\.? The minimum required Cuda capability is (\d{1,2}\.\d)",
          ("cc", "minimum")),
     _sig("ptx-target", ("does not support target", "minimum required ptx"),
-         r"PTX version (\d{1,2}\.\d) does not support target '?sm_(\d{2,3}[af]?)|Minimum required PTX version "
+         r"PTX version (\d{1,2}\.\d) does not support target '?sm_(\d{2,3}[af]?)|"
+         r"Minimum required PTX version "
          r"(?:is )?(\d{1,2}\.\d)", ("ptx", "target", "minimum")),
     # --- XLA's toolchain ----------------------------------------------------------------------------
     _sig("xla-tools", "libdevice",
@@ -234,20 +252,24 @@ SIGNATURES: tuple[Signature, ...] = (
          r"Couldn't (?:get ptxas version|invoke ptxas|find ptxas)|ptxas (?:binary )?not found|"
          r"Failed to launch ptxas|ptxas'?:? (?:command )?not found|No PTX compilation provider is available|"
          r"Can't find ptxas binary", what="ptxas"),
-    _sig("ptxas-old", "ptxas fatal", r"ptxas fatal\s{0,3}:\s{0,3}Value 'sm_(\d{2,3}[af]?)' is not defined", ("target",)),
+    _sig("ptxas-old", "ptxas fatal", r"ptxas fatal\s{0,3}:\s{0,3}Value 'sm_(\d{2,3}[af]?)' is not defined",
+         ("target",)),
     _sig("ptxas-old", "but tf requires ptxas",
          r"You are using ptxas (\d[\w.]{0,12}),? but TF requires ptxas (\d[\w.]{0,12})", ("have", "need")),
     _sig("ptxas-old", "older than",
-         r"You are using ptxas (\d{1,2}\.\d{1,2}(?:\.\d{1,4})?),? which is older than (\d{1,2}\.\d{1,2}(?:\.\d{1,4})?)",
+         r"You are using ptxas (\d{1,2}\.\d{1,2}(?:\.\d{1,4})?),? which is older than "
+         r"(\d{1,2}\.\d{1,2}(?:\.\d{1,4})?)",
          ("have", "need")),
     _sig("ptxas-old", ("ptxas too old", "ptxas does not support", "cuda software stack is old"),
          r"ptxas too old|ptxas does not support CC|Your CUDA software stack is old", soft=True),
     # --- NCCL -------------------------------------------------------------------------------------
     _sig("nccl-error", "nccl",
          r"nccl(?:InternalError|SystemError|UnhandledCudaError|InvalidUsage|InvalidArgument|RemoteError)|"
-         r"NCCL (?:error|failure)|NCCL communication aborted|ncclCommInitRank failed|NCCL operation \w{1,40} failed|"
+         r"NCCL (?:error|failure)|NCCL communication aborted|ncclCommInitRank failed|"
+         r"NCCL operation \w{1,40} failed|"
          r"nccl\w{0,20}\.cc:\d{1,6}\s{0,2}:?\s{0,2}(?:Internal|Unknown|Unavailable)\w{0,20}:"),
-    _sig("nccl-error", "ncclallreduce", r"\[\[\{{0,2}node [^\]]{0,120}?Nccl(?:AllReduce|Reduce|Broadcast|AllGather)"),
+    _sig("nccl-error", "ncclallreduce",
+         r"\[\[\{{0,2}node [^\]]{0,120}?Nccl(?:AllReduce|Reduce|Broadcast|AllGather)"),
     _sig("nccl-warn", "nccl warn", r"\bNCCL WARN\b(.{0,160})", ("text",)),
     _sig("nccl-unsupported", "ncclallreduce",
          r"No OpKernel was registered to support Op '?Nccl\w{0,20}|Op type not registered '?Nccl\w{0,20}"),
@@ -261,21 +283,27 @@ SIGNATURES: tuple[Signature, ...] = (
          r"Illegal instruction|compiled to use \w{2,12}(?:\.\d)? instructions, but these aren't available|"
          r"0xC000001D|-1073741795"),
     _sig("glibc", ("glibc", "glibcxx", "cxxabi"),
-         r"version [`'\\]{0,2}(GLIBC(?:XX)?_\d{1,2}\.\d{1,2}(?:\.\d{1,2})?|CXXABI_\d\.\d{1,2}(?:\.\d{1,2})?)[\\']{0,2} not found",
+         r"version [`'\\]{0,2}(GLIBC(?:XX)?_\d{1,2}\.\d{1,2}(?:\.\d{1,2})?|CXXABI_\d\.\d{1,2}(?:\.\d{1,2})?)"
+         r"[\\']{0,2} not found",
          ("symbol",)),
     # --- Python packages ------------------------------------------------------------------------------
     _sig("numpy-abi", ("numpy", "_array_api", "multiarray"),
-         r"compiled using NumPy 1\.x cannot be run in|numpy\.core\.(?:_multiarray_umath|multiarray) failed to import|"
-         r"module compiled against (?:API|ABI) version|numpy\.(?:dtype|ndarray) size changed|_ARRAY_API not found|"
+         r"compiled using NumPy 1\.x cannot be run in|"
+         r"numpy\.core\.(?:_multiarray_umath|multiarray) failed to import|"
+         r"module compiled against (?:API|ABI) version|numpy\.(?:dtype|ndarray) size changed|"
+         r"_ARRAY_API not found|"
          r"NumPy 2\.\d{1,2}\.\d{1,2} as it may crash|numpy\.core\.umath failed to import"),
     _sig("protobuf", ("descriptors cannot", "google.protobuf", "protobuf", "protocol buffer"),
-         r"Descriptors cannot (?:not )?be created directly|cannot import name '\w{1,40}' from 'google\.protobuf|"
+         r"Descriptors cannot (?:not )?be created directly|"
+         r"cannot import name '\w{1,40}' from 'google\.protobuf|"
          r"Protobuf (?:Gencode|gencode) version|Detected (?:mismatched|incompatible) Protobuf|"
          r"(?:requires|compiled against) version [\d.]{1,12} of the Protocol Buffer runtime library|"
-         r"Couldn't build proto file into descriptor pool|module 'google\.protobuf\.\w{1,40}' has no attribute"),
-    _sig("keras3", ("kerastensor", "keras 3", "keras core", "tf_keras", "legacy_keras", "keras.src", "keras.engine",
-                    "keras_tensor"),
-         r"A KerasTensor (?:cannot|is symbolic)|KerasTensor.{0,60}(?:cannot be used|not allowed|is not supported)|"
+         r"Couldn't build proto file into descriptor pool|"
+         r"module 'google\.protobuf\.\w{1,40}' has no attribute"),
+    _sig("keras3", ("kerastensor", "keras 3", "keras core", "tf_keras", "legacy_keras", "keras.src",
+                    "keras.engine", "keras_tensor"),
+         r"A KerasTensor (?:cannot|is symbolic)|"
+         r"KerasTensor.{0,60}(?:cannot be used|not allowed|is not supported)|"
          r"Keras (?:3|Core) only supports|only supports V3 `?\.keras|TF_USE_LEGACY_KERAS|"
          r"No module named '?keras\.(?:engine|src\.engine|legacy|layers\.experimental|wrappers)|"
          r"`?keras\.\w{1,40}`? (?:is|was) (?:removed|not available) in Keras 3|in Keras 3|"
@@ -283,12 +311,16 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("tf-missing", "no module named",
          r"No module named ['\"]?tensorflow['\"]?(?![\w-]|\.\w)"),
     _sig("tf-native-failed", ("native tensorflow runtime", "_pywrap_tensorflow", "dll load failed"),
-         r"Failed to load the native TensorFlow runtime|DLL load failed(?: while importing _pywrap_tensorflow\w{0,20})?|"
-         r"_pywrap_tensorflow_internal\.so: cannot open shared object|ImportError: .{0,80}_pywrap_tensorflow"),
-    _sig("cpu-build", ("built with cuda", "built_with_cuda", "not built with", "is_cuda_build", "built without cuda",
-                       "no cuda support"),
-         r"""['"(]is_cuda_build['"]?\s{0,3}[:,]\s{0,3}false|(?:was |is )?not (?:been )?built with (?:CUDA|GPU)"""
-         r"""(?! kernel)|built[ _]with[ _]CUDA\W{0,8}\s{0,3}(?:[:=#]|->|returns?|is)?\s{0,3}False\b|built without CUDA|"""
+         r"Failed to load the native TensorFlow runtime|"
+         r"DLL load failed(?: while importing _pywrap_tensorflow\w{0,20})?|"
+         r"_pywrap_tensorflow_internal\.so: cannot open shared object|"
+         r"ImportError: .{0,80}_pywrap_tensorflow"),
+    _sig("cpu-build", ("built with cuda", "built_with_cuda", "not built with", "is_cuda_build",
+                       "built without cuda", "no cuda support"),
+         r"""['"(]is_cuda_build['"]?\s{0,3}[:,]\s{0,3}false|"""
+         r"""(?:was |is )?not (?:been )?built with (?:CUDA|GPU)"""
+         r"""(?! kernel)|built[ _]with[ _]CUDA\W{0,8}\s{0,3}(?:[:=#]|->|returns?|is)?\s{0,3}False\b|"""
+         r"""built without CUDA|"""
          r"""has no CUDA support"""),
     _sig("pip-no-version", "satisfies the requirement",
          r"Could not find a version that satisfies the requirement (?:tensorflow|tf-nightly|tensorflow-gpu|"
@@ -296,17 +328,21 @@ SIGNATURES: tuple[Signature, ...] = (
          r"(?:\(from [^()]{0,200}(?:\([^()]{0,40}\)[^()]{0,40})?\)\s{0,2}){0,2}\(from versions:\s{0,2}"
          r"([^)]{0,4000})\)?", ("versions",)),
     _sig("pip-no-version", "requires a different python",
-         r"(?:tensorflow|tf-nightly|tensorflow-\w{1,10})['\"]? requires a different Python:?\s{0,3}(\d\.\d{1,2}(?:\.\d{1,3})?)?",
+         r"(?:tensorflow|tf-nightly|tensorflow-\w{1,10})['\"]? requires a different Python:?\s{0,3}"
+         r"(\d\.\d{1,2}(?:\.\d{1,3})?)?",
          ("python",)),
     _sig("pip-no-version", "not a supported wheel",
          r"tensorflow\w{0,10}-[\d.]{3,12}-(cp\d{2,3})-\S{0,40} is not a supported wheel", ("tag",)),
     _sig("pip-conflict", ("register_load_context_function", "__internal__' has no attribute"),
          r"has no attribute '(?:register_load_context_function|register_call_context_function)'|"
          r"compat\.v2\.__internal__' has no attribute", mismatch="keras"),
-    _sig("pip-conflict", ("dependency conflicts", "incompatible", "conflicting dependencies", "resolutionimpossible"),
-         r"(tensorflow[\w-]{0,12}|keras|tf-keras|tensorboard) [\d.]{1,12}\w{0,8} (?:requires|has requirement) "
+    _sig("pip-conflict",
+         ("dependency conflicts", "incompatible", "conflicting dependencies", "resolutionimpossible"),
+         r"(tensorflow[\w-]{0,12}|keras|tf-keras|tensorboard) [\d.]{1,12}\w{0,8} "
+         r"(?:requires|has requirement) "
          r"((?:keras|tf-keras|tensorboard|numpy|protobuf|ml-dtypes|tensorflow[\w-]{0,12})"
-         r"(?:[<>=!~]=?[\w.*]{1,20}(?:,\s?[<>=!~]=?[\w.*]{1,20}){0,3})?)[^,]{0,60}, but you (?:have|'ll have) "
+         r"(?:[<>=!~]=?[\w.*]{1,20}(?:,\s?[<>=!~]=?[\w.*]{1,20}){0,3})?)[^,]{0,60}, "
+         r"but you (?:have|'ll have) "
          r"([\w.-]{1,40}) ([\w.]{1,20}) which is incompatible|"
          r"Cannot install .{0,200}(tensorflow|keras).{0,200} because these package versions have conflicting"
          r"|ResolutionImpossible", ("package", "needs", "have", "have_version")),

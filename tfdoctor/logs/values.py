@@ -22,120 +22,159 @@ DRIVER = r"\d{3}\.\d{1,3}(?:\.\d{1,3})?"
 
 RE_SMI_BANNER = re.compile(rf"NVIDIA-SMI\s{{1,4}}({DRIVER})\s{{1,60}}Driver Version:\s{{0,4}}({DRIVER})"
                            rf"(?:\s{{1,60}}CUDA Version:\s{{0,4}}(\d{{1,2}}\.\d{{1,2}}|N/A))?")
-RE_DRIVER_VERSION = re.compile(rf"\bDriver Version\s{{0,30}}:\s{{0,4}}({DRIVER})(?:\s{{1,60}}CUDA Version:\s{{0,4}}"
+RE_DRIVER_VERSION = re.compile(rf"\bDriver Version\s{{0,30}}:\s{{0,4}}({DRIVER})"
+                               rf"(?:\s{{1,60}}CUDA Version:\s{{0,4}}"
                                rf"(\d{{1,2}}\.\d{{1,2}}))?")
 RE_SMI_Q_CUDA = re.compile(r"^CUDA Version\s{1,40}:\s{0,4}(\d{1,2}\.\d{1,2})")
 RE_PRODUCT = re.compile(r"^Product Name\s{1,40}:\s{0,4}(\S.{0,80})$")
-RE_SMI_ROW = re.compile(r"^\|\s{0,4}(\d{1,2})\s{1,6}(\S.{0,48}?)\s{1,40}(?:On|Off|WDDM|TCC)\s{0,4}\|\s{0,4}"
+RE_SMI_ROW = re.compile(r"^\|\s{0,4}(\d{1,2})\s{1,6}(\S.{0,48}?)\s{1,40}(?:On|Off|WDDM|TCC)"
+                        r"\s{0,4}\|\s{0,4}"
                         r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:")
 RE_SMI_MEM = re.compile(r"^\|[^|]{0,100}\|\s{0,16}(\d{1,7})MiB\s{0,3}/\s{0,3}(\d{1,7})MiB\s{0,3}\|")
 RE_SMI_L = re.compile(r"^GPU (\d{1,3}): (\S.{0,80}?) \(UUID: ")
-RE_PROC_DRIVER = re.compile(rf"NVRM version: NVIDIA [^\n]{{0,80}}?Kernel Module(?: for \w{{1,20}})?\s{{1,8}}({DRIVER})")
+RE_PROC_DRIVER = re.compile(rf"NVRM version: NVIDIA [^\n]{{0,80}}?Kernel Module"
+                            rf"(?: for \w{{1,20}})?\s{{1,8}}({DRIVER})")
 RE_KERNEL_REPORTED = re.compile(rf"kernel reported version is:?\s{{0,3}}'?({DRIVER})")
 RE_DSO_REPORTED = re.compile(rf"libcuda reported version is:?\s{{0,3}}'?({DRIVER})")
 RE_DRIVER_CUDA_OLDER = re.compile(r"driver's CUDA version is (\d{1,2}\.\d{1,2}) which is older")
-RE_DRIVER_PROSE = re.compile(rf"\b(?:NVIDIA|driver|drivers)\s{{1,3}}(?:driver\s{{1,3}}|version\s{{1,3}}|v){{0,2}}({DRIVER})\b",
+RE_DRIVER_PROSE = re.compile(rf"\b(?:NVIDIA|driver|drivers)\s{{1,3}}"
+                             rf"(?:driver\s{{1,3}}|version\s{{1,3}}|v){{0,2}}({DRIVER})\b",
                              re.IGNORECASE)
 RE_DEVICE_QUERY = re.compile(r"CUDA Driver Version / Runtime Version\s{1,20}(\d{1,2}\.\d) / (\d{1,2}\.\d)")
 RE_NVCC = re.compile(r"Cuda compilation tools,\s{0,3}release (\d{1,2}\.\d{1,2})")
 
-_TF_DISTS = "tensorflow|tensorflow-gpu|tensorflow-cpu|tensorflow-intel|tensorflow-macos|tensorflow-aarch64|tf-nightly"
+_TF_DISTS = ("tensorflow|tensorflow-gpu|tensorflow-cpu|tensorflow-intel|tensorflow-macos|tensorflow-aarch64"
+             "|tf-nightly")
 RE_PIP_ROW = re.compile(
-    r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60})\s{1,60}(\d{1,4}(?:\.[0-9A-Za-z+!]{1,12}){0,5})(?:\s{1,60}\S{1,200})?\s{0,4}$"
+    r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60})\s{1,60}(\d{1,4}(?:\.[0-9A-Za-z+!]{1,12}){0,5})"
+    r"(?:\s{1,60}\S{1,200})?\s{0,4}$"
 )
-RE_PIP_EQ = re.compile(r"\b(" + _TF_DISTS + r"|keras|tf-keras|numpy|protobuf|tf)(?:\[[\w,-]{1,30}\])?\s{0,2}==\s{0,2}(\d{1,4}"
+RE_PIP_EQ = re.compile(r"\b(" + _TF_DISTS + r"|keras|tf-keras|numpy|protobuf|tf)(?:\[[\w,-]{1,30}\])?"
+                       r"\s{0,2}==\s{0,2}(\d{1,4}"
                        r"(?:\.[0-9A-Za-z]{1,12}){0,4})", re.IGNORECASE)
-RE_DIST_DASH = re.compile(r"\b(tensorflow(?:[-_](?:gpu|cpu|intel))?)-(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:[-_.]?(?:rc|dev|post)"
+RE_DIST_DASH = re.compile(r"\b(tensorflow(?:[-_](?:gpu|cpu|intel))?)-(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?"
+                          r"(?:[-_.]?(?:rc|dev|post)"
                           r"\d{1,10})?)(?![\d-])", re.IGNORECASE)
-RE_DIST_SPACE = re.compile(r"\b(tensorflow(?:-gpu|-cpu|-intel)?) (\d{1,2}\.\d{1,3}\.\d{1,3}\S{0,12}) (?:requires|has requirement)")
+RE_DIST_SPACE = re.compile(r"\b(tensorflow(?:-gpu|-cpu|-intel)?) (\d{1,2}\.\d{1,3}\.\d{1,3}\S{0,12}) "
+                           r"(?:requires|has requirement)")
 RE_INSTALLED = re.compile(r"\b([A-Za-z][A-Za-z0-9._-]{0,60})-(\d{1,4}(?:\.[0-9A-Za-z+]{1,12}){0,5})\b")
-RE_WHEEL = re.compile(r"\b(" + _TF_DISTS.replace("-", "_") + r"|" + _TF_DISTS + r")-(\d{1,2}\.\d{1,3}\.\d{1,3}"
-                      r"(?:\.post\d{1,3}|rc\d{1,2}|\.dev\d{1,10})?)(?:-(cp\d{2,3})|\.dist-info)", re.IGNORECASE)
+RE_WHEEL = re.compile(r"\b(" + _TF_DISTS.replace("-", "_") + r"|" + _TF_DISTS + r")-"
+                      r"(\d{1,2}\.\d{1,3}\.\d{1,3}"
+                      r"(?:\.post\d{1,3}|rc\d{1,2}|\.dev\d{1,10})?)"
+                      r"(?:-(cp\d{2,3})|\.dist-info)", re.IGNORECASE)
 RE_TF_FIELD = re.compile(
-    r"\b(?:TensorFlow|tf)(?:[- ](?:gpu|cpu))?(?: version)?[*_]{0,2}\s{0,3}(?:\(use command below\))?\s{0,3}[:=]\s{0,3}v?"
-    r"(?:tf\s{0,2})?(?:v\d[\w.-]{0,40}\s{1,4})?(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:[-_.]?(?:rc|dev|post)\d{1,10})?)\b",
+    r"\b(?:TensorFlow|tf)(?:[- ](?:gpu|cpu))?(?: version)?[*_]{0,2}\s{0,3}(?:\(use command below\))?"
+    r"\s{0,3}[:=]\s{0,3}v?"
+    r"(?:tf\s{0,2})?(?:v\d[\w.-]{0,40}\s{1,4})?"
+    r"(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:[-_.]?(?:rc|dev|post)\d{1,10})?)\b",
     re.IGNORECASE,
 )
 RE_VERSION_VALUE = re.compile(r"(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:[-_.]?(?:rc|dev|post)\d{1,10})?)")
-RE_GIT_VERSION = re.compile(r"^v\d{1,2}\.\d{1,3}\.\d{1,3}(?:-rc\d)?-\d{1,6}-g[0-9a-f]{6,40}\s{1,4}(\d{1,2}\.\d{1,3}\.\d{1,3})")
-RE_TF_PROSE = re.compile(r"\b(?:tf|tensorflow)(?:[- ]?gpu)?\s{0,2}(?:version\s{0,2}(?:is\s{0,2})?)?v?([0-2]\.\d{1,2}"
+RE_GIT_VERSION = re.compile(r"^v\d{1,2}\.\d{1,3}\.\d{1,3}(?:-rc\d)?-\d{1,6}-g[0-9a-f]{6,40}\s{1,4}"
+                            r"(\d{1,2}\.\d{1,3}\.\d{1,3})")
+RE_TF_PROSE = re.compile(r"\b(?:tf|tensorflow)(?:[- ]?gpu)?\s{0,2}(?:version\s{0,2}(?:is\s{0,2})?)?"
+                         r"v?([0-2]\.\d{1,2}"
                          r"(?:\.\d{1,2})?)\b", re.IGNORECASE)
 RE_QUOTED_VERSION = re.compile(r"^'(\d{1,2}\.\d{1,3}\.\d{1,3}\S{0,12})'$")
 RE_PY_BANNER = re.compile(r"^Python (\d\.\d{1,2}\.\d{1,2})\b")
-RE_PY_FIELD = re.compile(r"\bpython(?:[ _]version)?[*_]{0,2}\s{0,3}[:=]\s{0,3}\(?(?:python\s{0,2})?v?(\d\.\d{1,2}(?:\.\d{1,2})?)\b",
+RE_PY_FIELD = re.compile(r"\bpython(?:[ _]version)?[*_]{0,2}\s{0,3}[:=]\s{0,3}\(?(?:python\s{0,2})?"
+                         r"v?(\d\.\d{1,2}(?:\.\d{1,2})?)\b",
                          re.IGNORECASE)
-RE_PY_PROSE = re.compile(r"\bpython\s{0,2}(?:version\s{0,2}(?:is\s{0,2})?)?v?([23]\.\d{1,2}(?:\.\d{1,2})?)\b", re.IGNORECASE)
-RE_PY_PATH = re.compile(r"[/\\]python(\d\.\d{1,2})[/\\]|[/\\]Python(3\d{1,2})(?:_64|-32)?[/\\]|python3?-(\d\.\d{1,2}\.\d{1,2})-env",
+RE_PY_PROSE = re.compile(r"\bpython\s{0,2}(?:version\s{0,2}(?:is\s{0,2})?)?v?([23]\.\d{1,2}(?:\.\d{1,2})?)\b",
+                         re.IGNORECASE)
+RE_PY_PATH = re.compile(r"[/\\]python(\d\.\d{1,2})[/\\]|[/\\]Python(3\d{1,2})(?:_64|-32)?[/\\]|"
+                        r"python3?-(\d\.\d{1,2}\.\d{1,2})-env",
                         re.IGNORECASE)
 RE_PY_TAG = re.compile(r"-cp(\d)(\d{1,2})-")
-RE_HEADING = re.compile(r"^(?:#{1,6}\s{0,3}|\*\*|-\s{1,3})?(tensorflow version|python version|os platform and "
-                        r"distribution|tensorflow installed from|cuda/cudnn version|gpu model and memory)\b[^:]{0,60}:?"
+RE_HEADING = re.compile(r"^(?:#{1,6}\s{0,3}|\*\*|-\s{1,3})?(tensorflow version|python version|"
+                        r"os platform and "
+                        r"distribution|tensorflow installed from|cuda/cudnn version|gpu model and memory)"
+                        r"\b[^:]{0,60}:?"
                         r"\**\s{0,3}(.{0,120})$", re.IGNORECASE)
-RE_BUILD_KV = re.compile(r"""['"(]?(cuda_version|cudnn_version|is_cuda_build|cuda_version_number|cudnn_version_number)"""
-                         r"""['"]?\s{0,3}[:,]\s{0,3}['"]?(True|False|true|false|64_\d{1,4}|\d{1,4}(?:\.\d{1,4}){0,3})""")
+RE_BUILD_KV = re.compile(r"""['"(]?(cuda_version|cudnn_version|is_cuda_build|cuda_version_number|"""
+                         r"""cudnn_version_number)"""
+                         r"""['"]?\s{0,3}[:,]\s{0,3}['"]?"""
+                         r"""(True|False|true|false|64_\d{1,4}|\d{1,4}(?:\.\d{1,4}){0,3})""")
 RE_BUILD_CAPS = re.compile(r"cuda_compute_capabilities['\"]?\s{0,3}[:,]\s{0,3}\[([^\]]{0,400})\]")
 RE_CUDNN_LOADED = re.compile(r"Loaded cuDNN version (\d{3,6})")
 RE_CREATED = re.compile(
-    r"Created (?:TensorFlow )?device [^\n]{0,120}?GPU:(\d{1,3}) with (\d{1,7}) ?MB memory\)?:?\s{0,4}->\s{0,4}"
+    r"Created (?:TensorFlow )?device [^\n]{0,120}?GPU:(\d{1,3}) with (\d{1,7}) ?MB memory\)?:?"
+    r"\s{0,4}->\s{0,4}"
     r"(?:physical GPU )?\(?device: (\d{1,3}), name: ([^,]{1,120}), pci bus id: ([^,]{1,40})"
     r"(?:, compute capability: (\d{1,2}\.\d))?"
 )
-RE_CREATING = re.compile(r"Creating TensorFlow device \(/(?:device:)?gpu:(\d{1,3})(?: with (\d{1,7}) MB memory)?\)\s{0,3}->"
+RE_CREATING = re.compile(r"Creating TensorFlow device \(/(?:device:)?gpu:(\d{1,3})"
+                         r"(?: with (\d{1,7}) MB memory)?\)\s{0,3}->"
                          r"\s{0,3}\(device: (\d{1,3}), name: ([^,]{1,120}), pci bus id: ([^,)]{1,40})"
                          r"(?:, compute capability: (\d{1,2}\.\d))?", re.IGNORECASE)
 RE_MIXED_GPU = re.compile(r"Your GPUs?: ([^,\n]{1,80}), compute capability (\d{1,2}\.\d)")
-RE_IGNORING = re.compile(r"Ignoring visible gpu device \(device: (\d{1,3}), name: ([^,]{1,120}), pci bus id: [^,]{1,40}, "
+RE_IGNORING = re.compile(r"Ignoring visible gpu device \(device: (\d{1,3}), name: ([^,]{1,120}), "
+                         r"pci bus id: [^,]{1,40}, "
                          r"compute capability: (\d{1,2}\.\d)\)")
 RE_FOUND = re.compile(r"Found device (\d{1,3}) with properties")
-RE_NAME_CC = re.compile(r"name: ([^\n]{1,120}?)\s{1,8}(?:computeCapability: (\d{1,2}\.\d)|major: (\d{1,2}) minor: (\d))")
+RE_NAME_CC = re.compile(r"name: ([^\n]{1,120}?)\s{1,8}"
+                        r"(?:computeCapability: (\d{1,2}\.\d)|major: (\d{1,2}) minor: (\d))")
 RE_NAME_LINE = re.compile(r"^name: ([^\n]{1,120}?)(?:\s{2,}|\s{1,4}(?:major|computeCapability):|$)")
 RE_MAJOR_MINOR = re.compile(r"^major: (\d{1,2}) minor: (\d)")
-RE_XLA_DEVICE = re.compile(r"StreamExecutor device \((\d{1,3})\): ([^,]{1,120}), Compute Capability (\d{1,2}\.\d)")
+RE_XLA_DEVICE = re.compile(r"StreamExecutor device \((\d{1,3})\): ([^,]{1,120}), "
+                           r"Compute Capability (\d{1,2}\.\d)")
 RE_DEVICE_QUERY_NAME = re.compile(r'^Device (\d{1,3}): "([^"]{1,120})"')
 RE_DEVICE_QUERY_CC = re.compile(r"CUDA Capability Major/Minor version number:\s{1,20}(\d{1,2})\.(\d)")
 RE_TOTAL_MEMORY = re.compile(r"totalMemory:\s{0,3}(\d{1,6}(?:\.\d{1,3})?)\s{0,2}([GM])i?B")
 RE_NUM_GPUS = re.compile(r"Num GPUs Available:?\s{0,3}(\d{1,3})")
-RE_NO_GPUS = re.compile(r"\bGPUs?\b[^\n\[]{0,60}[?:=]\s{0,3}\[\]\s{0,3}$|list_physical_devices\(['\"]GPU['\"]\)\)?\s{0,3}"
+RE_NO_GPUS = re.compile(r"\bGPUs?\b[^\n\[]{0,60}[?:=]\s{0,3}\[\]\s{0,3}$|"
+                        r"list_physical_devices\(['\"]GPU['\"]\)\)?\s{0,3}"
                         r"(?:#\s{0,3})?(?:->|=>|:)?\s{0,3}\[\]")
 RE_PHYSICAL_GPU = re.compile(r"PhysicalDevice\(name='/physical_device:GPU:(\d{1,3})'")
 RE_ADDING_VISIBLE = re.compile(r"Adding visible gpu devices?: ([\d, ]{1,200})$")
 RE_CVD = re.compile(r"CUDA_VISIBLE_DEVICES['\"\]]{0,2}\s{0,3}[=:]\s{0,3}['\"\[]?([\w,.-]{0,60})")
 RE_OS = re.compile(
-    r"\b(Ubuntu \d\d\.\d\d(?:\.\d{1,2})?(?: LTS)?|CentOS(?: Linux)?(?: release)? \d[\d.]{0,8}|Rocky Linux \d[\d.]{0,6}|"
+    r"\b(Ubuntu \d\d\.\d\d(?:\.\d{1,2})?(?: LTS)?|CentOS(?: Linux)?(?: release)? \d[\d.]{0,8}|"
+    r"Rocky Linux \d[\d.]{0,6}|"
     r"Red Hat Enterprise Linux(?: Server| Workstation)?(?: release)? \d[\d.]{0,6}|Fedora(?: Linux)? \d{2}|"
-    r"Debian(?: GNU/Linux)? \d{1,2}|Windows (?:10|11)|Amazon Linux \d{1,4}|openSUSE(?: Leap| Tumbleweed)?(?: \d[\d.]{0,6})?|"
-    r"Arch Linux|Pop!_OS \d\d\.\d\d|Linux Mint \d{1,2}(?:\.\d)?|macOS \d{2}(?:\.\d{1,2})?|Windows Server \d{4})",
+    r"Debian(?: GNU/Linux)? \d{1,2}|Windows (?:10|11)|Amazon Linux \d{1,4}|"
+    r"openSUSE(?: Leap| Tumbleweed)?(?: \d[\d.]{0,6})?|"
+    r"Arch Linux|Pop!_OS \d\d\.\d\d|Linux Mint \d{1,2}(?:\.\d)?|macOS \d{2}(?:\.\d{1,2})?|"
+    r"Windows Server \d{4})",
     re.IGNORECASE,
 )
 RE_WSL2 = re.compile(r"microsoft-standard-WSL2|/usr/lib/wsl/lib|\bWSL ?2\b", re.IGNORECASE)
 RE_WSL1 = re.compile(r"\d\.\d{1,2}\.\d{1,3}-\d{3,6}-Microsoft\b")
-RE_KERNEL = re.compile(r"\b(\d\.\d{1,2}\.\d{1,3}(?:-\d{1,5})?(?:\.\d{1,5})?-(?:microsoft-standard-WSL2|generic|aws|"
+RE_KERNEL = re.compile(r"\b(\d\.\d{1,2}\.\d{1,3}(?:-\d{1,5})?(?:\.\d{1,5})?-"
+                       r"(?:microsoft-standard-WSL2|generic|aws|"
                        r"gcp|azure|\d{1,4}-Microsoft|[\w.]{1,30}))\b")
 RE_WINDOWS = re.compile(
-    r"(?:^|[\s'\"(=])[A-Za-z]:\\|\b(?:cudart|cublas|cudnn|cufft|curand|cusolver|cusparse)64_\d{1,4}\.dll|\bnvcuda\.dll|"
+    r"(?:^|[\s'\"(=])[A-Za-z]:\\|\b(?:cudart|cublas|cudnn|cufft|curand|cusolver|cusparse)64_\d{1,4}\.dll|"
+    r"\bnvcuda\.dll|"
     r"^PS [A-Za-z]:\\|\bWDDM\b|\btensorflow-intel\b|\bwin_amd64\b|\bwin32\b|\bWindows (?:10|11)\b",
     re.IGNORECASE,
 )
 RE_LINUX = re.compile(
-    r"\.so(?:\.\d{1,6}){0,4}\b|(?:^|[\s'\"(=:\[])/(?:home|usr|opt|mnt|data|root|var|tmp|etc|srv|workspace|content|kaggle|"
-    r"proc|sys|lib|lib64|scratch|nfs|gpfs|lustre|anaconda3?|miniconda3?|conda|app|code|work|nix)/|\blinux\b|\bubuntu\b|"
-    r"manylinux|\bcentos\b|\bdebian\b|\bfedora\b|\brhel\b|rocky linux|\bNUMA node\b|\bNVRM\b|\bdmesg\b|\bmodprobe\b|"
+    r"\.so(?:\.\d{1,6}){0,4}\b|(?:^|[\s'\"(=:\[])/"
+    r"(?:home|usr|opt|mnt|data|root|var|tmp|etc|srv|workspace|content|kaggle|"
+    r"proc|sys|lib|lib64|scratch|nfs|gpfs|lustre|anaconda3?|miniconda3?|conda|app|code|work|nix)/|"
+    r"\blinux\b|\bubuntu\b|"
+    r"manylinux|\bcentos\b|\bdebian\b|\bfedora\b|\brhel\b|rocky linux|\bNUMA node\b|\bNVRM\b|\bdmesg\b|"
+    r"\bmodprobe\b|"
     r"\blsmod\b|LD_LIBRARY_PATH|\w@[\w.-]{1,64}:[~/]",
     re.IGNORECASE,
 )
-RE_MACOS = re.compile(r"\bmacOS\b|\bDarwin\b|tensorflow-macos|tensorflow-metal|macosx_\d{1,2}|/Users/\w|/Library/|"
+RE_MACOS = re.compile(r"\bmacOS\b|\bDarwin\b|tensorflow-macos|tensorflow-metal|macosx_\d{1,2}|/Users/\w|"
+                      r"/Library/|"
                       r"/opt/homebrew/|\bMac OS X\b|\.dylib\b", re.IGNORECASE)
-RE_CONDA = re.compile(r"\b(?:ana|mini|mamba|micro)(?:conda|forge)3?\b|/envs/\w|conda (?:install|activate|create)|"
+RE_CONDA = re.compile(r"\b(?:ana|mini|mamba|micro)(?:conda|forge)3?\b|/envs/\w|"
+                      r"conda (?:install|activate|create)|"
                       r"\|Anaconda", re.IGNORECASE)
-RE_CONTAINER = re.compile(r"docker run\b|nvidia-docker|/\.dockerenv|\bdocker exec\b|podman run\b|^== TensorFlow ==$|"
+RE_CONTAINER = re.compile(r"docker run\b|nvidia-docker|/\.dockerenv|\bdocker exec\b|podman run\b|"
+                          r"^== TensorFlow ==$|"
                           r"NVIDIA Release \d\d\.\d\d", re.IGNORECASE)
 _WINDOWS_KEYS = (":\\", ".dll", "wddm", "windows", "win_amd64", "win32", "tensorflow-intel", "ps ")
-_LINUX_KEYS = (".so", "/", "linux", "ubuntu", "centos", "debian", "fedora", "rhel", "rocky", "numa", "nvrm", "dmesg",
-               "modprobe", "lsmod", "ld_library_path", "@")
+_LINUX_KEYS = (".so", "/", "linux", "ubuntu", "centos", "debian", "fedora", "rhel", "rocky", "numa", "nvrm",
+               "dmesg", "modprobe", "lsmod", "ld_library_path", "@")
 _OS_KEYS = ("ubuntu", "centos", "rocky", "red hat", "fedora", "debian", "windows", "amazon linux", "opensuse",
             "arch linux", "pop!_os", "mint", "macos")
-_INTEREST = ("tensorflow", "tf-nightly", "tf-keras", "tf_keras", "keras", "numpy", "protobuf", "nvidia-", "jax",
-             "torch", "ml-dtypes", "tensorrt", "h5py")
+_INTEREST = ("tensorflow", "tf-nightly", "tf-keras", "tf_keras", "keras", "numpy", "protobuf", "nvidia-",
+             "jax", "torch", "ml-dtypes", "tensorrt", "h5py")
 
 
 def _mib(value: str, unit: str) -> int:
@@ -217,9 +256,11 @@ class Values:
             self._tensorflow(line, low)
         if "python" in low or "-cp" in low:
             self._python(line, low)
-        if "==" in line or "successfully installed" in low or RE_PIP_ROW.match(line[2:] if line.startswith("- ") else line):
+        if ("==" in line or "successfully installed" in low
+                or RE_PIP_ROW.match(line[2:] if line.startswith("- ") else line)):
             self._packages(line, low)
-        if "is_cuda_build" in low or "cuda_version" in low or "cudnn_version" in low or "compute_capabilities" in low:
+        if ("is_cuda_build" in low or "cuda_version" in low or "cudnn_version" in low
+                or "compute_capabilities" in low):
             self._build_info(line)
         if "is_built_with_cuda" in self._prev and low in ("true", "false"):
             self.set("tensorflow.build_info.is_cuda_build", low == "true", 5)
@@ -239,7 +280,8 @@ class Values:
             self.set("tensorflow.python_version", m.group(1), 4)
         elif heading.startswith("os platform"):
             value = text.strip(" `*:")[:80]
-            if value and (RE_OS.search(value) or re.search(r"linux|windows|mac|ubuntu|centos|debian", value, re.I)):
+            if value and (RE_OS.search(value)
+                          or re.search(r"linux|windows|mac|ubuntu|centos|debian", value, re.I)):
                 self.set("system.os", value, 4)  # as the person wrote it
 
     def _versions(self, line: str, low: str) -> None:
@@ -293,7 +335,8 @@ class Values:
         m = RE_GIT_VERSION.match(line)
         if m:
             self.set("tensorflow.version", m.group(1), 6)
-        if "__version__" in self._prev and "tf" in self._prev or "tensorflow" in self._prev and "__version__" in low:
+        if ("__version__" in self._prev and "tf" in self._prev
+                or "tensorflow" in self._prev and "__version__" in low):
             m = RE_QUOTED_VERSION.match(line) or re.match(r"^(\d{1,2}\.\d{1,3}\.\d{1,3}\S{0,12})$", line)
             if m:
                 self.set("tensorflow.version", m.group(1), 6)
@@ -363,7 +406,8 @@ class Values:
         if m:
             self.visible.add(int(m.group(1)))
             self._gpu(self.gpus, int(m.group(3)), name=m.group(4), compute_capability=m.group(6),
-                      pci_bus_id=m.group(5).strip(), memory_mib=int(m.group(2)), tf_device=f"/device:GPU:{m.group(1)}")
+                      pci_bus_id=m.group(5).strip(), memory_mib=int(m.group(2)),
+                      tf_device=f"/device:GPU:{m.group(1)}")
             return
         m = RE_CREATING.search(line)
         if m:
@@ -432,7 +476,8 @@ class Values:
             return
         m = RE_SMI_MEM.match(line)
         if m and self._last_smi is not None:
-            self._gpu(self.smi_gpus, self._last_smi, memory_used_mib=int(m.group(1)), memory_total_mib=int(m.group(2)))
+            self._gpu(self.smi_gpus, self._last_smi, memory_used_mib=int(m.group(1)),
+                      memory_total_mib=int(m.group(2)))
             self._last_smi = None
 
     def _platform(self, line: str, low: str) -> None:
@@ -451,12 +496,15 @@ class Values:
             hints["windows"] = 1
         if "linux" not in hints and any(k in low for k in _LINUX_KEYS) and RE_LINUX.search(line):
             hints["linux"] = 1
-        if "macos" not in hints and any(k in low for k in ("mac", "darwin", "/users/", "/library/", "homebrew", "dylib")) \
+        if "macos" not in hints \
+                and any(k in low for k in ("mac", "darwin", "/users/", "/library/", "homebrew", "dylib")) \
                 and RE_MACOS.search(line):
             hints["macos"] = 1
-        if "conda" not in hints and ("conda" in low or "/envs/" in low or "forge" in low) and RE_CONDA.search(line):
+        if "conda" not in hints and ("conda" in low or "/envs/" in low or "forge" in low) \
+                and RE_CONDA.search(line):
             hints["conda"] = 1
-        if "container" not in hints and ("docker" in low or "podman" in low or "release" in low or "==" in low) \
+        if "container" not in hints and ("docker" in low or "podman" in low or "release" in low
+                                         or "==" in low) \
                 and RE_CONTAINER.search(line):
             hints["container"] = 1
         if any(k in low for k in _OS_KEYS):
@@ -514,7 +562,8 @@ class Values:
         gpus = [self.gpus[i] for i in sorted(self.gpus)]
         if gpus:
             put("runtime.gpus", gpus, None)
-            if any(g.get("tf_device") for g in gpus) and self.get("tensorflow.build_info.is_cuda_build") is None:
+            if (any(g.get("tf_device") for g in gpus)
+                    and self.get("tensorflow.build_info.is_cuda_build") is None):
                 put("tensorflow.build_info.is_cuda_build", True, None)  # TensorFlow created a GPU device
         if self.visible and self.get("runtime.tf_visible_gpus") is None:
             put("runtime.tf_visible_gpus", len(self.visible), None)

@@ -121,13 +121,15 @@ def parse_cpu_flags(cpuinfo: str) -> dict[str, bool] | None:
 
 def nvidia_pci_devices(root: Path) -> list[dict[str, str]] | None:
     """NVIDIA display and 3D controllers on the PCI bus (vendor 0x10de, class 0x03xxxx), from sysfs;
-    None when the bus cannot be read. Containers see the host's bus, so an empty list means no
-    NVIDIA GPU is attached to this machine or VM at all."""
+    None when the bus cannot be read or shows nothing at all. Containers see the host's bus, so an empty list
+    means no NVIDIA GPU is attached to this machine or VM at all."""
     bus = root / "sys/bus/pci/devices"
     try:
         slots = sorted(bus.iterdir())[:512]
     except OSError:
         return None
+    if not slots:
+        return None  # every real machine has PCI devices: a sandbox hides the bus, we cannot tell
     found = []
     for slot in slots:
         vendor = (_read(slot / "vendor") or "").strip().lower()

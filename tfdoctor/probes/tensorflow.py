@@ -67,6 +67,8 @@ _EXACT = {
     "tensorflow-aarch64",
     "tf-keras",
     "keras",
+    "numpy",  # TensorFlow before 2.18 is built against NumPy 1.x
+    "protobuf",
 }
 _PREFIXES = ("tf-nightly", "tensorflow-io", "nvidia-")
 # Which distribution's version is "the TensorFlow version", most specific first.
