@@ -110,9 +110,6 @@ def test_check_from_a_saved_report(quick: Report, tmp_path) -> None:
 
 
 def test_explain_returns_the_cli_report() -> None:
-    report_module = pytest.importorskip("tfdoctor.report")
-    if not hasattr(report_module, "explain_report"):
-        pytest.skip("tfdoctor.report.explain_report arrives with the explain engine rewrite")
     sample = DATA / "explain" / "006-libcuda-missing-cuinit-303.txt"
     report = tfdoctor.explain(sample.read_text())
     cli = run_cli("explain", str(sample), "--json").json()

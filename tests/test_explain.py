@@ -454,3 +454,69 @@ def test_the_worker_log_is_read_the_same_way():
     driver = next(f for f in report.findings if f.id == "driver.missing")
     assert "--gpus all" in driver.fix and driver.evidence[0].startswith("TensorFlow log line 1:")
     assert next(f for f in report.findings if f.id == "cuda.init-failed").caused_by == "driver.missing"
+
+
+def _corpus_line(prefix: str, needle: str) -> str:
+    """A line of a dev corpus case (tests/data/explain), so each reader is tried on real wording."""
+    path = next(CORPUS.glob(f"{prefix}-*.txt"))
+    return next(line for line in path.read_text().splitlines() if needle in line)
+
+
+@pytest.mark.parametrize(
+    "text, key, value",
+    [
+        # a typed issue-template field, behind list, bold and code markers
+        ("- **TensorFlow version (use command below)**: \n1.6.0-cp27-cp27mu-manylinux1_x86_64",
+         "tensorflow_version", "1.6.0"),
+        # git describe then the release: the release counts
+        ("- TensorFlow version (use command below): **v2.2.0-rc4-8-g2b96f3662b 2.2.0**", "tensorflow_version",
+         "2.2.0"),
+        ("Tensorflow 2.2.0-rc2", "tensorflow_version", "2.2.0-rc2"),
+        ("- **TensorFlow version (use command below)**: 2.0-alpha0", "tensorflow_version", "2.0-alpha0"),
+        # pip's own words outrank what a person typed, and tensorflow-intel is TensorFlow on Windows
+        ("### TensorFlow version\n\n2.15.01post\n\ntensorflow 2.15.0.post1 requires keras<2.16,>=2.15.0,"
+         " but you have keras 3.0.3 which is incompatible.", "tensorflow_version", "2.15.0.post1"),
+        ("    tensorflow-intel 2.12.1 depends on keras<2.13 and >=2.12.0", "tensorflow_version", "2.12.1"),
+        ("https://example.invalid/tensorflow-1.12.0.a6d8ffa.AVX2.CUDA10-cp27-cp27mu-linux_x86_64.whl",
+         "tensorflow_version", "1.12.0"),
+        # the interpreter's banner after a prompt; a more precise version refines a path's
+        ("(py39) root@box:~# python Python 3.9.6 (default, Aug 18 2021, 19:38:01) [GCC 7.5.0]",
+         "python_version", "3.9.6"),
+        ("/usr/local/lib/python2.7/dist-packages/tensorflow/__init__.py\nI use python 2.7.3.",
+         "python_version", "2.7.3"),
+        (r"I C:\tf_jenkins\workspace\rel-win\M\windows-gpu\PY\36\tensorflow\core\platform"
+         r"\cpu_feature_guard.cc:140]", "python_version", "3.6"),
+        # typed fields for the driver and friends
+        ("- Driver version: 390.87", "driver_version", "390.87"),
+        ("- Driver: 590.48.01\n- Host `nvidia-smi`: reports CUDA 13.1\n- Host `nvcc`: 11.5\n"
+         "- cuDNN seen at runtime: 9.19", "cuda_driver_version", "13.1"),
+        ("- Host `nvcc`: 11.5", "nvcc_version", "11.5"),
+        ("- cuDNN seen at runtime: 9.19", "cudnn_version", "9.19"),
+        ("biomind:6502:6588 [0] NCCL INFO cudaDriverVersion 11070", "cuda_driver_version", "11.7"),
+        # dmesg wraps the API mismatch: the kernel module is the driver
+        ("[ 7386.259769] NVRM: API mismatch: the client has the version 515.48.07, but\n"
+         "               NVRM: this kernel module has the version 510.73.05.  Please", "driver_version",
+         "510.73.05"),
+        # TensorFlow's own "driver version file contents:" is not a typed driver field
+        ('driver version file contents: """NVRM version: NVIDIA UNIX x86_64 Kernel Module  352.63  Sat Nov'
+         '  7 21:25:42 PST 2015\nkernel reported version is: 352.63.0', "driver_version", "352.63.0"),
+        # platforms from the mechanism, not a keyword
+        ("I am using tensorflow-gpu on Ubuntu16.04.", "platform", "linux"),
+        ("volta:1533219:1535130 [1] NCCL INFO Init COMPLETE", "platform", "linux"),
+        (r"2020-08-01 03:45:09.105836: F .\tensorflow/core/kernels/conv_2d_gpu.h:710] Non-OK-status",
+         "platform", "windows"),
+        # TensorFlow's GPUs: XLA's devices, or none registered
+        ("StreamExecutor device (0): Tesla K80, Compute Capability 3.7\n"
+         "StreamExecutor device (1): Tesla K80, Compute Capability 3.7", "tf_visible_gpus", 2),
+        ("Skipping registering GPU devices...", "tf_visible_gpus", 0),
+    ],
+)
+def test_values_a_person_can_see_are_read(text, key, value):
+    assert explain(text).environment[key] == value
+
+
+def test_value_readers_run_on_the_corpus_wording():
+    """The lines above are the dev corpus's own (a guard that they stay real)."""
+    assert "2.2.0-rc4-8-g2b96f3662b" in _corpus_line("252", "TensorFlow version")
+    assert "cudaDriverVersion 11070" in _corpus_line("272", "cudaDriverVersion")
+    assert "this kernel module has the version 510.73.05" in _corpus_line("110", "kernel module")

@@ -74,8 +74,8 @@ def _facts(loaded, *, dists=None, ld_path=(), container=None, kernel=None, conda
 
 
 def _lib(path: str, name: str, version: str | None, dist: str | None = None) -> dict:
-    return {"path": path, "name": name, "soname": None, "version": version, "dist": dist, "dist_version": None,
-            "since": "import"}
+    return {"path": path, "name": name, "soname": None, "version": version, "dist": dist,
+            "dist_version": None, "since": "import"}
 
 
 def test_a_loaded_cudnn_of_another_major_is_a_failure():
@@ -97,7 +97,8 @@ def test_nothing_to_say_without_a_wheel_or_from_the_wheel():
     system_only = _facts([_lib("/usr/local/cuda/lib64/libcudart.so.12", "libcudart", "12")])
     assert cuda.loaded_not_pip(system_only, load_matrix()) == []  # no pip wheel: the system CUDA is the plan
     from_wheel = _facts([_lib("/venv/nvidia/cuda_runtime/lib/libcudart.so.12", "libcudart", "12",
-                              dist="nvidia-cuda-runtime-cu12")], dists={"nvidia-cuda-runtime-cu12": "12.5.82"})
+                              dist="nvidia-cuda-runtime-cu12")],
+                        dists={"nvidia-cuda-runtime-cu12": "12.5.82"})
     assert cuda.loaded_not_pip(from_wheel, load_matrix()) == []
     assert cuda.loaded_not_pip({"runtime": {"ran": False}}, load_matrix()) == []
     assert cuda.loaded_not_pip({"runtime": {"loaded_libraries": ["junk", {"path": 3}]}}, load_matrix()) == []
@@ -115,9 +116,11 @@ def test_a_container_image_with_its_own_libcuda():
     "path, version, container, kernel",
     [
         ("/usr/lib/x86_64-linux-gnu/libcuda.so.580.65.06", "580.65.06", "docker", "580.65.06"),  # injected
-        ("/usr/local/cuda/compat/libcuda.so.580.65.06", "580.65.06", "docker", "535.104.05"),  # forward compat
+        # forward compat
+        ("/usr/local/cuda/compat/libcuda.so.580.65.06", "580.65.06", "docker", "535.104.05"),
         ("/usr/lib/x86_64-linux-gnu/libcuda.so.1", "1", "docker", "580.65.06"),  # no version in the name
-        ("/usr/lib/x86_64-linux-gnu/libcuda.so.535.104.05", "535.104.05", None, "580.65.06"),  # not a container
+        # not a container
+        ("/usr/lib/x86_64-linux-gnu/libcuda.so.535.104.05", "535.104.05", None, "580.65.06"),
     ],
 )
 def test_no_container_finding_when_the_library_is_the_hosts(path, version, container, kernel):

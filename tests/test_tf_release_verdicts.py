@@ -110,7 +110,9 @@ def test_the_same_wheels_on_ld_library_path_are_a_pass():
     assert findings["cudnn.ok"]["status"] == "pass" and "8.6.0.163" in findings["cudnn.ok"]["title"]
 
 
-@pytest.mark.parametrize("name", [n for n in NAMES if n not in ("tf-2.12.1-cu11-ldpath", "tf-2.21.0-and-cuda")])
+@pytest.mark.parametrize(
+    "name", [n for n in NAMES if n not in ("tf-2.12.1-cu11-ldpath", "tf-2.21.0-and-cuda")]
+)
 def test_no_pass_for_a_cuda_library_that_does_not_load(name):
     for f in _report(name, quick=False)["findings"]:
         if f["id"].split(".")[0] in ("cuda", "cudnn", "cublas", "nccl") and f["id"] != "cuda.nvcc-differs":

@@ -128,11 +128,10 @@ def test_log_keeps_tensorflow_words_but_not_placement_spam(check_run):
 
 
 def test_log_goes_through_the_explain_engine(check_run):
-    pytest.importorskip("tfdoctor.explain")
-    from tfdoctor.explain import explain_text
+    from tfdoctor.report import explain_report
 
     log = check_run["facts"]["runtime"]["log"]
-    expected = {f.id for f in explain_text(log).findings if f.confidence == "certain"}
+    expected = {f.id for f in explain_report(log).findings if f.confidence == "certain"}
     assert expected <= set(_ids(check_run["findings"]))
     if "failed call to cuInit" in log:
         assert "cuda.init-failed" in expected  # the cuInit line became a finding with a fix

@@ -15,7 +15,8 @@ def avx(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     flags = fc.as_dict(fc.get(facts, "system", "cpu_flags"))
     if not items and flags.get("avx") is not False:
         return []
-    where = "This CPU has no AVX" if flags.get("avx") is False else "TensorFlow died with an illegal instruction"
+    where = ("This CPU has no AVX" if flags.get("avx") is False
+             else "TensorFlow died with an illegal instruction")
     return [
         Finding(
             "cpu.avx-missing",

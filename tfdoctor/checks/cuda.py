@@ -67,14 +67,12 @@ def libraries_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     )
     names, log_major, items = _missing_from_log(facts)
     cuda, why = cuda_target(facts, matrix)
-    if items:
-        return [_missing(facts, matrix, cuda, names, log_major, [], items, used)]
-    if cuda is None:
-        return [skipped("cuda.libraries-missing", "CUDA libraries not checked", why, used)]
-    cu = v.major(cuda)
-    dists = fc.distributions(facts)
     missing, found, unseen = [], [], []
+    cu = v.major(cuda) if cuda else None
+    dists = fc.distributions(facts)
     for stem, wheel in (("libcudart", f"nvidia-cuda-runtime-cu{cu}"), ("libcublas", f"nvidia-cublas-cu{cu}")):
+        if cu is None:
+            break
         if wheel in dists and wheel_reachable(facts, wheel) is not False:
             found.append(f"{wheel} {dists[wheel]}")
         elif loadable(facts, stem, cu):
@@ -83,8 +81,12 @@ def libraries_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             unseen.append(wheel)
         else:
             missing.append(f"{stem}.so.{cu} ({wheel})")
-    if unseen:
-        return [unreachable(facts, unseen, used)]
+    if unseen:  # installed where this TensorFlow does not look: the log's failed dlopen says the same
+        return [unreachable(facts, unseen, used, items=items)]
+    if items:
+        return [_missing(facts, matrix, cuda, names, log_major, [], items, used)]
+    if cuda is None:
+        return [skipped("cuda.libraries-missing", "CUDA libraries not checked", why, used)]
     if not missing:
         return [Finding("cuda.libraries-ok", Status.PASS, f"CUDA {cu} runtime libraries: " + ", ".join(found),
                         facts=used)]
@@ -123,7 +125,7 @@ def wheel_reachable(facts: dict[str, Any], wheel: str) -> bool | None:
 
 
 def unreachable(facts: dict[str, Any], wheels: list[str], used: tuple[str, ...],
-                fid: str = "cuda.libraries-missing") -> Finding:
+                fid: str = "cuda.libraries-missing", items: list[dict[str, Any]] | None = None) -> Finding:
     """The CUDA wheels are installed, but this TensorFlow's loader does not look where they are."""
     tfv = fc.tf_version(facts) or "this TensorFlow"
     return Finding(
@@ -136,6 +138,7 @@ def unreachable(facts: dict[str, Any], wheels: list[str], used: tuple[str, ...],
         fix=rm.WHEEL_LIB_PATH.format(py=rm.python_cmd(facts)) + "  # add it to the venv's activate script"
         " to keep it",
         facts=(*used, "tensorflow.runpath_nvidia", "libraries.pip_nvidia_wheels"),
+        evidence=fc.quote(facts, items) if items else (),
     )
 
 
@@ -152,13 +155,14 @@ def _missing(
     tfv = fc.tf_version(facts)
     cu = v.major(cuda) if cuda else major
     what = ", ".join(names[:4] + wheels) or f"the CUDA {cu or ''} runtime libraries".replace("  ", " ")
-    title = f"TensorFlow cannot load its CUDA {cu} libraries: {what}" if cu else f"TensorFlow cannot load {what}"
+    title = (f"TensorFlow cannot load its CUDA {cu} libraries: {what}" if cu
+             else f"TensorFlow cannot load {what}")
     built = f"TensorFlow {tfv} was built for CUDA {cuda}; " if tfv and cuda else ""
     detail = (f"{built}the libraries it loads at start-up were not found where its loader looks (pip nvidia"
               " wheels, LD_LIBRARY_PATH, the ld cache), so it skips the GPU and runs on the CPU.")
     if any(i.get("kind") == "cudart-stub" for i in items):
-        detail += (' ("Could not find cuda drivers on your machine" is printed when libcudart cannot be loaded:'
-                   " despite its wording it is about the CUDA libraries, not the driver.)")
+        detail += (' ("Could not find cuda drivers on your machine" is printed when libcudart cannot be'
+                   " loaded: despite its wording it is about the CUDA libraries, not the driver.)")
     return Finding(
         "cuda.libraries-missing",
         Status.FAIL,
@@ -203,8 +207,8 @@ def _no_device_fix(facts: dict[str, Any]) -> str:
     if fc.platform(facts) == "wsl2":
         return ("Update the NVIDIA driver on Windows, then `wsl --shutdown` in PowerShell; check that"
                 " /usr/lib/wsl/lib/libcuda.so.1 exists and `nvidia-smi` works inside WSL")
-    return ("nvidia-smi -L  # must list the GPU; then: unset CUDA_VISIBLE_DEVICES (an empty value or -1 hides every"
-            " GPU); in a container start it with `--gpus all`")
+    return ("nvidia-smi -L  # must list the GPU; then: unset CUDA_VISIBLE_DEVICES (an empty value or -1 hides"
+            " every GPU); in a container start it with `--gpus all`")
 
 
 _INIT_ERRORS = {"NO_DEVICE", "DEVICES_UNAVAILABLE", "COMPAT_NOT_SUPPORTED_ON_DEVICE"}
@@ -225,7 +229,8 @@ _INIT_FIXES: dict[str, tuple[str, Any]] = {
     "SHARED_OBJECT_INIT_FAILED": ("the driver library (libcuda) could not be loaded.", _no_device_fix),
     "STUB_LIBRARY": (
         "a stub libcuda from the CUDA toolkit was loaded instead of the driver's.",
-        "ldconfig -p | grep libcuda.so  # remove the toolkit's stubs folder (…/lib64/stubs) from LD_LIBRARY_PATH",
+        "ldconfig -p | grep libcuda.so  # remove the toolkit's stubs folder (…/lib64/stubs) from"
+        " LD_LIBRARY_PATH",
     ),
     "INSUFFICIENT_DRIVER": ("the driver is older than the CUDA runtime.", "See driver.too-old."),
     "UNKNOWN": (
@@ -249,6 +254,8 @@ def nvcc_vs_tf(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         return [skipped("cuda.nvcc-differs", "System nvcc not compared", fc.probe_error(facts, "nvcc"), used)]
     cu = v.major(cuda)
     pip_nvcc = next((d for d in fc.distributions(facts) if d == f"nvidia-cuda-nvcc-cu{cu}"), None)
+    if not rm.searches_wheels(facts):
+        pip_nvcc = None  # TF 2.12/2.13 look for ptxas on PATH only, never in the wheel
     version = nvcc.get("version") if nvcc.get("found") else None
     path = next((str(i.get("path")) for i in fc.as_list(nvcc.get("installs")) if isinstance(i, dict)), None)
     where = f" ({path})" if path else ""
@@ -302,7 +309,7 @@ def nvcc_vs_tf(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             detail=f"{plain.capitalize()}, but XLA (jit_compile) falls back to the system ptxas when the"
             f" nvidia-cuda-nvcc-cu{cu} wheel is missing; a CUDA {v.major(version)} ptxas may reject"
             f" TensorFlow's PTX or your GPU's architecture.",
-            fix=rm.pip_install(facts, f"nvidia-cuda-nvcc-cu{cu}"),
+            fix=rm.nvcc_wheel(facts, cu),
             docs=cat.TF_PIP,
             facts=used,
             )
@@ -343,5 +350,130 @@ def ld_library_path_shadowing(facts: dict[str, Any], matrix: Any) -> list[Findin
             ),
             docs=cat.TF_PIP,
             facts=used,
+        )
+    ]
+
+
+# the pip wheel (name up to its -cuNN) that ships each user-space library TensorFlow loads
+WHEEL_OF = {
+    "libcudart": "nvidia-cuda-runtime-cu", "libcublas": "nvidia-cublas-cu", "libcublasLt": "nvidia-cublas-cu",
+    "libnccl": "nvidia-nccl-cu", "libcufft": "nvidia-cufft-cu", "libcurand": "nvidia-curand-cu",
+    "libcusolver": "nvidia-cusolver-cu", "libcusparse": "nvidia-cusparse-cu",
+    "libcupti": "nvidia-cuda-cupti-cu",
+    "libnvrtc": "nvidia-cuda-nvrtc-cu", "libnvJitLink": "nvidia-nvjitlink-cu",
+}
+
+
+def _loaded(facts: dict[str, Any]) -> list[dict[str, Any]]:
+    return [lib for lib in fc.as_list(fc.get(facts, "runtime", "loaded_libraries"))
+            if isinstance(lib, dict) and isinstance(lib.get("path"), str)
+            and isinstance(lib.get("name"), str)]
+
+
+def _wheel_for(lib: dict[str, Any], dists: dict[str, str]) -> tuple[str, str] | None:
+    """(wheel, version) of the installed pip wheel that ships this library, if one is installed."""
+    name = str(lib["name"])
+    stem = "nvidia-cudnn-cu" if name.startswith("libcudnn") else WHEEL_OF.get(name)
+    if stem is None:
+        return None
+    return next(((d, ver) for d, ver in sorted(dists.items())
+                 if d.startswith(stem) and d[len(stem):].isdigit()), None)
+
+
+def _came_from(facts: dict[str, Any], path: str) -> tuple[str, str | None]:
+    """(how the loader reached this file, the LD_LIBRARY_PATH entry that did it or None)."""
+    folder = posixpath.dirname(path)
+    for entry in fc.as_list(fc.get(facts, "libraries", "ld_library_path")):
+        if isinstance(entry, str) and entry and posixpath.normpath(entry) == folder:
+            return "LD_LIBRARY_PATH", entry
+    prefix = str(fc.env(facts).get("CONDA_PREFIX") or "")
+    if (prefix and path.startswith(prefix.rstrip("/") + "/")) or "/conda" in path or "/envs/" in path:
+        return "a conda environment", None
+    return "the system's loader path (ldconfig)", None
+
+
+@check("cuda.loaded-not-pip")
+def loaded_not_pip(facts: dict[str, Any], matrix: Any) -> list[Finding]:
+    """What the worker's process really mapped, against the pip wheels TensorFlow was installed with."""
+    dists = fc.distributions(facts)
+    used = ("runtime.loaded_libraries", "tensorflow.distributions", "libraries.ld_library_path")
+    found = []
+    for lib in _loaded(facts):
+        wheel = _wheel_for(lib, dists) if not lib.get("dist") else None
+        if wheel:
+            found.append((lib, wheel, *_came_from(facts, str(lib["path"]))))
+    if not found:
+        return []
+    lib, (wheel, have), how, entry = found[0]
+    loaded_version = str(lib.get("version") or "")
+    other_major = bool(loaded_version) and v.major(loaded_version) != v.major(have)
+    listed = "; ".join(f"{posixpath.basename(str(x['path']))} from {posixpath.dirname(str(x['path']))} ({h})"
+                       for x, _, h, _ in found[:4])
+    more = f" (+{len(found) - 4} more)" if len(found) > 4 else ""
+    if entry is not None:
+        fix = (f"export LD_LIBRARY_PATH=$(echo \"$LD_LIBRARY_PATH\" | tr ':' '\\n' | grep -Fvx"
+               f" {shlex.quote(entry)} | paste -sd:)  # then TensorFlow loads the {wheel} wheel")
+    elif how == "a conda environment":
+        fix = ("conda list | grep -i -e cudnn -e cudatoolkit -e cuda-  # remove the conda package that ships"
+               " it (conda remove --force NAME), so TensorFlow loads its pip wheels")
+    elif not rm.searches_wheels(facts):
+        fix = (rm.WHEEL_LIB_PATH.format(py=rm.python_cmd(facts))
+               + "  # the wheels' folders ahead of the system's")
+    else:
+        fix = (f"ldconfig -p | grep {shlex.quote(str(lib.get('soname') or lib['name']))}  # a library loaded"
+               " earlier in the process (another framework imported first) or a system copy wins: import"
+               " TensorFlow first, or remove the system copy from the loader path")
+    return [
+        Finding(
+            "cuda.loaded-not-pip",
+            Status.FAIL if other_major else Status.WARN,
+            f"TensorFlow loaded {posixpath.basename(str(lib['path']))} from {how},"
+            f" not the {wheel} {have} wheel",
+            detail=f"Really mapped into the worker: {listed}{more}. TensorFlow was installed with the pip"
+            " wheels; another copy"
+            + (" of a different major version cannot work with it." if other_major else
+               " of another version can work, but is not what TensorFlow was tested with."),
+            fix=fix,
+            docs=cat.TF_PIP,
+            facts=used,
+            caused_by="cuda.ld-library-path-shadowing" if entry is not None else None,
+        )
+    ]
+
+
+@check("cuda.container-driver-libraries")
+def container_driver_libraries(facts: dict[str, Any], matrix: Any) -> list[Finding]:
+    """In a container, libcuda / libnvidia-ml come from the host's driver, injected at start; a copy
+    the image carries has its own version and fails against the host's kernel module."""
+    container = fc.container(facts)
+    kernel = fc.text(fc.get(facts, "system", "proc_driver_version")) or fc.driver_version(facts)[0]
+    if not container or not kernel:
+        return []
+    wrong = []
+    for lib in _loaded(facts):
+        version = str(lib.get("version") or "")
+        if lib["name"] not in ("libcuda", "libnvidia-ml") or v.vtuple(version)[:1] < (100,):
+            continue  # libcuda.so.1 names no driver version; only libcuda.so.580.65.06 does
+        compat = "/compat/" in str(lib["path"]) and v.vtuple(version) > v.vtuple(kernel)
+        if version != kernel and not compat:  # CUDA forward compatibility: a newer compat libcuda is meant
+            wrong.append(lib)
+    if not wrong:
+        return []
+    names = ", ".join(f"{x['path']} ({x['version']})" for x in wrong[:3])
+    return [
+        Finding(
+            "cuda.container-driver-libraries",
+            Status.FAIL,
+            f"This {container} image carries its own driver library:"
+            f" {posixpath.basename(str(wrong[0]['path']))}, but the host's driver is {kernel}",
+            detail=f"Loaded: {names}. The NVIDIA Container Toolkit mounts the host driver's libcuda and"
+            " libnvidia-ml into the container at start; a copy baked into the image shadows them, and a"
+            " user-space driver library of another version than the kernel module fails (\"Driver/library"
+            " version mismatch\", CUDA_ERROR_SYSTEM_DRIVER_MISMATCH).",
+            fix="Rebuild the image without NVIDIA driver packages (no libnvidia-compute-*, no cuda-drivers,"
+            f" no copied libcuda.so*): delete {shlex.quote(str(wrong[0]['path']))} in the Dockerfile, then"
+            " start it with `--gpus all` so the toolkit injects the host's libraries",
+            docs=cat.NV_CONTAINER,
+            facts=("runtime.loaded_libraries", "system.proc_driver_version", "system.container"),
         )
     ]

@@ -20,6 +20,9 @@ def _cudnn_pin(facts: dict[str, Any], matrix: Any, wheel: str, want_major: int) 
     if isinstance(spec, str) and spec.strip():
         spec = spec.strip()
         return f"{wheel}{spec}" if spec[0] in "<>=!~" else f"{wheel}=={spec}"
+    cu11 = next((w for w in rm.CU11_WHEELS if w.startswith(f"{wheel}==")), None)
+    if cu11 and release is not None and v.major(release.cudnn) == want_major:
+        return cu11  # 2.12/2.13: the exact wheel TensorFlow's own install guide named
     return f"{wheel}=={want_major}.*"
 
 
@@ -29,7 +32,8 @@ def _wheel_major(facts: dict[str, Any], matrix: Any, compiled: str | None) -> in
     cuda, _ = fc.tf_cuda(facts, matrix)
     if cuda:
         return v.major(cuda)
-    majors = [ev.library_cuda_major(str(i.get("library"))) for i in fc.failed_libraries(facts, "cuda-runtime")]
+    majors = [ev.library_cuda_major(str(i.get("library")))
+              for i in fc.failed_libraries(facts, "cuda-runtime")]
     if any(majors):
         return min(m for m in majors if m)
     if compiled and v.version_ge(compiled, (8, 9)):
@@ -53,12 +57,12 @@ def _from_log(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]) -> Find
             fix = (rm.pip_install(facts, pin) + "  # then make sure nothing loads an older cuDNN first:"
                    " LD_LIBRARY_PATH, a conda cudnn package, or another framework pinning nvidia-cudnn")
         else:
-            fix = (f"conda install -c conda-forge cudnn={v.major_minor(compiled) or compiled}  # the cuDNN TensorFlow"
-                   " was compiled with; remove older cuDNN copies from LD_LIBRARY_PATH")
+            fix = (f"conda install -c conda-forge cudnn={v.major_minor(compiled) or compiled}  # the cuDNN"
+                   " TensorFlow was compiled with; remove older cuDNN copies from LD_LIBRARY_PATH")
         other = v.major(loaded) != v.major(compiled)
         why = ("a different major version, which TensorFlow cannot use" if other else
-               "an older minor version than TensorFlow was compiled with; cuDNN runs only with the same or a newer"
-               " minor")
+               "an older minor version than TensorFlow was compiled with; cuDNN runs only with the same or a"
+               " newer minor")
         return Finding(
             "cudnn.version-mismatch",
             Status.FAIL,
@@ -79,7 +83,8 @@ def _from_log(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]) -> Find
         "cudnn.missing",
         Status.FAIL,
         f"TensorFlow cannot load {want}" + (f" ({', '.join(names[:2])})" if names else ""),
-        detail="TensorFlow could not load cuDNN, which convolutions and RNNs on the GPU need; it skips the GPU.",
+        detail="TensorFlow could not load cuDNN, which convolutions and RNNs on the GPU need;"
+        " it skips the GPU.",
         fix=rm.cuda_libraries(facts, matrix, cu),
         facts=used,
         evidence=fc.quote(facts, items),
@@ -131,7 +136,7 @@ def cudnn_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                     detail=f"TensorFlow {fc.tf_version(facts)} was built with cuDNN {floor_text}; cuDNN"
                     f" refuses to run"
                     " a build compiled against a newer minor, and a different major does not load at all.",
-                    fix=rm.pip_install(facts, pin) + rm.conda_note(facts),
+                    fix=rm.wheel_install(facts, pin),
                     docs=cat.TF_PIP,
                     facts=used,
                 )
@@ -169,7 +174,7 @@ def cudnn_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 Status.FAIL,
                 f"Only a different cuDNN major is installed: {others[0]}",
                 detail=f"TensorFlow {fc.tf_version(facts)} needs libcudnn.so.{want}.",
-                fix=rm.pip_install(facts, pin) + rm.conda_note(facts),
+                fix=rm.wheel_install(facts, pin),
                 docs=cat.TF_PIP,
                 facts=used,
             )
@@ -182,7 +187,7 @@ def cudnn_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             detail=f"Neither the {wheel} wheel nor libcudnn.so.{want} in the ld cache / LD_LIBRARY_PATH"
             f" was found;"
             " TensorFlow falls back to the CPU.",
-            fix=rm.pip_install(facts, pin) + rm.conda_note(facts),
+            fix=rm.wheel_install(facts, pin),
             docs=cat.TF_PIP,
             facts=used,
         )
@@ -202,10 +207,11 @@ def cudnn_initialised(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             Status.FAIL,
             "cuDNN failed to initialise" + (f" (CUDNN_STATUS_{status})" if status else ""),
             detail="cuDNN was found but could not start. Most often the GPU's memory was already taken (by"
-            " TensorFlow's default of reserving it all, or by another process); otherwise the cuDNN build does"
-            " not match the CUDA libraries or the GPU.",
-            fix="export TF_FORCE_GPU_ALLOW_GROWTH=true  # let TensorFlow take GPU memory as it needs it; check"
-            " `nvidia-smi` for other processes holding memory; if it persists, reinstall matching CUDA and cuDNN: "
+            " TensorFlow's default of reserving it all, or by another process); otherwise the cuDNN build"
+            " does not match the CUDA libraries or the GPU.",
+            fix="export TF_FORCE_GPU_ALLOW_GROWTH=true  # let TensorFlow take GPU memory as it needs it;"
+            " check `nvidia-smi` for other processes holding memory; if it persists, reinstall matching CUDA"
+            " and cuDNN: "
             + rm.cuda_libraries(facts, matrix),
             facts=("log.evidence",),
             evidence=fc.quote(facts, items),

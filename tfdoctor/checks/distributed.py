@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tfdoctor.checks import check
+from tfdoctor.checks import remedies as rm
 from tfdoctor.model import Finding, Status
 
 DOCS = "https://www.tensorflow.org/api_docs/python/tf/distribute/cluster_resolver/TFConfigClusterResolver"
@@ -489,11 +490,9 @@ def _collective_fix(coll: dict[str, Any]) -> str:
             "task index so that no two use the same address"
         )
     if stage == "compare" or any(m.get("key") == "tensorflow" for m in coll.get("mismatches") or []):
-        mine = coll.get("tensorflow") or "X.Y.Z"
-        return (
-            "Install the same TensorFlow on every worker, "
-            f'e.g. python -m pip install "tensorflow[and-cuda]=={mine}"'
-        )
+        mine = str(coll.get("tensorflow") or "")
+        req = rm.tf_requirement(mine, exact=True) if mine else "tensorflow[and-cuda]==X.Y.Z"
+        return f'Install the same TensorFlow on every worker, e.g. python -m pip install "{req}"'
     if (
         coll.get("timed_out")
         or stage in ("join", "all-reduce", "all-gather")

@@ -145,12 +145,13 @@ def driver_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             skipped(
                 "driver.missing",
                 "NVIDIA driver presence not decided",
-                f"The driver is there but unusable ({why}: see driver.library-mismatch / nvml.no-permission).",
+                f"The driver is there but unusable ({why}: see driver.library-mismatch /"
+                " nvml.no-permission).",
                 used,
             )
         ]
     notes += [n for n in log_notes if n not in notes]
-    if fc.get(facts, "system", "pci_nvidia") == []:
+    if fc.no_gpu_attached(facts):
         kinds.add("no-gpu")
         strong = True
     if not notes and "no-gpu" not in kinds:
@@ -186,15 +187,15 @@ def _missing(
 
     def found(title: str, why: str, fix: str, docs: str | None) -> Finding:
         detail_text = f"{detail}. {why}" if detail else why
-        return Finding("driver.missing", Status.FAIL, title, detail=detail_text, fix=fix, docs=docs, facts=used,
-                       confidence=confidence)
+        return Finding("driver.missing", Status.FAIL, title, detail=detail_text, fix=fix, docs=docs,
+                       facts=used, confidence=confidence)
 
     if fc.get(facts, "system", "wsl_version") == 1:
         return found(
             "WSL 1 cannot use the GPU",
             "Only WSL 2 gives Linux access to the Windows NVIDIA driver.",
-            "wsl --set-version <distribution> 2  # in PowerShell; then reopen the distribution (wsl -l -v lists"
-            " them)",
+            "wsl --set-version <distribution> 2  # in PowerShell; then reopen the distribution (wsl -l -v"
+            " lists them)",
             cat.NV_WSL,
         )
     if plat == "wsl2":
@@ -204,6 +205,16 @@ def _missing(
             "On WSL2 the Windows driver provides /usr/lib/wsl/lib/libcuda.so.",
             fix,
             docs,
+        )
+    if "no-gpu" in kinds and not nouveau:
+        where = f"this {container} container's host" if container else "this machine"
+        return found(
+            "No NVIDIA GPU is attached to this machine",
+            f"The PCI bus of {where} has no NVIDIA device, so no driver or CUDA library can give TensorFlow a"
+            " GPU. TensorFlow runs on the CPU here.",
+            "Run on a machine with an NVIDIA GPU (a GPU instance type in the cloud, or a GPU passed through"
+            " to this VM). If the CPU is what you expect here, say so: `tfdoctor check --allow-cpu`.",
+            cat.NV_GPUS,
         )
     if container and not nouveau:
         return found(
@@ -221,16 +232,6 @@ def _missing(
             "CUDA needs NVIDIA's driver; nouveau must be blacklisted first.",
             f"{rm.nouveau_blacklist(facts)} && {fix}" if plat == "linux" and not container else fix,
             docs,
-        )
-    if "no-gpu" in kinds and not nouveau:
-        where = f"this {container} container's host" if container else "this machine"
-        return found(
-            "No NVIDIA GPU is attached to this machine",
-            f"The PCI bus of {where} has no NVIDIA device, so no driver or CUDA library can give TensorFlow a GPU."
-            " TensorFlow runs on the CPU here.",
-            "Run on a machine with an NVIDIA GPU (a GPU instance type in the cloud, or a GPU passed through to"
-            " this VM). If the CPU is what you expect here, say so: `tfdoctor check --allow-cpu`.",
-            cat.NV_GPUS,
         )
     return found("No NVIDIA driver is loaded", "TensorFlow cannot use the GPU without it.", fix, docs)
 
@@ -255,7 +256,8 @@ def _newest_runnable(matrix: Any, facts: dict[str, Any], driver: str, platform: 
 
 def _too_old_evidence(facts: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(hard evidence the driver is too old, soft evidence: it works with limits)."""
-    hard = fc.cuda_errors(facts, "INSUFFICIENT_DRIVER", "UNSUPPORTED_PTX_VERSION") + fc.log_items(facts, "ngc-driver")
+    hard = (fc.cuda_errors(facts, "INSUFFICIENT_DRIVER", "UNSUPPORTED_PTX_VERSION")
+            + fc.log_items(facts, "ngc-driver"))
     soft = fc.log_items(facts, "driver-cuda-older")
     return hard, soft
 
@@ -280,7 +282,8 @@ def driver_new_enough(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         why = "The installed TensorFlow is not a CUDA build."
     cuda, cuda_source = fc.tf_cuda(facts, matrix)
     if why is None and not cuda:
-        why = "TensorFlow is not installed." if not fc.tf_installed(facts) else "TensorFlow's CUDA version is unknown."
+        why = ("TensorFlow is not installed." if not fc.tf_installed(facts)
+               else "TensorFlow's CUDA version is unknown.")
     platform = _driver_platform(facts)
     ok, caveat, minimum = False, None, None
     if why is None:
@@ -363,21 +366,23 @@ def _too_old(
     if limit:
         arch, last = limit
         if branch and last and v.vtuple(last) < v.vtuple(branch):
-            fix = (f"This {arch} GPU's last driver branch is R{last}, too old for CUDA {cuda}: use a TensorFlow"
-                   f" release built for the CUDA R{last} supports (`tfdoctor matrix --driver {last}`), or a newer GPU")
+            fix = (f"This {arch} GPU's last driver branch is R{last}, too old for CUDA {cuda}: use a"
+                   f" TensorFlow release built for the CUDA R{last} supports (`tfdoctor matrix --driver"
+                   f" {last}`), or a newer GPU")
     newest = _newest_runnable(matrix, facts, driver, platform) if driver and matrix is not None else None
     if newest is not None and cuda and v.major_minor(newest.cuda) != v.major_minor(cuda):
-        detail += f" The newest TensorFlow this driver runs on this Python is {newest.version} (CUDA {newest.cuda})."
-        fix += (f". Or keep the driver and move to TensorFlow {newest.version} (a downgrade from {tfv or 'yours'}):"
-                f" {rm.pip_install(facts, rm.tf_requirement(newest.version))}")
+        detail += (f" The newest TensorFlow this driver runs on this Python is {newest.version}"
+                   f" (CUDA {newest.cuda}).")
+        fix += (f". Or keep the driver and move to TensorFlow {newest.version} (a downgrade from"
+                f" {tfv or 'yours'}): {rm.pip_install(facts, rm.tf_requirement(newest.version))}")
     elif driver and matrix is not None and cuda and newest is None:
         detail += " No TensorFlow release in the bundled matrix runs on this driver with this Python."
     status = Status.FAIL if hard or not soft else Status.WARN
     title = (f"NVIDIA driver {driver} is too old for CUDA {cuda}" if driver and cuda
              else "The NVIDIA driver is too old for TensorFlow's CUDA")
     if status == Status.WARN:
-        title = (f"The driver's CUDA ({soft[0].get('driver_cuda') or '?'}) is older than TensorFlow's PTX compiler"
-                 f" ({soft[0].get('need') or cuda}): XLA compiles slower")
+        title = (f"The driver's CUDA ({soft[0].get('driver_cuda') or '?'}) is older than TensorFlow's PTX"
+                 f" compiler ({soft[0].get('need') or cuda}): XLA compiles slower")
     return Finding("driver.too-old", status, title, detail=detail, fix=fix, docs=docs, facts=used,
                    evidence=fc.quote(facts, hard + soft), confidence="certain" if hard else "likely")
 
@@ -411,7 +416,8 @@ def library_mismatch(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         evidence.append("NVML: Driver/library version mismatch")
     if smi.get("error_kind") == "lib-mismatch":
         evidence.append(f"nvidia-smi: {smi.get('error')}")
-    user = nvml.get("driver_version") or smi.get("driver_version") or fc.get(facts, "system", "libcuda_version")
+    user = (nvml.get("driver_version") or smi.get("driver_version")
+            or fc.get(facts, "system", "libcuda_version"))
     if kernel and user and _differ(kernel, user):
         evidence.append(f"kernel module {kernel} but driver library {user}")
     items = fc.log_items(facts, "lib-mismatch") + fc.cuda_errors(facts, "SYSTEM_DRIVER_MISMATCH")
@@ -433,8 +439,8 @@ def library_mismatch(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             + ". This happens after a driver update until the new kernel module is loaded; until then CUDA,"
             " NVML and nvidia-smi all fail.",
             fix=_mismatch_fix(facts),
-            facts=("nvml.error_kind", "nvidia_smi.error_kind", "system.proc_driver_version", "nvml.driver_version",
-                   "log.evidence"),
+            facts=("nvml.error_kind", "nvidia_smi.error_kind", "system.proc_driver_version",
+                   "nvml.driver_version", "log.evidence"),
             evidence=fc.quote(facts, items),
         )
     ]

@@ -24,10 +24,11 @@ def keras3_api(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             "keras.keras3-api-change",
             Status.FAIL,
             "This code was written for Keras 2, but Keras 3 runs it",
-            detail="From TensorFlow 2.16, tf.keras is Keras 3: some APIs were removed or changed, KerasTensors"
-            " cannot be passed to TensorFlow functions, and only the .keras and .h5 formats load.",
-            fix=f"{rm.pip_install(facts, tf_keras)} && export TF_USE_LEGACY_KERAS=1  # keeps Keras 2 for this code;"
-            " or migrate the code to Keras 3",
+            detail="From TensorFlow 2.16, tf.keras is Keras 3: some APIs were removed or changed,"
+            " KerasTensors cannot be passed to TensorFlow functions,"
+            " and only the .keras and .h5 formats load.",
+            fix=f"{rm.pip_install(facts, tf_keras)} && export TF_USE_LEGACY_KERAS=1  # keeps Keras 2 for this"
+            " code; or migrate the code to Keras 3",
             facts=("log.evidence", "tensorflow.distributions"),
             evidence=fc.quote(facts, items),
         )

@@ -26,9 +26,11 @@ def collective_errors(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             Status.FAIL if errors or failed_warn else Status.WARN,
             "An NCCL collective failed" if errors or failed_warn else "NCCL warned during setup",
             detail="NCCL carries MirroredStrategy's all-reduce between GPUs (and nodes). Its error names the"
-            " transport that broke: shared memory in containers, peer-to-peer/NVLink, InfiniBand, or sockets.",
-            fix="NCCL_DEBUG=INFO python your_script.py  # shows the failing transport; then try NCCL_P2P_DISABLE=1"
-            " (P2P/NVLink), NCCL_IB_DISABLE=1 (InfiniBand), or --ipc=host / --shm-size=1g in containers; or use"
+            " transport that broke: shared memory in containers, peer-to-peer/NVLink, InfiniBand,"
+            " or sockets.",
+            fix="NCCL_DEBUG=INFO python your_script.py  # shows the failing transport; then try"
+            " NCCL_P2P_DISABLE=1 (P2P/NVLink), NCCL_IB_DISABLE=1 (InfiniBand), or --ipc=host / --shm-size=1g"
+            " in containers; or use"
             " tf.distribute.MirroredStrategy(cross_device_ops=tf.distribute.HierarchicalCopyAllReduce())",
             docs=cat.NV_NCCL_TROUBLE,
             facts=("log.evidence",),
@@ -47,9 +49,10 @@ def unsupported_platform(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             "nccl.unsupported-platform",
             Status.FAIL,
             "NCCL is not available here (native Windows or macOS builds have no NCCL)",
-            detail="MirroredStrategy's default all-reduce is NCCL's; this TensorFlow build has no NcclAllReduce"
-            " kernel.",
-            fix="strategy = tf.distribute.MirroredStrategy(cross_device_ops=tf.distribute.HierarchicalCopyAllReduce())"
+            detail="MirroredStrategy's default all-reduce is NCCL's; this TensorFlow build has no"
+            " NcclAllReduce kernel.",
+            fix="strategy = tf.distribute.MirroredStrategy("
+            "cross_device_ops=tf.distribute.HierarchicalCopyAllReduce())"
             "  # all-reduce without NCCL; or run on Linux/WSL2",
             facts=("log.evidence", "system.platform"),
             evidence=fc.quote(facts, items),

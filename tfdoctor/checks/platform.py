@@ -27,7 +27,8 @@ def windows_native(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     if plat in ("linux", "wsl2"):
         return [
             Finding(
-                "platform.ok", Status.PASS, f"{'WSL2' if plat == 'wsl2' else 'Linux'}" + (f": {osname}" if osname else ""),
+                "platform.ok", Status.PASS,
+                f"{'WSL2' if plat == 'wsl2' else 'Linux'}" + (f": {osname}" if osname else ""),
                 facts=used
             )
         ]

@@ -22,7 +22,8 @@ def numpy_abi(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     if not items and not static:
         return []
     old_tf = bool(tfv) and not v.version_ge(tfv, (2, 18))
-    fix = (rm.pip_install(facts, rm.keep_tf_version(facts), "numpy<2") + "  # TensorFlow before 2.18 needs NumPy 1.x"
+    fix = (rm.pip_install(facts, rm.keep_tf_version(facts), "numpy<2")
+           + "  # TensorFlow before 2.18 needs NumPy 1.x"
            if old_tf or not tfv else
            rm.pip_install(facts, "--upgrade", "<the package named in the traceback>")
            + "  # rebuild or upgrade the extension compiled against NumPy 1.x; or pin numpy<2 for it")
@@ -30,10 +31,11 @@ def numpy_abi(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         Finding(
             "python.numpy-abi-mismatch",
             Status.FAIL,
-            f"NumPy {numpy or ''} does not match the NumPy TensorFlow (or another compiled package) was built for"
+            f"NumPy {numpy or ''} does not match the NumPy TensorFlow"
+            " (or another compiled package) was built for"
             .replace("NumPy  ", "NumPy "),
-            detail="Compiled Python extensions are bound to the NumPy major they were built against: modules built"
-            " for NumPy 1.x cannot run with NumPy 2, and vice versa.",
+            detail="Compiled Python extensions are bound to the NumPy major they were built against: modules"
+            " built for NumPy 1.x cannot run with NumPy 2, and vice versa.",
             fix=fix,
             docs=cat.NUMPY_2,
             facts=("log.evidence", "tensorflow.distributions"),
@@ -53,10 +55,11 @@ def protobuf(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             "python.protobuf-mismatch",
             Status.FAIL,
             "The installed protobuf does not match TensorFlow's generated code",
-            detail="TensorFlow's *_pb2 modules were generated for a protobuf range; another package upgraded or"
-            " downgraded protobuf outside it.",
-            fix=rm.pip_install(facts, "--force-reinstall", rm.keep_tf_version(facts)) + "  # pip then picks the"
-            " protobuf this TensorFlow pins; as a stopgap: export PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION=python",
+            detail="TensorFlow's *_pb2 modules were generated for a protobuf range; another package upgraded"
+            " or downgraded protobuf outside it.",
+            fix=rm.pip_install(facts, "--force-reinstall", rm.keep_tf_version(facts)) + "  # pip then picks"
+            " the protobuf this TensorFlow pins; as a stopgap:"
+            " export PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION=python",
             docs=cat.PROTOBUF_NEWS,
             facts=("log.evidence",),
             evidence=fc.quote(facts, items),

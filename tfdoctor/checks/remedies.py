@@ -11,7 +11,7 @@ from typing import Any
 
 from tfdoctor import catalogue as cat
 from tfdoctor import versions as v
-from tfdoctor.facts import get, in_conda, platform
+from tfdoctor.facts import as_list, get, gpus, in_conda, platform, tf_release, tf_version
 
 FAMILIES = (
     ("ubuntu", ("ubuntu", "pop", "linuxmint", "linux mint")),
@@ -57,7 +57,10 @@ def python_cmd(facts: dict[str, Any]) -> str:
 
 def pip_install(facts: dict[str, Any], *requirements: str) -> str:
     """`PYTHON -m pip install 'req' ...` quoted for the platform's shell."""
-    q = (lambda r: f'"{r}"') if platform(facts) == "windows" else shlex.quote
+    def q(r: str) -> str:
+        # double quotes keep a `$(...)` of keep_tf_version working (our own text, never the user's)
+        return f'"{r}"' if platform(facts) == "windows" or r == _current_tf(facts) else shlex.quote(r)
+
     return f"{python_cmd(facts)} -m pip install " + " ".join(q(r) for r in requirements)
 
 
@@ -148,8 +151,6 @@ def driver_install(facts: dict[str, Any], branch: str | None = None) -> tuple[st
 def driver_branch_limit(facts: dict[str, Any], matrix: Any) -> tuple[str, str] | None:
     """(architecture, last driver branch) of the oldest GPU here whose architecture NVIDIA no longer
     supports in new drivers (e.g. ("Kepler", "470")); None when every known GPU is current."""
-    from tfdoctor.facts import as_list, gpus
-
     lookup = getattr(matrix, "architecture", None)
     if lookup is None:
         return None
@@ -183,37 +184,64 @@ WHEEL_LIB_PATH = (
 )
 
 
+def searches_wheels(facts: dict[str, Any]) -> bool:
+    """Whether this TensorFlow finds the pip nvidia wheels by itself (2.14+: its RUNPATH lists them)."""
+    version = tf_version(facts)
+    return not version or v.version_ge(version, (2, 14))
+
+
+def wheel_install(facts: dict[str, Any], *requirements: str, ld_path: bool | None = None) -> str:
+    """Install nvidia-* wheels, plus the LD_LIBRARY_PATH line TF 2.12/2.13 need to find them
+    (ld_path: force it on or off; by default, when this TensorFlow does not search the wheels)."""
+    cmd = pip_install(facts, *requirements) + conda_note(facts)
+    if not (ld_path if ld_path is not None else not searches_wheels(facts)):
+        return cmd
+    return (f"{cmd} && {WHEEL_LIB_PATH.format(py=python_cmd(facts))}"
+            "  # TensorFlow 2.12/2.13 look for CUDA only on LD_LIBRARY_PATH")
+
+
+def nvcc_wheel(facts: dict[str, Any], cu: int | None) -> str:
+    """Install the ptxas wheel; TF 2.12/2.13 search only PATH for it, so put its bin/ there too."""
+    cmd = pip_install(facts, f"nvidia-cuda-nvcc-cu{cu}")
+    if searches_wheels(facts):
+        return cmd
+    probe = "import os, nvidia.cuda_nvcc as n; print(os.path.join(n.__path__[0], \"bin\"))"
+    return (f"{cmd} && export PATH=$({python_cmd(facts)} -c '{probe}'):$PATH"
+            f"  # TensorFlow {v.major_minor(tf_version(facts))} looks for ptxas on PATH only")
+
+
 def keep_tf_version(facts: dict[str, Any]) -> str:
     """A pip requirement that reinstalls the user's TensorFlow with its CUDA wheels, same version."""
-    from tfdoctor.facts import tf_version
-
     version = tf_version(facts)
     if version:
         return tf_requirement(version, exact=True)
-    return "tensorflow[and-cuda]==$(pip show tensorflow | sed -n 's/^Version: //p')"
+    return _current_tf(facts)
+
+
+def _current_tf(facts: dict[str, Any]) -> str:
+    """The installed version, read by the shell when the facts do not have it."""
+    return f"tensorflow[and-cuda]==$({python_cmd(facts)} -m pip show tensorflow | sed -n 's/^Version: //p')"
 
 
 def cuda_libraries(facts: dict[str, Any], matrix: Any, cuda_major: int | None = None) -> str:
     """The command that gives this TensorFlow the CUDA libraries it was built for, keeping its version."""
-    from tfdoctor.facts import tf_release, tf_version
-
     version = tf_version(facts)
     plat = platform(facts)
     release = tf_release(matrix, facts)
     if plat == "windows":
         cuda = getattr(release, "cuda", None) or "11.2"
         cudnn = getattr(release, "cudnn", None) or "8.1"
-        return (f"conda install -c conda-forge cudatoolkit={cuda} cudnn={cudnn}  # TensorFlow <= 2.10 on native"
-                " Windows; newer releases need WSL2")
+        return (f"conda install -c conda-forge cudatoolkit={cuda} cudnn={cudnn}  # TensorFlow <= 2.10 on"
+                " native Windows; newer releases need WSL2")
     if version and v.version_ge(version, (2, 14)) or not version and cuda_major != 11:
         return pip_install(facts, keep_tf_version(facts)) + conda_note(facts)
     if version and v.version_ge(version, (2, 12)) or not version and cuda_major == 11:
-        return (pip_install(facts, *CU11_WHEELS) + " && " + WHEEL_LIB_PATH.format(py=python_cmd(facts))
-                + "  # TensorFlow 2.12/2.13 look for CUDA only on LD_LIBRARY_PATH")
+        return wheel_install(facts, *CU11_WHEELS, ld_path=True)
     cuda = getattr(release, "cuda", None)
     cudnn = getattr(release, "cudnn", None)
     if cuda and cudnn:
-        return (f"conda install -c conda-forge cudatoolkit={cuda} cudnn={cudnn}  # the CUDA and cuDNN TensorFlow"
-                f" {version} was built for; outside conda, install them and add their lib64 to LD_LIBRARY_PATH")
+        return (f"conda install -c conda-forge cudatoolkit={cuda} cudnn={cudnn}  # the CUDA and cuDNN"
+                f" TensorFlow {version} was built for; outside conda, install them and add their lib64 to"
+                " LD_LIBRARY_PATH")
     return (f"Install the CUDA toolkit and cuDNN TensorFlow {version or ''} was built for (see "
             f"{cat.TF_BUILDS}) and add their lib64 folder to LD_LIBRARY_PATH").replace("  ", " ")

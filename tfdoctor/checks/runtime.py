@@ -90,16 +90,22 @@ def _worker_failure(facts: dict[str, Any], rt: dict[str, Any]) -> Finding | None
         )
     if rt.get("timed_out"):
         where = _interrupted_step(rt)
+        if "import" in where:  # nothing has touched a GPU yet: a slow disk, not a sick GPU
+            why = ("The first import after an install compiles Python files and loads about 1 GB of"
+                   " libraries: on a slow or network disk, or a busy machine, it can take minutes.")
+            fix = (f"Time it: `time {rm.python_cmd(facts)} -c 'import tensorflow'`; then re-run with more"
+                   " time: `tfdoctor check --timeout 900`")
+        else:
+            why = "A hang in the first GPU step often means a GPU in a bad state (Xid errors)."
+            fix = ("Re-run with more time: `tfdoctor check --timeout 900`; if it hangs again, look for GPU"
+                   f" errors with `nvidia-smi` and `sudo dmesg | grep -i xid`, and run `{cmd}` to see where"
+                   " it stops")
         return _finding(
             "runtime.worker-timeout",
             Status.FAIL,
             f"The TensorFlow worker hung{where} and was killed",
-            detail=f"{error}. A hang in the first GPU step often means a GPU in a bad state (Xid errors).",
-            fix=(
-                "Re-run with more time: `tfdoctor check --timeout 900`; if it hangs again, look for GPU"
-                f" errors with `nvidia-smi` and `sudo dmesg | grep -i xid`, and run `{cmd}` to see where"
-                " it stops"
-            ),
+            detail=f"{error}. {why}",
+            fix=fix,
             docs=cat.NV_SMI,
         )
     if rt.get("signal") or (not rt.get("result_line") and rt.get("returncode")):
@@ -108,7 +114,7 @@ def _worker_failure(facts: dict[str, Any], rt: dict[str, Any]) -> Finding | None
         if "import" in where:
             hint = (
                 f"; a crash while importing TensorFlow usually means a broken or mismatched install:"
-                f" {rm.pip_install(facts, '--force-reinstall', 'tensorflow[and-cuda]')}"
+                f" {rm.pip_install(facts, '--force-reinstall', rm.keep_tf_version(facts))}"
             )
         return _finding(
             "runtime.worker-crashed",
@@ -135,7 +141,7 @@ def _worker_failure(facts: dict[str, Any], rt: dict[str, Any]) -> Finding | None
     return None
 
 
-def _no_gpu_fix(facts: dict[str, Any], reason: str) -> tuple[str, str]:
+def _no_gpu_fix(facts: dict[str, Any], matrix: Any, reason: str) -> tuple[str, str]:
     low = reason.lower()
     plat = fc.platform(facts)
     if plat == "macos":
@@ -146,17 +152,17 @@ def _no_gpu_fix(facts: dict[str, Any], reason: str) -> tuple[str, str]:
     if plat == "windows":
         return (
             "TensorFlow >= 2.11 has no GPU support on native Windows: install it inside WSL2"
-            " (`wsl --install`, then pip install 'tensorflow[and-cuda]' there).",
+            f" (`wsl --install`, then {rm.pip_install({}, rm.keep_tf_version(facts))} there).",
             cat.TF_PIP,
         )
     if "no cuda support" in low or "built without cuda" in low:
         return (
             f"{rm.pip_uninstall(facts, 'tensorflow-cpu', 'tensorflow')} && "
-            f"{rm.pip_install(facts, 'tensorflow[and-cuda]')}{rm.conda_note(facts)}",
+            f"{rm.pip_install(facts, rm.keep_tf_version(facts))}{rm.conda_note(facts)}",
             cat.TF_PIP,
         )
     if "dlopen" in low or "cannot open shared object" in low:
-        return f"{rm.pip_install(facts, 'tensorflow[and-cuda]')}{rm.conda_note(facts)}", cat.TF_PIP
+        return rm.cuda_libraries(facts, matrix), cat.TF_PIP
     if "cuinit" in low or "driver" in low or "no cuda-capable" in low:
         return rm.driver_install(facts)
     probe = "import tensorflow as tf; print(tf.config.list_physical_devices('GPU'))"
@@ -201,26 +207,33 @@ def _failed_step(facts: dict[str, Any], step: dict[str, Any]) -> Finding:
             detail=f"{error}. TensorFlow fell back to another device (soft placement).",
             fix=(
                 f"Reinstall a CUDA build whose kernels cover this GPU: "
-                f"{rm.pip_install(facts, '--force-reinstall', 'tensorflow[and-cuda]')}; then run with"
+                f"{rm.pip_install(facts, '--force-reinstall', rm.keep_tf_version(facts))}; then run with"
                 " `tf.debugging.set_log_device_placement(True)` to see which ops fall back"
             ),
             docs=cat.TF_GPU,
         )
     if name == "train":
         cpu_hint = " The same training passed on the CPU." if _is_gpu(device) else ""
-        fix = (
-            _health_fix()
-            if kind == "loss" and _is_gpu(device)
-            else (
-                f"Reinstall TensorFlow and its CUDA libraries together: "
-                f"{rm.pip_install(facts, '--force-reinstall', 'tensorflow[and-cuda]')}"
+        if not _is_gpu(device):
+            fix = (
+                f"Run `{_worker_cmd(facts, {})}` to see the full error."
+                " On the CPU this is not a CUDA problem:"
+                f" `{rm.python_cmd(facts)} -m pip check` lists packages that do not fit together (TensorFlow,"
+                " Keras, NumPy, protobuf)"
             )
-        )
+        elif kind == "loss":
+            fix = _health_fix()
+        else:
+            fix = (
+                f"Reinstall TensorFlow and its CUDA libraries together, same version: "
+                f"{rm.pip_install(facts, '--force-reinstall', rm.keep_tf_version(facts))}"
+            )
         return _finding(
             "runtime.train-failed",
             Status.FAIL,
             f"Training{on} failed: {_first_line(error, 160)}",
-            detail=f"{error}.{cpu_hint}",
+            detail=f"{error}.{cpu_hint}"
+            + (f" It trained{k}." if (k := _keras(fc.as_dict(facts.get("runtime")))) else ""),
             fix=fix,
             docs=cat.TF_GPU,
         )
@@ -244,7 +257,7 @@ def _failed_step(facts: dict[str, Any], step: dict[str, Any]) -> Finding:
         detail=error,
         fix=(
             f"Reinstall TensorFlow with matching CUDA libraries: "
-            f"{rm.pip_install(facts, '--force-reinstall', 'tensorflow[and-cuda]')}; if it persists, "
+            f"{rm.pip_install(facts, '--force-reinstall', rm.keep_tf_version(facts))}; if it persists, "
             f"run `{_worker_cmd(facts, {})}` and report the output"
         ),
         docs=docs,
@@ -306,6 +319,15 @@ def _throughput(step: dict[str, Any], matrix: Any) -> Finding | None:
     )
 
 
+def _keras(rt: dict[str, Any]) -> str:
+    """' with tf_keras 2.16.0 (what tf.keras is here)': the Keras the training step ran on."""
+    keras = fc.as_dict(rt.get("keras"))
+    module, version = keras.get("module"), keras.get("version")
+    if not module:
+        return ""
+    return f" with {module} {version or ''}".rstrip() + f" (what {keras.get('api') or 'tf.keras'} is here)"
+
+
 def _verified(steps: list[dict[str, Any]], device: str) -> tuple[dict[str, Any], dict[str, Any]] | None:
     mm = next((s for s in steps if s.get("name") == "matmul" and s.get("device") == device), None)
     tr = next((s for s in steps if s.get("name") == "train" and s.get("device") == device), None)
@@ -332,7 +354,7 @@ def _gpu_passes(rt: dict[str, Any], steps: list[dict[str, Any]]) -> list[Finding
                 detail=(
                     f"matmul max rel. error {mm.get('max_rel_error', 0):.2g} vs NumPy; "
                     f"{len(fc.as_list(tr.get('losses')))} training steps, {_fmt_losses(tr.get('losses'))},"
-                    f" {tr.get('steps_per_second')} steps/s{speed}{mem}; placement verified from"
+                    f" {tr.get('steps_per_second')} steps/s{speed}{mem}{_keras(rt)}; placement verified from"
                     " TensorFlow's log"
                 ),
             )
@@ -383,7 +405,7 @@ def runtime(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                     Status.FAIL,
                     f"import tensorflow failed: {_first_line(error, 160)}",
                     detail=error,
-                    fix=rm.pip_install(facts, "--force-reinstall", "tensorflow[and-cuda]")
+                    fix=rm.pip_install(facts, "--force-reinstall", rm.keep_tf_version(facts))
                     + rm.conda_note(facts),
                     docs=cat.TF_PIP,
                 )
@@ -404,7 +426,7 @@ def runtime(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 detail=(
                     f"matmul on /device:CPU:0 max rel. error {mm.get('max_rel_error', 0):.2g} vs NumPy; "
                     f"{len(fc.as_list(tr.get('losses')))} training steps, {_fmt_losses(tr.get('losses'))},"
-                    f" {tr.get('steps_per_second')} steps/s"
+                    f" {tr.get('steps_per_second')} steps/s{_keras(rt)}"
                 ),
             )
         )
@@ -412,7 +434,7 @@ def runtime(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     devices = by_name.get("devices")
     if devices and devices.get("status") == "pass" and rt.get("tf_visible_gpus") == 0:
         reason = str(rt.get("gpu_reason") or devices.get("gpu_reason") or "no reason logged")
-        fix, docs = _no_gpu_fix(facts, reason)
+        fix, docs = _no_gpu_fix(facts, matrix, reason)
         findings.append(
             _finding(
                 "runtime.no-gpu-visible",

@@ -88,8 +88,8 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             )
         ]
     if tf.get("installed") is None:  # a paste that shows no TensorFlow version says nothing either way
-        return [skipped("tensorflow.missing", "TensorFlow installation not shown", "No TensorFlow version seen.",
-                        used)]
+        return [skipped("tensorflow.missing", "TensorFlow installation not shown",
+                        "No TensorFlow version seen.", used)]
     if not tf.get("installed"):
         return [_missing(facts, python, str(tf.get("error") or ""), used)]
     version = fc.tf_version(facts) or "?"
@@ -132,7 +132,8 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 used,
             )
         ]
-    if build.get("is_cuda_build") is False or cpu_dists or "is_cuda_build" not in build and not fc.from_log(facts):
+    if (build.get("is_cuda_build") is False or cpu_dists
+            or "is_cuda_build" not in build and not fc.from_log(facts)):
         return [_cpu_only(facts, version, ", ".join(cpu_dists) or "tensorflow", build, used, [])]
     cuda = v.norm_cuda(build.get("cuda_version")) or "?"
     cudnn = v.norm_cudnn(build.get("cudnn_version")) or "?"
@@ -160,8 +161,9 @@ def _cpu_only(
             "  # native Windows GPU stops at 2.10; or use WSL2 with 'tensorflow[and-cuda]'"
         )
     else:
+        want = rm.keep_tf_version(facts) if version != "?" else "tensorflow[and-cuda]"
         fix = (f"{rm.pip_uninstall(facts, *cpu_dists)} && "
-               f"{rm.pip_install(facts, rm.keep_tf_version(facts) if version != '?' else 'tensorflow[and-cuda]')}")
+               f"{rm.pip_install(facts, want)}")
     detail = (f"build_info: is_cuda_build={build.get('is_cuda_build')!r}; " if build else "") + (
         f"installed from {which}. A CPU-only build never uses an NVIDIA GPU.")
     return Finding(
@@ -193,9 +195,9 @@ def import_failed(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             "tensorflow.import-failed",
             Status.FAIL,
             "TensorFlow's native runtime failed to load",
-            detail="The tensorflow package is installed but its compiled library could not be loaded. The lines"
-            " around this one name the cause: a missing or mismatched shared library, a CPU without AVX, an old"
-            " glibc, or a NumPy/protobuf built for another version.",
+            detail="The tensorflow package is installed but its compiled library could not be loaded. The"
+            " lines around this one name the cause: a missing or mismatched shared library, a CPU without"
+            " AVX, an old glibc, or a NumPy/protobuf built for another version.",
             fix=fix,
             facts=("log.evidence",),
             evidence=fc.quote(facts, items),
@@ -269,7 +271,8 @@ def conflicting_installs(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 f"{len(tf_dists)} TensorFlow packages installed: {listed}",
                 detail="They all install the same `tensorflow` package directory; files of one overwrite the"
                 " other's, so what imports is an unpredictable mix.",
-                fix=f"{rm.pip_uninstall(facts, *tf_dists)} && {rm.pip_install(facts, _one_tf(facts, tf_dists))}",
+                fix=f"{rm.pip_uninstall(facts, *tf_dists)} &&"
+                f" {rm.pip_install(facts, _one_tf(facts, tf_dists))}",
                 docs=cat.TF_PIP,
                 facts=used,
             )
@@ -314,7 +317,8 @@ def conflicting_installs(facts: dict[str, Any], matrix: Any) -> list[Finding]:
 
 def _one_tf(facts: dict[str, Any], tf_dists: dict[str, str]) -> str:
     """The one TensorFlow to keep, at the version the user has (the GPU build where one was there)."""
-    version = tf_dists.get("tensorflow") or tf_dists.get("tensorflow-gpu") or next(iter(tf_dists.values()), None)
+    version = (tf_dists.get("tensorflow") or tf_dists.get("tensorflow-gpu")
+               or next(iter(tf_dists.values()), None))
     if not version or fc.platform(facts) in ("windows", "macos"):
         return f"tensorflow=={version}" if version else "tensorflow"
     return rm.tf_requirement(version, exact=True)
@@ -327,7 +331,8 @@ def _pip_conflicts(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding
         return []
     item = items[0]
     if item.get("package") and item.get("needs"):
-        what = f"{item['package']} needs {item['needs']}, but {item.get('have')} {item.get('have_version')} is installed"
+        what = (f"{item['package']} needs {item['needs']},"
+                f" but {item.get('have')} {item.get('have_version')} is installed")
         fix = rm.pip_install(facts, str(item["needs"]).replace(" ", ""))
     elif item.get("mismatch") == "keras":
         what = "the installed Keras is not the one this TensorFlow uses as tf.keras"
@@ -338,8 +343,8 @@ def _pip_conflicts(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding
     else:
         what = "pip could not install TensorFlow and Keras versions that fit together"
         tfv = fc.tf_version(facts)
-        fix = rm.pip_install(facts, rm.keep_tf_version(facts)) + ("  # lets pip pick the Keras this TensorFlow needs"
-                                                                 if tfv else "")
+        fix = rm.pip_install(facts, rm.keep_tf_version(facts)) + (
+            "  # lets pip pick the Keras this TensorFlow needs" if tfv else "")
     return [
         Finding(
             "tensorflow.conflicting-installs",
@@ -375,7 +380,7 @@ def _duplicates(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding]:
             detail=f"{listed}. The copy found first on sys.path is imported; pip may report and upgrade the"
             " other one (a user-site install under ~/.local often shadows a venv or conda env).",
             fix=f"Run {rm.pip_uninstall(facts, *names)} until pip says it is not installed, then reinstall"
-            f" once: {rm.pip_install(facts, 'tensorflow[and-cuda]')}",
+            f" once: {rm.pip_install(facts, rm.keep_tf_version(facts))}",
             docs=cat.TF_PIP,
             facts=used,
         )
@@ -537,7 +542,8 @@ def python_supported(facts: dict[str, Any], matrix: Any) -> list[Finding]:
 
 
 def offered_releases(items: list[dict[str, Any]]) -> list[str]:
-    """The TensorFlow minor releases pip offered ("from versions: 2.12.0rc0, ..., 2.15.0"), no pre-releases."""
+    """The TensorFlow minor releases pip offered ("from versions: 2.12.0rc0, ..., 2.15.0"),
+    no pre-releases."""
     found: dict[str, None] = {}
     for item in items:
         for token in str(item.get("versions") or "").split(","):
@@ -568,7 +574,9 @@ def python_from_offer(matrix: Any, offered: list[str]) -> str | None:
     return best if score >= 0.75 else None
 
 
-def _no_wheel(facts: dict[str, Any], matrix: Any, items: list[dict[str, Any]], used: tuple[str, ...]) -> Finding:
+def _no_wheel(
+    facts: dict[str, Any], matrix: Any, items: list[dict[str, Any]], used: tuple[str, ...],
+) -> Finding:
     """pip found no TensorFlow wheel for this interpreter (or the requested version)."""
     py = fc.get(facts, "tensorflow", "python_version") or next(
         (str(i["python"]) for i in items if i.get("python")), None)
@@ -590,11 +598,13 @@ def _no_wheel(facts: dict[str, Any], matrix: Any, items: list[dict[str, Any]], u
             detail += " Native Windows wheels exist for 64-bit Python only."
     fitting = [r for r in releases if py and _py(r.python_min) <= _py(py)[:2] <= _py(r.python_max)]
     if py and fitting:
-        fix = (f"{rm.pip_install(facts, rm.tf_requirement(fitting[0].version))}  # TensorFlow {fitting[0].version}"
-               f" is the newest release with wheels for Python {py}")
+        fix = (f"{rm.pip_install(facts, rm.tf_requirement(fitting[0].version))}  # TensorFlow"
+               f" {fitting[0].version} is the newest release with wheels for Python {py}")
     elif newest is not None:
-        fix = (f"python{newest.python_max} -m venv ~/tf && ~/tf/bin/python -m pip install 'tensorflow[and-cuda]'"
-               f"  # a Python TensorFlow {newest.version} supports ({newest.python_min}-{newest.python_max}), 64-bit")
+        fix = (f"python{newest.python_max} -m venv ~/tf"
+               " && ~/tf/bin/python -m pip install 'tensorflow[and-cuda]'"
+               f"  # a Python TensorFlow {newest.version} supports"
+               f" ({newest.python_min}-{newest.python_max}), 64-bit")
     else:
         fix = "Use a 64-bit Python that TensorFlow supports (https://pypi.org/project/tensorflow/#files)"
     title = (f"No TensorFlow wheel for Python {py}" if py and not fitting else

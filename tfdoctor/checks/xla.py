@@ -27,15 +27,15 @@ def toolchain(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         fix = ("export XLA_FLAGS=--xla_gpu_cuda_data_dir=/usr/local/cuda  # a CUDA toolkit folder holding"
                " nvvm/libdevice and bin/ptxas, of TensorFlow's CUDA version")
     else:
-        fix = (rm.pip_install(facts, f"nvidia-cuda-nvcc-cu{cu}") + "  # ptxas and libdevice for XLA; or point XLA at"
-               " a CUDA toolkit: export XLA_FLAGS=--xla_gpu_cuda_data_dir=/usr/local/cuda")
+        fix = (rm.pip_install(facts, f"nvidia-cuda-nvcc-cu{cu}") + "  # ptxas and libdevice for XLA; or point"
+               " XLA at a CUDA toolkit: export XLA_FLAGS=--xla_gpu_cuda_data_dir=/usr/local/cuda")
     return [
         Finding(
             "xla.toolchain-missing",
             Status.FAIL if hard else Status.WARN,
             f"XLA cannot find {' and '.join(what) or 'the CUDA compiler tools'}",
-            detail="XLA (jit_compile, and Keras 3's default fit) compiles GPU code with ptxas and libdevice from"
-            " the CUDA toolkit or the nvidia-cuda-nvcc wheel; without them compiled functions fail"
+            detail="XLA (jit_compile, and Keras 3's default fit) compiles GPU code with ptxas and libdevice"
+            " from the CUDA toolkit or the nvidia-cuda-nvcc wheel; without them compiled functions fail"
             + ("." if hard else " or fall back to the driver, slower."),
             fix=fix,
             facts=("log.evidence", "tensorflow.distributions"),
@@ -65,11 +65,11 @@ def ptxas_version(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             "xla.ptxas-too-old",
             Status.FAIL if hard else Status.WARN,
             title,
-            detail="XLA compiles kernels with the first ptxas it finds (the nvidia-cuda-nvcc wheel, CUDA_DIR, or"
-            " PATH); this one predates the GPU's architecture or TensorFlow's CUDA, so compilation fails or falls"
-            " back to the driver.",
-            fix=rm.pip_install(facts, f"nvidia-cuda-nvcc-cu{cu}") + "  # a current ptxas for XLA; or put a newer"
-            " CUDA toolkit's bin first on PATH (export PATH=/usr/local/cuda-12.8/bin:$PATH)",
+            detail="XLA compiles kernels with the first ptxas it finds (the nvidia-cuda-nvcc wheel, CUDA_DIR,"
+            " or PATH); this one predates the GPU's architecture or TensorFlow's CUDA, so compilation fails"
+            " or falls back to the driver.",
+            fix=rm.nvcc_wheel(facts, cu) + "  # a current ptxas for XLA; or put a newer CUDA toolkit's bin"
+            " first on PATH (export PATH=/usr/local/cuda-12.8/bin:$PATH)",
             facts=("log.evidence", "nvcc.version"),
             evidence=fc.quote(facts, items),
         )

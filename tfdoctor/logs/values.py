@@ -40,6 +40,18 @@ RE_DRIVER_CUDA_OLDER = re.compile(r"driver's CUDA version is (\d{1,2}\.\d{1,2}) 
 RE_DRIVER_PROSE = re.compile(rf"\b(?:NVIDIA|driver|drivers)\s{{1,3}}"
                              rf"(?:driver\s{{1,3}}|version\s{{1,3}}|v){{0,2}}({DRIVER})\b",
                              re.IGNORECASE)
+# dmesg wraps this message over two lines: the client (user-space library) first, then the kernel module
+RE_NVRM_CLIENT = re.compile(rf"API mismatch: the client has the version ({DRIVER})")
+RE_NVRM_KERNEL = re.compile(rf"this kernel module has the version ({DRIVER})")
+RE_NCCL_CUDA_DRIVER = re.compile(r"\bcudaDriverVersion (\d{4,6})\b")
+RE_CUDA_VERSION_ANY = re.compile(r"\bCUDA Version\s{0,3}:\s{0,4}(\d{1,2}\.\d{1,2})\b")
+# a person's "label: value" line ("- Driver: 590.48.01", "Host `nvcc`: 11.5", "cuDNN version = 8.6")
+RE_LABELED = re.compile(r"^[\s#>*|-]{0,12}([A-Za-z][\w `/().+-]{0,40}?)[`*_]{0,4}\s{0,3}[:=]"
+                        r"\s{0,4}(\S.{0,200})$")
+RE_DRIVER_VALUE = re.compile(rf"(?<![\d.])({DRIVER})(?![\d.])")
+RE_CUDA_IN_VALUE = re.compile(r"\bCUDA\s{0,3}(?:Version\s{0,3}:?\s{0,3}|v)?(\d{1,2}\.\d{1,2})\b",
+                              re.IGNORECASE)
+RE_SHORT_VERSION = re.compile(r"(?<![\d.])v?(\d{1,2}\.\d{1,2}(?:\.\d{1,3}){0,2})(?![\d.])")
 RE_DEVICE_QUERY = re.compile(r"CUDA Driver Version / Runtime Version\s{1,20}(\d{1,2}\.\d) / (\d{1,2}\.\d)")
 RE_NVCC = re.compile(r"Cuda compilation tools,\s{0,3}release (\d{1,2}\.\d{1,2})")
 
@@ -56,37 +68,41 @@ RE_DIST_DASH = re.compile(r"\b(tensorflow(?:[-_](?:gpu|cpu|intel))?)-(\d{1,2}\.\
                           r"(?:[-_.]?(?:rc|dev|post)"
                           r"\d{1,10})?)(?![\d-])", re.IGNORECASE)
 RE_DIST_SPACE = re.compile(r"\b(tensorflow(?:-gpu|-cpu|-intel)?) (\d{1,2}\.\d{1,3}\.\d{1,3}\S{0,12}) "
-                           r"(?:requires|has requirement)")
+                           r"(?:requires|has requirement|depends on)")
 RE_INSTALLED = re.compile(r"\b([A-Za-z][A-Za-z0-9._-]{0,60})-(\d{1,4}(?:\.[0-9A-Za-z+]{1,12}){0,5})\b")
 RE_WHEEL = re.compile(r"\b(" + _TF_DISTS.replace("-", "_") + r"|" + _TF_DISTS + r")-"
                       r"(\d{1,2}\.\d{1,3}\.\d{1,3}"
                       r"(?:\.post\d{1,3}|rc\d{1,2}|\.dev\d{1,10})?)"
+                      # a local build's tag: tensorflow-1.12.0.a6d8ffa.AVX2.CUDA10-cp27
+                      r"(?:[.+][\w.]{1,40}?)?"
                       r"(?:-(cp\d{2,3})|\.dist-info)", re.IGNORECASE)
 RE_TF_FIELD = re.compile(
     r"\b(?:TensorFlow|tf)(?:[- ](?:gpu|cpu))?(?: version)?[*_]{0,2}\s{0,3}(?:\(use command below\))?"
     r"\s{0,3}[:=]\s{0,3}v?"
     r"(?:tf\s{0,2})?(?:v\d[\w.-]{0,40}\s{1,4})?"
-    r"(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:[-_.]?(?:rc|dev|post)\d{1,10})?)\b",
+    r"(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:[-_.]?(?:rc|dev|post|alpha|beta)\d{1,10})?)\b",
     re.IGNORECASE,
 )
-RE_VERSION_VALUE = re.compile(r"(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:[-_.]?(?:rc|dev|post)\d{1,10})?)")
-RE_GIT_VERSION = re.compile(r"^v\d{1,2}\.\d{1,3}\.\d{1,3}(?:-rc\d)?-\d{1,6}-g[0-9a-f]{6,40}\s{1,4}"
+RE_VERSION_VALUE = re.compile(r"(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?"
+                              r"(?:[-_.]?(?:rc|dev|post|alpha|beta)\d{1,10})?)")
+RE_GIT_VERSION = re.compile(r"\bv\d{1,2}\.\d{1,3}\.\d{1,3}(?:-rc\d{1,2})?-\d{1,6}-g[0-9a-f]{6,40}\W{1,6}"
                             r"(\d{1,2}\.\d{1,3}\.\d{1,3})")
 RE_TF_PROSE = re.compile(r"\b(?:tf|tensorflow)(?:[- ]?gpu)?\s{0,2}(?:version\s{0,2}(?:is\s{0,2})?)?"
                          r"v?([0-2]\.\d{1,2}"
-                         r"(?:\.\d{1,2})?)\b", re.IGNORECASE)
+                         r"(?:\.\d{1,2})?(?:-?(?:rc|alpha|beta)\d{1,2})?)\b", re.IGNORECASE)
 RE_QUOTED_VERSION = re.compile(r"^'(\d{1,2}\.\d{1,3}\.\d{1,3}\S{0,12})'$")
-RE_PY_BANNER = re.compile(r"^Python (\d\.\d{1,2}\.\d{1,2})\b")
+RE_PY_BANNER = re.compile(r"(?:^|\s)Python (\d\.\d{1,2}\.\d{1,2})(?:\s{1,3}[(|]|$)")
 RE_PY_FIELD = re.compile(r"\bpython(?:[ _]version)?[*_]{0,2}\s{0,3}[:=]\s{0,3}\(?(?:python\s{0,2})?"
                          r"v?(\d\.\d{1,2}(?:\.\d{1,2})?)\b",
                          re.IGNORECASE)
 RE_PY_PROSE = re.compile(r"\bpython\s{0,2}(?:version\s{0,2}(?:is\s{0,2})?)?v?([23]\.\d{1,2}(?:\.\d{1,2})?)\b",
                          re.IGNORECASE)
-RE_PY_PATH = re.compile(r"[/\\]python(\d\.\d{1,2})[/\\]|[/\\]Python(3\d{1,2})(?:_64|-32)?[/\\]|"
+# site-packages paths, Windows install folders, conda env names, TF's Windows build paths (...\PY\36\...)
+RE_PY_PATH = re.compile(r"[/\\]python(\d\.\d{1,2})[/\\]|[/\\](?:Python|PY[/\\])(3\d{1,2})(?:_64|-32)?[/\\]|"
                         r"python3?-(\d\.\d{1,2}\.\d{1,2})-env",
                         re.IGNORECASE)
 RE_PY_TAG = re.compile(r"-cp(\d)(\d{1,2})-")
-RE_HEADING = re.compile(r"^(?:#{1,6}\s{0,3}|\*\*|-\s{1,3})?(tensorflow version|python version|"
+RE_HEADING = re.compile(r"^[\s#>*-]{0,12}(tensorflow version|python version|"
                         r"os platform and "
                         r"distribution|tensorflow installed from|cuda/cudnn version|gpu model and memory)"
                         r"\b[^:]{0,60}:?"
@@ -146,15 +162,16 @@ RE_KERNEL = re.compile(r"\b(\d\.\d{1,2}\.\d{1,3}(?:-\d{1,5})?(?:\.\d{1,5})?-"
 RE_WINDOWS = re.compile(
     r"(?:^|[\s'\"(=])[A-Za-z]:\\|\b(?:cudart|cublas|cudnn|cufft|curand|cusolver|cusparse)64_\d{1,4}\.dll|"
     r"\bnvcuda\.dll|"
-    r"^PS [A-Za-z]:\\|\bWDDM\b|\btensorflow-intel\b|\bwin_amd64\b|\bwin32\b|\bWindows (?:10|11)\b",
+    r"^PS [A-Za-z]:\\|\bWDDM\b|\btensorflow-intel\b|\bwin_amd64\b|\bwin32\b|\bWin(?:dows)? ?(?:7|8|10|11)\b|"
+    r"(?:^|\s)\.\\tensorflow[/\\]",  # TensorFlow's Windows builds log sources as .\tensorflow/core/...
     re.IGNORECASE,
 )
 RE_LINUX = re.compile(
     r"\.so(?:\.\d{1,6}){0,4}\b|(?:^|[\s'\"(=:\[])/"
     r"(?:home|usr|opt|mnt|data|root|var|tmp|etc|srv|workspace|content|kaggle|"
     r"proc|sys|lib|lib64|scratch|nfs|gpfs|lustre|anaconda3?|miniconda3?|conda|app|code|work|nix)/|"
-    r"\blinux\b|\bubuntu\b|"
-    r"manylinux|\bcentos\b|\bdebian\b|\bfedora\b|\brhel\b|rocky linux|\bNUMA node\b|\bNVRM\b|\bdmesg\b|"
+    r"\blinux\b|\bubuntu|\bnixos\b|\bNCCL INFO\b|\./[\w.-]{1,60}\.sh\b|"
+    r"manylinux|\bcentos|\bdebian|\bfedora|\brhel\b|rocky linux|\bNUMA node\b|\bNVRM\b|\bdmesg\b|"
     r"\bmodprobe\b|"
     r"\blsmod\b|LD_LIBRARY_PATH|\w@[\w.-]{1,64}:[~/]",
     re.IGNORECASE,
@@ -168,8 +185,9 @@ RE_CONDA = re.compile(r"\b(?:ana|mini|mamba|micro)(?:conda|forge)3?\b|/envs/\w|"
 RE_CONTAINER = re.compile(r"docker run\b|nvidia-docker|/\.dockerenv|\bdocker exec\b|podman run\b|"
                           r"^== TensorFlow ==$|"
                           r"NVIDIA Release \d\d\.\d\d", re.IGNORECASE)
-_WINDOWS_KEYS = (":\\", ".dll", "wddm", "windows", "win_amd64", "win32", "tensorflow-intel", "ps ")
+_WINDOWS_KEYS = (":\\", ".dll", "wddm", "win", "tensorflow-intel", "ps ", ".\\tensorflow")
 _LINUX_KEYS = (".so", "/", "linux", "ubuntu", "centos", "debian", "fedora", "rhel", "rocky", "numa", "nvrm",
+               "nixos", "nccl info", ".sh",
                "dmesg", "modprobe", "lsmod", "ld_library_path", "@")
 _OS_KEYS = ("ubuntu", "centos", "rocky", "red hat", "fedora", "debian", "windows", "amazon linux", "opensuse",
             "arch linux", "pop!_os", "mint", "macos")
@@ -184,6 +202,11 @@ def _mib(value: str, unit: str) -> int:
     except ValueError:
         return 0
     return int(number * 1024) if unit.upper().startswith("G") else int(number)
+
+
+def _refines(value: Any, held: Any) -> bool:
+    """'3.9.6' refines '3.9' (and '2.15.0.post1' refines '2.15.0'): more precise, never different."""
+    return isinstance(value, str) and isinstance(held, str) and value.startswith(held + ".")
 
 
 def _py_from_compact(digits: str) -> str:
@@ -214,8 +237,10 @@ class Values:
         if value is None or value == "":
             return
         old = self.values.get(key)
-        if old is None or priority > old[1]:
+        if old is None or priority > old[1] and not _refines(old[0], value):
             self.values[key] = (value, priority, self.line_no)
+        elif _refines(value, old[0]):  # "3.9.6" seen after "3.9": the more precise one, same release
+            self.values[key] = (value, max(priority, old[1]), self.line_no)
 
     def get(self, key: str) -> Any:
         held = self.values.get(key)
@@ -252,9 +277,12 @@ class Values:
                     self._heading = m.group(1).lower()
         if "version" in low or "nvrm" in low or "release" in low or "driver" in low:
             self._versions(line, low)
+        if ("driver" in low or "nvcc" in low or "cudnn" in low or "nvidia-smi" in low) and ":" in line[:60] \
+                or "=" in line[:60] and "cudnn" in low:
+            self._labeled(line)
         if "tensorflow" in low or "tf" in low or low.startswith("v") or low.startswith("'"):
             self._tensorflow(line, low)
-        if "python" in low or "-cp" in low:
+        if "python" in low or "-cp" in low or "\\py\\" in low:
             self._python(line, low)
         if ("==" in line or "successfully installed" in low
                 or RE_PIP_ROW.match(line[2:] if line.startswith("- ") else line)):
@@ -272,8 +300,33 @@ class Values:
         self._platform(line, low)
         self._prev = low
 
+    def _labeled(self, line: str) -> None:
+        """'label: value' lines a person types: the driver, nvidia-smi's CUDA, nvcc, cuDNN."""
+        m = RE_LABELED.match(line)
+        if not m:
+            return
+        label, value = m.group(1).lower(), m.group(2)
+        if len(label.split()) > 4 or "kernel" in label or "file" in label:
+            return  # a sentence or TensorFlow's own "driver version file contents:", not a typed field
+        if "driver" in label and "cuda" not in label:
+            dm = RE_DRIVER_VALUE.search(value)
+            if dm:
+                self.set("nvidia_smi.driver_version", dm.group(1), 3)
+        elif "nvidia-smi" in label or "nvidia smi" in label:
+            cm = RE_CUDA_IN_VALUE.search(value)
+            if cm:
+                self.set("nvidia_smi.cuda_version", cm.group(1), 3)
+        elif "nvcc" in label:
+            vm = RE_NVCC.search(value) or RE_SHORT_VERSION.search(value)
+            if vm:
+                self.set("nvcc.version", ".".join(vm.group(1).split(".")[:2]), 3)
+        elif "cudnn" in label and "cuda" not in label.replace("cudnn", ""):
+            vm = RE_SHORT_VERSION.search(value)
+            if vm:
+                self.set("runtime.cudnn_version", vm.group(1), 2)
+
     def _heading_value(self, heading: str, text: str) -> None:
-        m = RE_VERSION_VALUE.search(text)
+        m = RE_GIT_VERSION.search(text) or RE_VERSION_VALUE.search(text)
         if heading == "tensorflow version" and m:
             self.set("tensorflow.version", m.group(1), 4)
         elif heading == "python version" and m:
@@ -314,6 +367,18 @@ class Values:
         m = RE_DEVICE_QUERY.search(line)
         if m:
             self.set("nvidia_smi.cuda_version", m.group(1), 4)
+        for rx, key in ((RE_NVRM_CLIENT, "system.libcuda_version"),
+                        (RE_NVRM_KERNEL, "system.proc_driver_version")):
+            m = rx.search(line)
+            if m:
+                self.set(key, m.group(1), 5)
+        m = RE_NCCL_CUDA_DRIVER.search(line)
+        if m:
+            n = int(m.group(1))
+            self.set("nvidia_smi.cuda_version", f"{n // 1000}.{n % 1000 // 10}", 5)
+        m = RE_CUDA_VERSION_ANY.search(line)  # nvidia-smi's wording, pasted inside other text
+        if m:
+            self.set("nvidia_smi.cuda_version", m.group(1), 2)
         m = RE_DRIVER_PROSE.search(line)
         if m:
             self.set("nvidia_smi.driver_version", m.group(1), 1)
@@ -332,7 +397,7 @@ class Values:
             self.set("tensorflow.version", m.group(2), 3)
             if m.group(3):
                 self.set("tensorflow.python_version", _py_from_compact(m.group(3)[2:]), 2)
-        m = RE_GIT_VERSION.match(line)
+        m = RE_GIT_VERSION.search(line)
         if m:
             self.set("tensorflow.version", m.group(1), 6)
         if ("__version__" in self._prev and "tf" in self._prev
@@ -345,7 +410,7 @@ class Values:
             self.set("tensorflow.version", m.group(1), 4)
         m = RE_DIST_SPACE.search(line) or RE_DIST_DASH.search(line)
         if m and line[max(0, m.start() - 1):m.start()] not in ("/", "\\"):
-            self.set("tensorflow.version", m.group(2), 3 if m.re is RE_DIST_SPACE else 2)
+            self.set("tensorflow.version", m.group(2), 5 if m.re is RE_DIST_SPACE else 2)
         elif "tensorflow" in low or "tf " in low or "tf2" in low:
             m = RE_TF_PROSE.search(line)
             if m and "/" not in line[max(0, m.start() - 1):m.end() + 1]:
@@ -354,7 +419,7 @@ class Values:
             self.set("tensorflow.version", line.split(":", 1)[1].strip()[:30], 6)
 
     def _python(self, line: str, low: str) -> None:
-        m = RE_PY_BANNER.match(line)
+        m = RE_PY_BANNER.search(line)
         if m:
             self.set("tensorflow.python_version", m.group(1), 5)
         m = RE_PY_FIELD.search(line)
@@ -424,6 +489,7 @@ class Values:
         m = RE_XLA_DEVICE.search(line)
         if m:
             self._gpu(self.gpus, int(m.group(1)), name=m.group(2), compute_capability=m.group(3))
+            self.visible.add(int(m.group(1)))  # XLA compiles for the GPUs TensorFlow registered
         m = RE_FOUND.search(line)
         if m:
             self._found = int(m.group(1))
@@ -466,6 +532,8 @@ class Values:
             self.visible.update(int(x) for x in re.findall(r"\d{1,3}", m.group(1)))
         if "list_physical_devices" in self._prev and line.strip() == "[]" or RE_NO_GPUS.search(line):
             self.set("runtime.tf_visible_gpus", 0, 5)
+        if low.startswith("skipping registering gpu devices"):
+            self.hints["gpus-skipped"] = 1
 
     def _smi_table(self, line: str) -> None:
         m = RE_SMI_ROW.match(line)
@@ -567,6 +635,9 @@ class Values:
                 put("tensorflow.build_info.is_cuda_build", True, None)  # TensorFlow created a GPU device
         if self.visible and self.get("runtime.tf_visible_gpus") is None:
             put("runtime.tf_visible_gpus", len(self.visible), None)
+        elif not self.visible and self.get("runtime.tf_visible_gpus") is None and (
+                self.hints.get("gpus-skipped") or self.get("tensorflow.build_info.is_cuda_build") is False):
+            put("runtime.tf_visible_gpus", 0, None)  # TensorFlow said it registers none, or cannot
         smi = [self.smi_gpus[i] for i in sorted(self.smi_gpus)]
         if smi:
             put("nvidia_smi.gpus", smi, None)

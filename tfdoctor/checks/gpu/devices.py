@@ -24,7 +24,8 @@ def hidden_by_cuda_visible_devices(facts: dict[str, Any], matrix: Any) -> list[F
     value = _cvd(facts)
     if value is None:
         return []
-    if fc.from_log(facts) and not (fc.cuda_errors(facts, "NO_DEVICE") or fc.get(facts, "runtime", "tf_visible_gpus") == 0):
+    if fc.from_log(facts) and not (fc.cuda_errors(facts, "NO_DEVICE")
+                                   or fc.get(facts, "runtime", "tf_visible_gpus") == 0):
         return []  # a paste that sets it without a symptom (tests often hide GPUs on purpose)
     gpus, source = fc.gpus(facts, dev_nodes=True)
     picked = fc.cuda_visible(value, gpus)
@@ -189,7 +190,8 @@ def compute_capability(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                     detail=f"It was built for {built} ({caps_source}); the GPU's capability ({cc}, from"
                     f" {src}) is not covered by SASS of the same major, and "
                     + ("its PTX comes from a CUDA toolkit too old to target this GPU (Blackwell needs CUDA"
-                       " 12.8 or newer)." if _ptx_too_old(facts, matrix, cc) else "there is no older PTX to JIT."),
+                       " 12.8 or newer)." if _ptx_too_old(facts, matrix, cc)
+                       else "there is no older PTX to JIT."),
                     fix=_cc_fix(facts, matrix, cc),
                     docs=cat.NV_GPUS,
                     facts=used,
@@ -220,19 +222,22 @@ def _cc_fix(facts: dict[str, Any], matrix: Any, cc: str) -> str:
     py = v.vtuple(fc.python_version(facts))[:2]
     for release in fc.all_releases(matrix):
         caps = tuple(getattr(release, "compute_capabilities", ()) or ())
-        fits_python = len(py) < 2 or v.vtuple(release.python_min)[:2] <= py <= v.vtuple(release.python_max)[:2]
+        fits_python = (len(py) < 2
+                       or v.vtuple(release.python_min)[:2] <= py <= v.vtuple(release.python_max)[:2])
         fit = _fit(caps, cc) if caps else None
         if fit is not None and fits_python and not (fit == "ptx" and v.vtuple(cc)[:1] >= (10,)
                                                      and v.vtuple(release.cuda)[:2] < (12, 8)):
             now = fc.tf_version(facts)
             change = f" (a change from your {now})" if now else ""
             return (
-                f"{rm.pip_install(facts, rm.tf_requirement(release.version))}  # TensorFlow {release.version},"
+                f"{rm.pip_install(facts, rm.tf_requirement(release.version))}"
+                f"  # TensorFlow {release.version},"
                 f" the newest release with kernels for compute capability {cc}{change}; or build TensorFlow"
                 f" from source with TF_CUDA_COMPUTE_CAPABILITIES={cc}"
             )
     if v.vtuple(cc)[:1] >= (10,):
-        return (f"pip install tf-nightly  # no TensorFlow release has kernels for compute capability {cc} yet; the"
+        return ("pip install tf-nightly"
+                f"  # no TensorFlow release has kernels for compute capability {cc} yet; the"
                 " nightly builds or a source build with CUDA >= 12.8 and TF_CUDA_COMPUTE_CAPABILITIES="
                 f"{cc} do (or run in NVIDIA's TensorFlow container)")
     return f"Build TensorFlow from source with TF_CUDA_COMPUTE_CAPABILITIES={cc}, or use a newer GPU"
@@ -310,7 +315,8 @@ def count_required(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         ]
     if need == 0:
         return [Finding("gpu.count-ok", Status.PASS, "No GPU required (--require-gpus 0)",
-                        detail="--require-gpus 0 asks for no GPU, so the count cannot fall short.", facts=used)]
+                        detail="--require-gpus 0 asks for no GPU, so the count cannot fall short.",
+                        facts=used)]
     have, source = _usable_gpus(facts)
     if have is None:
         return [

@@ -63,17 +63,18 @@ def memory_and_bus_errors(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     lost = [(g, str(g.get("error"))) for g in gpus if g.get("error_kind") == "gpu-lost"]
     live = [g for g in gpus if not g.get("error")]
     out = []
-    logged = fc.log_items(facts, "gpu-lost") + [i for i in fc.log_items(facts, "xid") if i.get("code") == "79"]
+    logged = (fc.log_items(facts, "gpu-lost")
+              + [i for i in fc.log_items(facts, "xid") if i.get("code") == "79"])
     if logged and not lost:
         out.append(
             Finding(
                 "gpu.lost",
                 Status.FAIL,
                 "A GPU fell off the bus (Xid 79) and no longer answers",
-                detail="The driver lost contact with the GPU: overheating, power, a PCIe/riser fault or a driver"
-                " bug. Every CUDA call on it fails until it is reset.",
-                fix="sudo nvidia-smi -r  # or reboot; if it recurs check seating, power cables and cooling, and"
-                " collect `sudo nvidia-bug-report.sh` for your vendor",
+                detail="The driver lost contact with the GPU: overheating, power, a PCIe/riser fault or a"
+                " driver bug. Every CUDA call on it fails until it is reset.",
+                fix="sudo nvidia-smi -r  # or reboot; if it recurs check seating, power cables and cooling,"
+                " and collect `sudo nvidia-bug-report.sh` for your vendor",
                 facts=("log.evidence",),
                 evidence=fc.quote(facts, logged),
             )
@@ -295,16 +296,27 @@ def link_and_clocks(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     return out
 
 
-def _process_text(g: dict[str, Any]) -> str:
+def _caller(facts: dict[str, Any]) -> tuple[set[int], str]:
+    """The pids of whoever asked for this check (itself and its parent) and what it is, in words."""
+    who = fc.as_dict(fc.get(facts, "options", "caller"))
+    pids = {p for p in fc.as_list(fc.get(facts, "options", "caller_pids")) if isinstance(p, int) and p > 0}
+    name = {"notebook": "this notebook's kernel", "python": "the Python process that called tfdoctor"}.get(
+        str(who.get("interface")), "the process that ran tfdoctor")
+    if who.get("tensorflow_imported"):
+        name += ", which already imported TensorFlow"
+    return pids, name
+
+
+def _process_text(g: dict[str, Any], caller: tuple[set[int], str]) -> str:
     procs = [p for p in g.get("processes") or [] if isinstance(p, dict)]
     if not procs:
         return "no process is visible (another container or user holds it)"
-    parts = [
-        f"{p.get('name') or '?'} (pid {p.get('pid')}, {p['used_mib']} MiB)"
-        if p.get("used_mib") is not None
-        else f"{p.get('name') or '?'} (pid {p.get('pid')})"
-        for p in procs
-    ]
+    pids, who = caller
+    parts = []
+    for p in procs:
+        mine = f": {who}" if p.get("pid") in pids else ""
+        used = f", {p['used_mib']} MiB" if p.get("used_mib") is not None else ""
+        parts.append(f"{p.get('name') or '?'} (pid {p.get('pid')}{used}{mine})")
     return "held by " + ", ".join(parts)
 
 
@@ -320,6 +332,8 @@ def sharing_and_modes(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     out = []
     held = []
     starved = False
+    caller = _caller(facts)
+    by_caller = False
     for g in [] if fc.from_log(facts) else live:  # a pasted nvidia-smi may show TensorFlow's own use
         total, used, free = g.get("memory_total_mib"), g.get("memory_used_mib"), g.get("memory_free_mib")
         if not total or used is None:
@@ -327,27 +341,38 @@ def sharing_and_modes(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         free = free if free is not None else total - used
         if used / total >= HELD_FRACTION or free < MIN_FREE_MIB:
             starved = starved or free < MIN_FREE_MIB
+            by_caller = by_caller or any(isinstance(p, dict) and p.get("pid") in caller[0]
+                                         for p in g.get("processes") or [])
             held.append(
-                (g, f"{used} of {total} MiB in use, {free} MiB left for TensorFlow; {_process_text(g)}")
+                (g, f"{used} of {total} MiB in use, {free} MiB left for TensorFlow;"
+                    f" {_process_text(g, caller)}")
             )
     out += _held_at_start(facts)
     if held:
+        if by_caller:
+            what = f"{caller[1].split(',')[0]} holds most of its memory"
+            fix = ("Restart the kernel and run the check first (`tfdoctor.check()` in a fresh kernel, or"
+                   " `tfdoctor check` in a terminal); in your own code, before TensorFlow first touches the"
+                   " GPU: for g in tf.config.list_physical_devices('GPU'):"
+                   " tf.config.experimental.set_memory_growth(g, True)")
+        else:
+            what = "other processes hold most of its memory"
+            fix = ("nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv  # stop what"
+                   " you do not need (kill PID), or give TensorFlow a free GPU:"
+                   " export CUDA_VISIBLE_DEVICES=<free GPU index>; to share a GPU:"
+                   " export TF_FORCE_GPU_ALLOW_GROWTH=true")
         out.append(
             _finding(
                 "gpu.memory-held-by-other-processes",
                 Status.FAIL if starved else Status.WARN,
                 held,
-                "other processes hold most of its memory",
+                what,
                 source=source,
                 docs=cat.NV_SMI,
-                detail="TensorFlow allocates from what is left and fails with out-of-memory (OOM) errors "
-                "when it "
-                "is not enough. tfdoctor's own worker enables memory growth and holds little.",
-                fix="nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv  # stop what "
-                "you do not "
-                "need (kill PID), or give TensorFlow a free GPU: export CUDA_VISIBLE_DEVICES=<free GPU "
-                "index>; "
-                "to share a GPU: export TF_FORCE_GPU_ALLOW_GROWTH=true",
+                detail="TensorFlow allocates from what is left and fails with out-of-memory (OOM) errors when"
+                " it is not enough (by default TensorFlow takes nearly all of a GPU's memory at its first"
+                " use). tfdoctor's own worker enables memory growth and holds little.",
+                fix=fix,
             )
         )
     if fc.platform(facts) in (None, "linux"):
@@ -386,7 +411,7 @@ def sharing_and_modes(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             )
         )
     exclusive = [
-        (g, f"Exclusive Process mode, {_process_text(g)}")
+        (g, f"Exclusive Process mode, {_process_text(g, _caller(facts))}")
         for g in live
         if g.get("compute_mode") in ("exclusive_process", "exclusive_thread")
         and any(isinstance(p, dict) and p.get("type") in ("C", "C+G", None) for p in g.get("processes") or [])
@@ -545,8 +570,8 @@ def _held_at_start(facts: dict[str, Any]) -> list[Finding]:
                 "gpu.memory-held-by-other-processes",
                 Status.FAIL,
                 "The GPU was full before TensorFlow started: not even a CUDA context fit",
-                detail="Creating the CUDA context needs a few hundred MiB; it failed with out-of-memory, so other"
-                " processes hold the GPU's memory.",
+                detail="Creating the CUDA context needs a few hundred MiB; it failed with out-of-memory, so"
+                " other processes hold the GPU's memory.",
                 fix=_HELD_FIX,
                 facts=("log.evidence",),
                 evidence=fc.quote(facts, ctx),
@@ -570,8 +595,9 @@ def _held_at_start(facts: dict[str, Any]) -> list[Finding]:
 
 
 _HELD_FIX = (
-    "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv  # stop what you do not need (kill"
-    " PID) or restart the notebook kernel that holds it; to share a GPU: export TF_FORCE_GPU_ALLOW_GROWTH=true"
+    "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv  # stop what you do not need"
+    " (kill PID) or restart the notebook kernel that holds it; to share a GPU:"
+    " export TF_FORCE_GPU_ALLOW_GROWTH=true"
 )
 
 
@@ -591,11 +617,12 @@ def out_of_memory(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             "gpu.out-of-memory",
             Status.FAIL,
             "The GPU ran out of memory",
-            detail="An allocation on the GPU failed: the model, batch or activations need more memory than was"
-            " free.",
-            fix="Reduce the batch size (or the model or input size); let TensorFlow take memory as needed: export"
-            " TF_FORCE_GPU_ALLOW_GROWTH=true; use mixed precision (keras.mixed_precision.set_global_policy("
-            "'mixed_float16')); check for other processes holding memory with `nvidia-smi`",
+            detail="An allocation on the GPU failed: the model, batch or activations need more memory than"
+            " was free.",
+            fix="Reduce the batch size (or the model or input size); let TensorFlow take memory as needed:"
+            " export TF_FORCE_GPU_ALLOW_GROWTH=true; use mixed precision"
+            " (keras.mixed_precision.set_global_policy('mixed_float16')); check for other processes holding"
+            " memory with `nvidia-smi`",
             facts=("log.evidence",),
             evidence=fc.quote(facts, items),
         )
@@ -609,7 +636,8 @@ _XID_FAULTS = ("13", "31", "43")
 @check("gpu.illegal-address")
 def kernel_faults(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     """A GPU kernel faulted: the CUDA context is lost and every later call fails."""
-    items = fc.cuda_errors(facts, *_FAULTS) + [i for i in fc.log_items(facts, "xid") if i.get("code") in _XID_FAULTS]
+    items = (fc.cuda_errors(facts, *_FAULTS)
+             + [i for i in fc.log_items(facts, "xid") if i.get("code") in _XID_FAULTS])
     if not items:
         return []
     return [
@@ -618,11 +646,12 @@ def kernel_faults(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             Status.FAIL,
             "A GPU kernel faulted (illegal memory access / launch failure)",
             detail="A kernel read or wrote memory it does not own, or the launch failed (Xid 13/31/43 in the"
-            " kernel log). Causes: a bug in a custom op or kernel, a library mismatch (cuDNN/cuBLAS for another"
-            " CUDA), very rarely failing hardware. The process must restart: its CUDA context is lost.",
-            fix="CUDA_LAUNCH_BLOCKING=1 python your_script.py  # shows the op that faults; then update TensorFlow's"
-            " CUDA libraries together (" + rm.pip_install(facts, rm.keep_tf_version(facts)) + "); if it recurs on"
-            " one GPU only: sudo dmesg | grep -i xid and run `dcgmi diag -r 3`",
+            " kernel log). Causes: a bug in a custom op or kernel, a library mismatch"
+            " (cuDNN/cuBLAS for another CUDA), very rarely failing hardware. The process must restart: its"
+            " CUDA context is lost.",
+            fix="CUDA_LAUNCH_BLOCKING=1 python your_script.py  # shows the op that faults; then update"
+            " TensorFlow's CUDA libraries together (" + rm.pip_install(facts, rm.keep_tf_version(facts))
+            + "); if it recurs on one GPU only: sudo dmesg | grep -i xid and run `dcgmi diag -r 3`",
             facts=("log.evidence",),
             evidence=fc.quote(facts, items),
         )
