@@ -440,8 +440,9 @@ def _keras(facts: dict[str, Any], dists: dict[str, str], used: tuple[str, ...]) 
                 "tensorflow.conflicting-installs",
                 Status.WARN,
                 f"Keras {keras} with TensorFlow {tfv}",
-                detail="TensorFlow before 2.16 expects Keras 2 (keras 2.x matching its minor); with Keras 3,"
-                " tf.keras breaks.",
+                detail="TensorFlow before 2.16 was released with Keras 2 (keras 2.x of its minor); with"
+                " Keras 3 installed, tf.keras becomes Keras 3 (a real TF 2.15.1 + keras 3.0.5 venv trains"
+                " with it), so Keras 2 code, custom layers and saved .h5 models may break.",
                 fix=rm.pip_install(facts, f"keras=={mm}.*"),
                 docs=cat.KERAS_COMPAT,
                 facts=used,
