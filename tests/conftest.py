@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import json
 import os
+import pty
 import stat
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,6 +54,35 @@ def run_cli(
         cwd=str(ROOT),
     )
     return CliResult(proc.returncode, proc.stdout, proc.stderr)
+
+
+def run_in_pty(*args: str, env: dict, timeout: float = 600) -> CliResult:
+    """`python -m tfdoctor ARGS` with a pseudo-terminal as stdin and stdout: everything it drew, in
+    order (stdout), and its stderr apart."""
+    primary, secondary = pty.openpty()
+    child = subprocess.Popen(
+        [sys.executable, "-m", "tfdoctor", *args],
+        stdin=secondary,
+        stdout=secondary,
+        stderr=subprocess.PIPE,
+        cwd=str(ROOT),
+        env=env,
+    )
+    os.close(secondary)
+    chunks = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            chunk = os.read(primary, 65536)
+        except OSError:  # EIO once the child has closed the terminal
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(primary)
+    child.wait(timeout=60)
+    err = child.stderr.read().decode("utf-8", "replace") if child.stderr else ""
+    return CliResult(child.returncode, b"".join(chunks).decode("utf-8", "replace"), err)
 
 
 def write_fake(bindir: Path, name: str, script: str) -> Path:

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, run_cli
+from conftest import ROOT, run_cli, run_in_pty
 from hypothesis import given
 from hypothesis import strategies as st
 from packaging.requirements import Requirement
@@ -417,30 +417,10 @@ def test_cli_table():
 
 def test_cli_table_on_a_terminal_uses_rich():
     """On a real (pseudo-)terminal the table is drawn by rich; every release still appears."""
-    import pty
-
-    primary, secondary = pty.openpty()
     env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "160", "NO_COLOR": "1"}
-    child = subprocess.Popen(
-        [sys.executable, "-m", "tfdoctor", "matrix"],
-        stdout=secondary,
-        stderr=subprocess.PIPE,
-        cwd=str(ROOT),
-        env=env,
-    )
-    os.close(secondary)
-    chunks = []
-    while True:
-        try:
-            chunk = os.read(primary, 65536)
-        except OSError:  # EIO once the child has closed the terminal
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(primary)
-    assert child.wait(timeout=60) == 0, child.stderr.read()
-    text = b"".join(chunks).decode("utf-8", "replace")
+    res = run_in_pty("matrix", env=env, timeout=120)
+    assert res.returncode == 0, res.stderr
+    text = res.stdout
     assert "─" in text or "│" in text  # rich's box drawing
     text = re.sub(r"\x1b\[[0-9;]*m", "", text)  # the row of the TensorFlow installed here is bold
     for version in TF_ROWS:
@@ -675,6 +655,88 @@ BAD = {
     "bad-meta-version": (
         _write("meta.toml", b'version = "soon"\n'),
         r"meta\.toml: version 'soon' is not a dotted version",
+    ),
+    # compat/architectures.toml and the GPU rows that name an architecture
+    "arch-missing-file": (
+        lambda d: (d / "architectures.toml").unlink(),
+        r"architectures\.toml: missing compat data file",
+    ),
+    "arch-no-rows": (
+        lambda d: (d / "architectures.toml").write_text(""),
+        r"architectures\.toml: missing key 'architecture'",
+    ),
+    "arch-missing-key": (
+        _replace("architectures.toml", 'name = "Turing"\ncompute_capabilities = ["7.5"]\n',
+                 'name = "Turing"\n'),
+        r"architectures\.toml: architecture #\d+ \(Turing\): missing key 'compute_capabilities'",
+    ),
+    "arch-unknown-key": (
+        _replace("architectures.toml", 'name = "Turing"', 'name = "Turing"\nlast_branch = "R999"'),
+        r"\(Turing\): unknown key 'last_branch'",
+    ),
+    "arch-bad-cc": (
+        _replace("architectures.toml", 'compute_capabilities = ["7.5"]', 'compute_capabilities = ["75"]'),
+        r"\(Turing\): compute_capabilities must be a non-empty list",
+    ),
+    "arch-empty-ccs": (
+        _replace("architectures.toml", 'compute_capabilities = ["7.5"]', "compute_capabilities = []"),
+        r"\(Turing\): compute_capabilities must be a non-empty list",
+    ),
+    "arch-unsorted-ccs": (
+        _replace("architectures.toml", '["8.0", "8.6", "8.7"]', '["8.6", "8.0", "8.7"]'),
+        r"\(Ampere\): compute_capabilities must be ascending and unique",
+    ),
+    "arch-cc-twice": (
+        _replace("architectures.toml", 'compute_capabilities = ["7.5"]', 'compute_capabilities = ["7.2"]'),
+        r"\(Turing\): compute capability 7\.2 is already in architecture #\d+ \(Volta\)",
+    ),
+    "arch-rows-unsorted": (
+        _replace("architectures.toml", 'compute_capabilities = ["9.0"]', 'compute_capabilities = ["8.8"]'),
+        r"\(Hopper\): out of order after Ada Lovelace",
+    ),
+    "arch-bad-branch": (
+        _replace("architectures.toml", 'last_driver_branch = "R470"', 'last_driver_branch = "470"'),
+        r"\(Kepler\): last_driver_branch '470' must be a driver branch such as \"R470\"",
+    ),
+    "arch-branch-not-string": (
+        _replace("architectures.toml", 'last_driver_branch = "R390"', "last_driver_branch = 390"),
+        r"\(Fermi\): last_driver_branch 390 must be a driver branch",
+    ),
+    "arch-bad-last-cuda": (
+        _replace("architectures.toml", 'last_cuda = "8.0"', 'last_cuda = "8.x"'),
+        r"\(Fermi\): last_cuda '8\.x' must be a CUDA version",
+    ),
+    "arch-last-cuda-without-branch": (
+        _replace("architectures.toml", 'name = "Turing"', 'name = "Turing"\nlast_cuda = "13.2"'),
+        r"\(Turing\): last_cuda without last_driver_branch",
+    ),
+    "arch-source-not-url": (
+        _replace(
+            "architectures.toml",
+            'name = "Hopper"\ncompute_capabilities = ["9.0"]\nsource = "https://',
+            'name = "Hopper"\ncompute_capabilities = ["9.0"]\nsource = "docs.nvidia.com ',
+        ),
+        r"\(Hopper\): source 'docs\.nvidia\.com",
+    ),
+    "arch-gpu-architecture-mismatch": (
+        _replace(
+            "gpus.toml",
+            'name = "T4"\npatterns = [\'\\bT4\\b\']\ncompute_capability = "7.5"\narchitecture = "Turing"',
+            'name = "T4"\npatterns = [\'\\bT4\\b\']\ncompute_capability = "7.5"\narchitecture = "Volta"',
+        ),
+        r"gpus\.toml: gpu #\d+ \(T4\): architecture 'Volta', but architectures\.toml puts 7\.5 in 'Turing'",
+    ),
+    "arch-gpu-cc-without-architecture": (
+        _replace(
+            "gpus.toml",
+            'compute_capability = "7.5"\narchitecture = "Turing"\nfp32_tflops = 8.1',
+            'compute_capability = "7.7"\narchitecture = "Turing"\nfp32_tflops = 8.1',
+        ),
+        r"\(T4\): compute capability 7\.7 has no row in architectures\.toml",
+    ),
+    "arch-gpu-pattern-backtracks": (
+        _replace("gpus.toml", "patterns = ['\\bT4\\b']", "patterns = ['\\bT4\\b.*x']"),
+        r"\(T4\): pattern '.*': unbounded repetition",
     ),
 }
 

@@ -10,9 +10,7 @@ public threads resolve right; near misses and junk resolve to None; the loader r
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 import time
 from pathlib import Path
 
@@ -21,7 +19,7 @@ from conftest import DATA, ROOT, run_cli, write_fake
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tfdoctor.compat import CompatError, _backtracking_risk, _compiled, load_matrix
+from tfdoctor.compat import _backtracking_risk, _compiled, load_matrix
 from tfdoctor.logs.lines import read_lines
 from tfdoctor.probes.nvidia_smi import (
     MAX_QUERY_GPUS,
@@ -680,125 +678,6 @@ def test_each_pattern_is_linear_on_64k_input(m):
 
 
 # ---- the loader rejects malformed architecture data -----------------------------------------------------
-
-
-def _edit(fname: str, old: str, new: str, count: int = 1):
-    def edit(d: Path) -> None:
-        text = (d / fname).read_text(encoding="utf-8")
-        assert old in text, old
-        (d / fname).write_text(text.replace(old, new, count), encoding="utf-8")
-
-    return edit
-
-
-BAD = {
-    "missing-file": (
-        lambda d: (d / "architectures.toml").unlink(),
-        r"architectures\.toml: missing compat data file",
-    ),
-    "no-rows": (
-        lambda d: (d / "architectures.toml").write_text(""),
-        r"architectures\.toml: missing key 'architecture'",
-    ),
-    "missing-key": (
-        _edit("architectures.toml", 'name = "Turing"\ncompute_capabilities = ["7.5"]\n', 'name = "Turing"\n'),
-        r"architectures\.toml: architecture #\d+ \(Turing\): missing key 'compute_capabilities'",
-    ),
-    "unknown-key": (
-        _edit("architectures.toml", 'name = "Turing"', 'name = "Turing"\nlast_branch = "R999"'),
-        r"\(Turing\): unknown key 'last_branch'",
-    ),
-    "bad-cc": (
-        _edit("architectures.toml", 'compute_capabilities = ["7.5"]', 'compute_capabilities = ["75"]'),
-        r"\(Turing\): compute_capabilities must be a non-empty list",
-    ),
-    "empty-ccs": (
-        _edit("architectures.toml", 'compute_capabilities = ["7.5"]', "compute_capabilities = []"),
-        r"\(Turing\): compute_capabilities must be a non-empty list",
-    ),
-    "unsorted-ccs": (
-        _edit("architectures.toml", '["8.0", "8.6", "8.7"]', '["8.6", "8.0", "8.7"]'),
-        r"\(Ampere\): compute_capabilities must be ascending and unique",
-    ),
-    "cc-twice": (
-        _edit("architectures.toml", 'compute_capabilities = ["7.5"]', 'compute_capabilities = ["7.2"]'),
-        r"\(Turing\): compute capability 7\.2 is already in architecture #\d+ \(Volta\)",
-    ),
-    "rows-unsorted": (
-        _edit("architectures.toml", 'compute_capabilities = ["9.0"]', 'compute_capabilities = ["8.8"]'),
-        r"\(Hopper\): out of order after Ada Lovelace",
-    ),
-    "bad-branch": (
-        _edit("architectures.toml", 'last_driver_branch = "R470"', 'last_driver_branch = "470"'),
-        r"\(Kepler\): last_driver_branch '470' must be a driver branch such as \"R470\"",
-    ),
-    "branch-not-string": (
-        _edit("architectures.toml", 'last_driver_branch = "R390"', "last_driver_branch = 390"),
-        r"\(Fermi\): last_driver_branch 390 must be a driver branch",
-    ),
-    "bad-last-cuda": (
-        _edit("architectures.toml", 'last_cuda = "8.0"', 'last_cuda = "8.x"'),
-        r"\(Fermi\): last_cuda '8\.x' must be a CUDA version",
-    ),
-    "last-cuda-without-branch": (
-        _edit("architectures.toml", 'name = "Turing"', 'name = "Turing"\nlast_cuda = "13.2"'),
-        r"\(Turing\): last_cuda without last_driver_branch",
-    ),
-    "source-not-url": (
-        _edit(
-            "architectures.toml",
-            'name = "Hopper"\ncompute_capabilities = ["9.0"]\nsource = "https://',
-            'name = "Hopper"\ncompute_capabilities = ["9.0"]\nsource = "docs.nvidia.com ',
-        ),
-        r"\(Hopper\): source 'docs\.nvidia\.com",
-    ),
-    "gpu-architecture-mismatch": (
-        _edit(
-            "gpus.toml",
-            'name = "T4"\npatterns = [\'\\bT4\\b\']\ncompute_capability = "7.5"\narchitecture = "Turing"',
-            'name = "T4"\npatterns = [\'\\bT4\\b\']\ncompute_capability = "7.5"\narchitecture = "Volta"',
-        ),
-        r"gpus\.toml: gpu #\d+ \(T4\): architecture 'Volta', but architectures\.toml puts 7\.5 in 'Turing'",
-    ),
-    "gpu-cc-without-architecture": (
-        _edit(
-            "gpus.toml",
-            'compute_capability = "7.5"\narchitecture = "Turing"\nfp32_tflops = 8.1',
-            'compute_capability = "7.7"\narchitecture = "Turing"\nfp32_tflops = 8.1',
-        ),
-        r"\(T4\): compute capability 7\.7 has no row in architectures\.toml",
-    ),
-    "gpu-pattern-backtracks": (
-        _edit("gpus.toml", "patterns = ['\\bT4\\b']", "patterns = ['\\bT4\\b.*x']"),
-        r"\(T4\): pattern '.*': unbounded repetition",
-    ),
-}
-
-
-@pytest.fixture
-def bad_copy(tmp_path: Path):
-    def make(case: str) -> Path:
-        target = tmp_path / f"compat-{case}"
-        shutil.copytree(COMPAT, target, ignore=shutil.ignore_patterns("__pycache__"))
-        BAD[case][0](target)
-        return target
-
-    return make
-
-
-@pytest.mark.parametrize("case", sorted(BAD))
-def test_malformed_architecture_data(bad_copy, case):
-    directory = bad_copy(case)
-    with pytest.raises(CompatError, match=BAD[case][1]) as info:
-        load_matrix(directory)
-    assert "\n" not in str(info.value)
-
-
-def test_malformed_architecture_data_is_a_usage_error_in_the_cli(bad_copy):
-    directory = bad_copy("bad-branch")
-    res = run_cli("matrix", "--json", env={**os.environ, "TFDOCTOR_COMPAT_DIR": str(directory)})
-    assert res.returncode == 2 and "Traceback" not in res.stderr
-    assert "architectures.toml" in res.stderr and "(Kepler)" in res.stderr
 
 
 # ---- the nvidia-smi --query-gpu CSV parser ---------------------------------------------------------------

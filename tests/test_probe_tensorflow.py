@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import re
 import runpy
 import shutil
 import struct
@@ -18,6 +17,7 @@ import pytest
 from conftest import write_fake
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tf_releases import parse_readelf
 
 from tfdoctor.probes import Context
 from tfdoctor.probes import tensorflow as tfp
@@ -364,23 +364,6 @@ def test_elf_reader_matches_readelf_on_tensorflows_own_libraries():
             oracle["soname"], oracle["needed"], oracle["runpath"], oracle["rpath"]), rel
         checked += 1
     assert checked >= 2
-
-
-def parse_readelf(text: str) -> dict:
-    """soname, needed, runpath, rpath from `readelf -d` output (the oracle for the reader)."""
-    out: dict = {"soname": None, "needed": [], "runpath": None, "rpath": None}
-    for line in text.splitlines():
-        m = re.search(r"\((NEEDED|SONAME|RUNPATH|RPATH)\)\s+[^\[]*\[(.*)\]\s*$", line)
-        if not m:
-            continue
-        tag, value = m.groups()
-        if tag == "NEEDED":
-            out["needed"].append(value)
-        elif tag == "SONAME":
-            out["soname"] = value
-        else:
-            out[tag.lower()] = [p for p in value.split(":") if p]
-    return out
 
 
 @pytest.mark.parametrize(

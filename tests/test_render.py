@@ -13,16 +13,14 @@ from __future__ import annotations
 import io
 import json
 import os
-import pty
 import re
 import socket
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
-from conftest import DATA, ROOT, run_cli, write_fake
+from conftest import DATA, ROOT, run_cli, run_in_pty, write_fake
 
 from tfdoctor.render import fixtext, sanitize
 from tfdoctor.render.terminal import COMMAND, Screen, render
@@ -732,30 +730,9 @@ def _pty_run(*args: str, env_extra: dict | None = None, timeout: float = 600) ->
     env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "100", "LINES": "40", "TERM": "xterm-256color"}
     env.pop("NO_COLOR", None)
     env.update(env_extra or {})
-    primary, secondary = pty.openpty()
-    child = subprocess.Popen(
-        [sys.executable, "-m", "tfdoctor", *args],
-        stdin=secondary,
-        stdout=secondary,
-        stderr=subprocess.PIPE,
-        cwd=str(ROOT),
-        env=env,
-    )
-    os.close(secondary)
-    chunks = []
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            chunk = os.read(primary, 65536)
-        except OSError:  # EIO once the child has closed the terminal
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(primary)
-    child.wait(timeout=60)
-    assert child.returncode in (0, 1), child.stderr.read()
-    return b"".join(chunks).decode("utf-8", "replace")
+    res = run_in_pty(*args, env=env, timeout=timeout)
+    assert res.returncode in (0, 1), res.stderr
+    return res.stdout
 
 
 def test_progress_on_a_terminal_and_none_when_piped() -> None:
