@@ -231,8 +231,8 @@ def test_grandchild_that_setsids_away_dies_with_tfdoctor(bindir: Path, tmp_path:
 def test_in_process_snippet_answers_like_the_child(tmp_path: Path) -> None:
     """The static TensorFlow facts read in-process (tfdoctor's own interpreter) equal the child's.
 
-    Run from a neutral folder, as the CLI is: a test runner's own sys.path entries (the repository,
-    with its egg-info) would make a child see less, and the in-process path is then refused."""
+    Run from a neutral folder, as the CLI is: a test runner's own sys.path entries holding packages
+    the snippets report would make a child see less, and the in-process path is then refused."""
     import subprocess
     import sys
 
@@ -263,6 +263,8 @@ print(json.dumps(out))
         if "dists" in mine:
             assert mine.pop("dists") == theirs.pop("dists")
         assert mine == theirs
+    assert proc._holds_packages(str(tmp_path)) is False
+    (tmp_path / "myproject.egg-info").mkdir()  # a checkout's own metadata changes nothing reported
     assert proc._holds_packages(str(tmp_path)) is False
     (tmp_path / "keras").mkdir()
     assert proc._holds_packages(str(tmp_path)) is True

@@ -2,8 +2,9 @@
 
 `importlib.metadata` parses every METADATA file (and imports the email package to do it); for the
 name and version of each distribution on sys.path, the folder names that installers write say the
-same, at a small fraction of the cost of a quick check. Anything unusual (an .egg-info, a zip on
-sys.path, a folder name without a version) is handed to `importlib.metadata` itself.
+same, at a small fraction of the cost of a quick check. An .egg-info, or a folder name without a
+version, is read from the Name: and Version: lines heading its metadata; a zip on sys.path is
+handed to `importlib.metadata` itself.
 """
 
 from __future__ import annotations
@@ -70,6 +71,14 @@ class FolderDistribution:
                 out.append(line.split(",", 1)[0])
         return out
 
+    @property
+    def files(self) -> list[str]:
+        """What `importlib.metadata`'s `files` lists, as plain relative paths (no email parser)."""
+        return self.record_files()
+
+    def locate_file(self, rel: Any) -> str:
+        return os.path.join(os.path.dirname(self.path), str(rel))
+
     def __getattr__(self, attr: str) -> Any:
         return getattr(self.real(), attr)
 
@@ -89,7 +98,8 @@ _MISSING = object()
 
 def distributions(paths: list[str] | None = None) -> list[Any] | None:
     """Every distribution on `paths` (default sys.path), in sys.path order as importlib.metadata
-    yields them; None when a path entry needs importlib.metadata itself (a zip file, an egg-info).
+    yields them; None when a path entry needs importlib.metadata itself (a zip file, unreadable
+    metadata).
     Read once per list of paths and process (a run asks three times: TensorFlow, pip wheels, NVML)."""
     entries = tuple(sys.path if paths is None else paths)
     key = entries + tuple(str(_mtime(e)) for e in entries)  # an install since changes a folder's mtime
@@ -120,15 +130,35 @@ def _scan(paths: tuple[str, ...]) -> list[Any] | None:
             continue
         for child in names:
             low = child.lower()
-            if low.endswith(".egg-info"):
-                return None
-            if not low.endswith(".dist-info"):
+            if not low.endswith((".dist-info", ".egg-info")):
                 continue
-            found = name_version(child)
+            path = os.path.join(root, child)
+            found = name_version(child) or _header(path)
             if found is None:
                 return None
-            out.append(FolderDistribution(os.path.join(root, child), *found))
+            out.append(FolderDistribution(path, *found))
     return out
+
+
+def _header(path: str) -> tuple[str, str] | None:
+    """(name, version) from the Name: and Version: lines heading a METADATA / PKG-INFO file (an
+    .egg-info folder or file, a .dist-info whose folder name has no version)."""
+    for candidate in (os.path.join(path, "METADATA"), os.path.join(path, "PKG-INFO"), path):
+        try:
+            with open(candidate, encoding="utf-8", errors="replace") as fh:
+                head = fh.read(8192)
+        except OSError:
+            continue
+        fields = {}
+        for line in head.splitlines():
+            if not line.strip():
+                break  # the headers end at the first blank line
+            key, colon, value = line.partition(":")
+            if colon and key in ("Name", "Version") and key not in fields:
+                fields[key] = value.strip()
+        if fields.get("Name") and fields.get("Version"):
+            return fields["Name"], fields["Version"]
+    return None
 
 
 def normalize(name: str) -> str:

@@ -463,16 +463,20 @@ def _extra_path_entries() -> list[str]:
     return extra
 
 
+# what the static snippets report (probes/tensorflow.py, probes/libraries.py), as folder-name prefixes
+_SNIPPET_NAMES = ("tensorflow", "nvidia", "tf_nightly", "tf-nightly", "keras", "tf_keras", "tf-keras",
+                  "numpy", "protobuf", "intel_tensorflow", "intel-tensorflow")
+
+
 def _holds_packages(folder: str) -> bool:
     """Whether a folder holds anything the static snippets look for (TensorFlow, NVIDIA wheels, Keras,
-    installed-distribution metadata)."""
+    NumPy, protobuf: packages or their metadata) or a .pth / .egg-link that adds paths. Another
+    project's own metadata (a checkout's `x.egg-info`) changes nothing they report."""
     try:
         with os.scandir(folder) as entries:
             for entry in entries:
                 name = entry.name.lower()
-                if name.startswith(("tensorflow", "nvidia", "tf_nightly", "tf-nightly", "keras", "tf_keras")):
-                    return True
-                if name.endswith((".dist-info", ".egg-info", ".egg-link", ".pth")):
+                if name.startswith(_SNIPPET_NAMES) or name.endswith((".egg-link", ".pth")):
                     return True
     except OSError:
         pass

@@ -99,3 +99,50 @@ def release(text: Any, what: str = "version") -> tuple[int, ...]:
         if len(plain) <= 64 and _NUMERIC.fullmatch(plain):  # plain dotted numbers: packaging's answer
             return tuple(int(p) for p in plain.split("."))
     return tuple(parse_version(text, what).release)
+
+
+# ---- library file names ------------------------------------------------------------------------
+
+
+def library_family(name: str) -> str:
+    """'libcudart.so.11.0' -> 'cuda-runtime'; 'libcuda.so.1' -> 'driver'; 'cudnn64_8.dll' -> 'cudnn'."""
+    stem = name.lower().removeprefix("lib").split(".", 1)[0]
+    if stem in ("cuda", "nvcuda", "nvidia-ml"):
+        return "driver"
+    if stem.startswith("cudnn"):
+        return "cudnn"
+    if stem.startswith("nvinfer"):
+        return "tensorrt"
+    if stem.startswith("nccl"):
+        return "nccl"
+    if stem.startswith(("tensorflow_framework", "_pywrap_tensorflow")):
+        return "tensorflow"
+    if stem.startswith("msvcp"):
+        return "msvc"
+    if stem.startswith("cupti"):
+        return "cupti"
+    return "cuda-runtime"
+
+
+def library_cuda_major(name: str) -> int | None:
+    """The CUDA major a runtime library belongs to: libcudart.so.11.0 -> 11, cublas64_12.dll -> 12,
+    cudart64_110.dll -> 11, cudart64_101.dll -> 10 (None for cuDNN and the driver)."""
+    low = name.lower()
+    if library_family(low) != "cuda-runtime":
+        return None
+    m = re.search(r"\.so\.(\d{1,3})", low)
+    if m:
+        return int(m.group(1))
+    m = re.search(r"64_(\d{1,4})\.dll", low)
+    if m:
+        digits = m.group(1)
+        return int(digits[:-1]) if len(digits) == 3 else int(digits[:2]) if len(digits) == 4 else int(digits)
+    return None
+
+
+def library_major(name: str) -> int | None:
+    """A cuDNN library's major: libcudnn.so.8 -> 8, cudnn64_8.dll -> 8, libcudnn_ops.so.9 -> 9."""
+    m = re.search(r"\.so\.(\d{1,3})|64_(\d{1,3})\.dll", name.lower())
+    if not m:
+        return None
+    return int(m.group(1) or m.group(2))

@@ -12,7 +12,6 @@ from tfdoctor import facts as fc
 from tfdoctor import versions as v
 from tfdoctor.checks import check, moot_without_gpu, skipped
 from tfdoctor.checks import remedies as rm
-from tfdoctor.logs import evidence as ev
 from tfdoctor.model import Finding, Status
 
 
@@ -48,7 +47,7 @@ def _missing_from_log(facts: dict[str, Any]) -> tuple[list[str], int | None, lis
     """CUDA runtime libraries the log says could not be loaded: (names, their CUDA major, items)."""
     items = fc.failed_libraries(facts, "cuda-runtime")
     names = list(dict.fromkeys(str(i.get("library")) for i in items))
-    majors = {m for m in (ev.library_cuda_major(n) for n in names) if m}
+    majors = {m for m in (v.library_cuda_major(n) for n in names) if m}
     generic = fc.log_items(facts, "cudart-stub")
     if not items and not fc.failed_libraries(facts, "cudnn"):
         generic += fc.log_items(facts, "gpu-libs-skipped")

@@ -10,7 +10,6 @@ from tfdoctor import versions as v
 from tfdoctor.checks import check, moot_without_gpu, skipped
 from tfdoctor.checks import remedies as rm
 from tfdoctor.checks.cuda import cuda_target, loadable, unreachable, wheel_reachable
-from tfdoctor.logs import evidence as ev
 from tfdoctor.model import Finding, Status
 
 
@@ -32,7 +31,7 @@ def _wheel_major(facts: dict[str, Any], matrix: Any, compiled: str | None) -> in
     cuda, _ = fc.tf_cuda(facts, matrix)
     if cuda:
         return v.major(cuda)
-    majors = [ev.library_cuda_major(str(i.get("library")))
+    majors = [v.library_cuda_major(str(i.get("library")))
               for i in fc.failed_libraries(facts, "cuda-runtime")]
     if any(majors):
         return min(m for m in majors if m)
@@ -76,7 +75,7 @@ def _from_log(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]) -> Find
     if not items:
         return None
     names = list(dict.fromkeys(str(i.get("library")) for i in items if i.get("library")))
-    majors = {ev.library_major(n) for n in names} - {None}
+    majors = {v.library_major(n) for n in names} - {None}
     want = f"cuDNN {min(majors)}" if majors else "cuDNN"
     cu = _wheel_major(facts, matrix, None)
     return Finding(

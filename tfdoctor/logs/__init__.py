@@ -20,6 +20,7 @@ from typing import Any
 from tfdoctor.logs import evidence as ev
 from tfdoctor.logs.lines import normalize, split
 from tfdoctor.logs.values import Values
+from tfdoctor.versions import library_family
 
 MAX_ITEMS_PER_KIND = 12  # evidence items kept per mechanism (the count keeps going)
 MAX_SEEN = 200_000  # distinct lines remembered to skip repeats
@@ -44,7 +45,7 @@ def _item(sig: ev.Signature, m: Any, line: str, line_no: int) -> dict[str, Any] 
         rest = item.pop("rest", "")
         item["error"] = _cuinit_error(rest)
     elif sig.kind == "dlopen-failed" and "library" in item:
-        item["family"] = ev.library_family(item["library"])
+        item["family"] = library_family(item["library"])
     return item
 
 
