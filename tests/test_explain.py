@@ -520,3 +520,15 @@ def test_value_readers_run_on_the_corpus_wording():
     assert "2.2.0-rc4-8-g2b96f3662b" in _corpus_line("252", "TensorFlow version")
     assert "cudaDriverVersion 11070" in _corpus_line("272", "cudaDriverVersion")
     assert "this kernel module has the version 510.73.05" in _corpus_line("110", "kernel module")
+
+
+@pytest.mark.parametrize(
+    "text, version",
+    [
+        ("tensorflow                2.10.0          gpu_py39h2ff8d6a_0    anaconda", "2.10.0"),  # conda list
+        ("$ docker run --gpus all -it tensorflow/tensorflow:2.15.0-gpu bash", "2.15.0"),
+        (">>> print(tf.version.VERSION)\n2.16.1", "2.16.1"),
+    ],
+)
+def test_tensorflow_version_from_conda_docker_and_the_api(text, version):
+    assert explain(text).environment["tensorflow_version"] == version

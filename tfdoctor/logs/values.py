@@ -59,7 +59,7 @@ _TF_DISTS = ("tensorflow|tensorflow-gpu|tensorflow-cpu|tensorflow-intel|tensorfl
              "|tf-nightly")
 RE_PIP_ROW = re.compile(
     r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60})\s{1,60}(\d{1,4}(?:\.[0-9A-Za-z+!]{1,12}){0,5})"
-    r"(?:\s{1,60}\S{1,200})?\s{0,4}$"
+    r"(?:\s{1,60}\S{1,200}){0,2}\s{0,4}$"  # pip list (+ location), conda list (+ build, channel)
 )
 RE_PIP_EQ = re.compile(r"\b(" + _TF_DISTS + r"|keras|tf-keras|numpy|protobuf|tf)(?:\[[\w,-]{1,30}\])?"
                        r"\s{0,2}==\s{0,2}(\d{1,4}"
@@ -90,6 +90,7 @@ RE_GIT_VERSION = re.compile(r"\bv\d{1,2}\.\d{1,3}\.\d{1,3}(?:-rc\d{1,2})?-\d{1,6
 RE_TF_PROSE = re.compile(r"\b(?:tf|tensorflow)(?:[- ]?gpu)?\s{0,2}(?:version\s{0,2}(?:is\s{0,2})?)?"
                          r"v?([0-2]\.\d{1,2}"
                          r"(?:\.\d{1,2})?(?:-?(?:rc|alpha|beta)\d{1,2})?)\b", re.IGNORECASE)
+RE_DOCKER_TAG = re.compile(r"\btensorflow/tensorflow:(\d{1,2}\.\d{1,3}\.\d{1,3})\b")
 RE_QUOTED_VERSION = re.compile(r"^'(\d{1,2}\.\d{1,3}\.\d{1,3}\S{0,12})'$")
 RE_PY_BANNER = re.compile(r"(?:^|\s)Python (\d\.\d{1,2}\.\d{1,2})(?:\s{1,3}[(|]|$)")
 RE_PY_FIELD = re.compile(r"\bpython(?:[ _]version)?[*_]{0,2}\s{0,3}[:=]\s{0,3}\(?(?:python\s{0,2})?"
@@ -280,7 +281,7 @@ class Values:
         if ("driver" in low or "nvcc" in low or "cudnn" in low or "nvidia-smi" in low) and ":" in line[:60] \
                 or "=" in line[:60] and "cudnn" in low:
             self._labeled(line)
-        if "tensorflow" in low or "tf" in low or low.startswith("v") or low.startswith("'"):
+        if "tensorflow" in low or "tf" in low or low.startswith(("v", "'")) or "version" in self._prev:
             self._tensorflow(line, low)
         if "python" in low or "-cp" in low or "\\py\\" in low:
             self._python(line, low)
@@ -400,7 +401,10 @@ class Values:
         m = RE_GIT_VERSION.search(line)
         if m:
             self.set("tensorflow.version", m.group(1), 6)
-        if ("__version__" in self._prev and "tf" in self._prev
+        m = RE_DOCKER_TAG.search(line)  # the official image: tensorflow/tensorflow:2.15.0-gpu
+        if m:
+            self.set("tensorflow.version", m.group(1), 3)
+        if (("__version__" in self._prev or "version.version" in self._prev) and "tf" in self._prev
                 or "tensorflow" in self._prev and "__version__" in low):
             m = RE_QUOTED_VERSION.match(line) or re.match(r"^(\d{1,2}\.\d{1,3}\.\d{1,3}\S{0,12})$", line)
             if m:
