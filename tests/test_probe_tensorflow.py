@@ -10,6 +10,7 @@ import struct
 import subprocess
 import sys
 import time
+import warnings
 from importlib import metadata
 from pathlib import Path
 
@@ -114,6 +115,13 @@ def test_build_info_is_never_executed(tmp_path):
 def test_bad_build_info_raises_plain_value_error(text):
     with pytest.raises(ValueError):
         tfp.parse_build_info(text)
+
+
+def test_hostile_build_info_prints_no_syntax_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a warning would reach the user's stderr
+        info = tfp.parse_build_info("y = 1if 1 else 2\nbuild_info = {'cuda_version': '12.5.1', 'p': '\\\\d'}\n")
+    assert info["cuda_version"] == "12.5.1"
 
 
 def test_distribution_selection_and_duplicates():

@@ -18,6 +18,7 @@ import json
 import os
 import posixpath
 import re
+import warnings
 from typing import Any
 
 from tfdoctor import proc
@@ -162,7 +163,9 @@ def parse_build_info(text: str) -> dict[str, Any]:
     if len(text) > MAX_BUILD_INFO:  # a real one is about 1 KB; parsing is not linear in hostile text
         raise ValueError(f"build_info.py holds {len(text)} characters, far more than TensorFlow writes")
     try:
-        tree = ast.parse(text)
+        with warnings.catch_warnings():  # hostile text: "invalid decimal literal" and the like
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text)
     except SyntaxError as exc:
         raise ValueError(f"build_info.py is not valid Python (line {exc.lineno}): {exc.msg}") from None
     except (ValueError, RecursionError, MemoryError) as exc:  # NUL bytes, nesting too deep
