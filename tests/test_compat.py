@@ -26,7 +26,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from tfdoctor import proc
-from tfdoctor.compat import CompatError, kernel_fit, load_matrix
+from tfdoctor.compat import CompatError, kernel_fit, load_matrix, parse_matrix
 
 COMPAT = ROOT / "compat"
 TF_ROWS = [f"2.{minor}" for minor in range(4, 22)]
@@ -778,3 +778,15 @@ def test_compat_dir_env_is_honoured(bad_copy, tmp_path: Path):
     (good / "meta.toml").write_text('version = "1999.01.01"\n')
     data = run_cli("matrix", "--json", env={**os.environ, "TFDOCTOR_COMPAT_DIR": str(good)}).json()
     assert data["version"] == "1999.01.01"
+
+
+def test_checked_gpu_patterns_are_remembered_only_for_those_patterns(tmp_path: Path, monkeypatch):
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    data = tmp_path / "compat"
+    shutil.copytree(COMPAT, data, ignore=shutil.ignore_patterns("__pycache__"))
+    first = parse_matrix(data)
+    assert len(list((data / "__pycache__").glob("compat-patterns-*.ok"))) == 1
+    assert parse_matrix(data).gpus == first.gpus  # the second load trusts the proof
+    BAD["arch-gpu-pattern-backtracks"][0](data)  # a changed pattern is checked again
+    with pytest.raises(CompatError, match="unbounded repetition"):
+        parse_matrix(data)

@@ -581,7 +581,7 @@ def _parse_architectures(v: _Rows, data: dict[str, Any]) -> tuple[Architecture, 
 
 
 def _parse_gpus(
-    v: _Rows, data: dict[str, Any], architectures: Sequence[Architecture] = ()
+    v: _Rows, data: dict[str, Any], architectures: Sequence[Architecture] = (), patterns_checked: bool = False
 ) -> tuple[GpuModel, ...]:
     v.keys(data, "", {"gpu"}, set())
     by_cc = {cc: a for a in architectures for cc in a.compute_capabilities}
@@ -598,11 +598,11 @@ def _parse_gpus(
         patterns = row["patterns"]
         if not isinstance(patterns, list) or not all(isinstance(p, str) and p for p in patterns or [0]):
             raise v.fail(where, "patterns must be a non-empty list of regular expressions")
-        try:
-            _compiled(tuple(patterns))
-        except re.error as exc:
-            raise v.fail(where, f"bad pattern: {exc}") from None
-        for pattern in patterns:
+        for pattern in () if patterns_checked else patterns:
+            try:
+                re.compile(pattern, re.IGNORECASE)
+            except re.error as exc:
+                raise v.fail(where, f"bad pattern: {exc}") from None
             problem = _backtracking_risk(pattern)
             if problem:
                 raise v.fail(where, f"pattern {pattern!r}: {problem}")
@@ -666,6 +666,19 @@ def _keep(path: Path | None, data: dict[str, Any]) -> None:
         pass
 
 
+def _patterns_stamp(location: Any, data: dict[str, Any]) -> Path | None:
+    """Where the proof is kept that these GPU name patterns compile and cannot backtrack: beside the
+    TOML cache, keyed by the patterns themselves. Checking ~120 patterns is most of a quick check's
+    matrix load, and the answer changes only with them."""
+    rows = data.get("gpu")
+    if not isinstance(location, Path) or not isinstance(rows, list):
+        return None
+    import hashlib
+
+    key = repr([row.get("patterns") if isinstance(row, dict) else row for row in rows]).encode("utf-8")
+    return location / "__pycache__" / f"compat-patterns-{hashlib.sha256(key).hexdigest()[:32]}.ok"
+
+
 def _read(location: Any, fname: str) -> dict[str, Any]:
     label = _label(location, fname)
     try:
@@ -702,7 +715,12 @@ def parse_matrix(location: Any) -> Matrix:
     tensorflow = _parse_tensorflow(rows("tensorflow.toml"), _read(location, "tensorflow.toml"))
     drivers, floors = _parse_cuda(rows("cuda.toml"), _read(location, "cuda.toml"))
     architectures = _parse_architectures(rows("architectures.toml"), _read(location, "architectures.toml"))
-    gpus = _parse_gpus(rows("gpus.toml"), _read(location, "gpus.toml"), architectures)
+    gpu_data = _read(location, "gpus.toml")
+    stamp = _patterns_stamp(location, gpu_data)
+    checked = stamp is not None and stamp.is_file()
+    gpus = _parse_gpus(rows("gpus.toml"), gpu_data, architectures, patterns_checked=checked)
+    if stamp is not None and not checked:
+        _keep(stamp, {"checked": True})
     matrix = Matrix(version, tensorflow, drivers, gpus, floors, str(location), architectures)
     tfv = rows("tensorflow.toml")
     for rel in tensorflow:  # every CUDA a release names needs a driver row for each platform it supports

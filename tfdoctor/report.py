@@ -80,12 +80,12 @@ def build_report(
     timings: dict[str, float] | None = None,
 ) -> Report:
     """The one report builder, for every mode."""
-    from tfdoctor import logs
-
     facts = redact_report(facts)  # secrets never reach a check, a finding or any output format
-    if mode != "explain":
-        text = worker_log(facts)
-        facts = {**facts, "log": logs.read_text(text, source="worker")["log"]} if text else facts
+    text = worker_log(facts) if mode != "explain" else ""
+    if text:  # a quick check has no worker log: the log engine is not even imported
+        from tfdoctor import logs
+
+        facts = {**facts, "log": logs.read_text(text, source="worker")["log"]}
     options = _options(facts, tuple(only), tuple(skip))
     if options or "options" in facts:
         facts["options"] = options
