@@ -22,7 +22,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 CORPUS = Path(__file__).parent / "data" / "explain"
-SPLITS = {"dev": CORPUS, "holdout": CORPUS / "holdout"}
+SPLITS = {"dev": CORPUS, "holdout": CORPUS / "holdout", "holdout2": CORPUS / "holdout2"}
 
 
 def cases(split: str = "dev") -> list[dict]:

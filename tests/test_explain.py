@@ -532,3 +532,86 @@ def test_value_readers_run_on_the_corpus_wording():
 )
 def test_tensorflow_version_from_conda_docker_and_the_api(text, version):
     assert explain(text).environment["tensorflow_version"] == version
+
+
+# --- mechanisms the second held-out split showed missing (its real lines) ---------------------------
+
+HOLDOUT2 = CORPUS / "holdout2"
+
+
+def _real(name: str, *needles: str) -> str:
+    """The lines of a holdout2 case that hold any of the needles (real text, trimmed to the point)."""
+    text = next(HOLDOUT2.glob(f"{name}-*.txt")).read_text(encoding="utf-8")
+    return "\n".join(line for line in text.splitlines() if any(n in line for n in needles))
+
+
+@pytest.mark.parametrize(
+    "name, needles, root",
+    [
+        # TensorFlow's own diagnosis in a container started without --gpus
+        ("J015", ("docker run -it", "cuInit", "/dev/nvidia0 does not exist"), "driver.missing"),
+        # nvidia-docker 1 could not load the kernel's UVM module
+        ("J033", ("Could not load UVM kernel module",), "driver.missing"),
+        # a paste that broke "CuDNN l|ibrary" across two lines
+        ("J105", ("Loaded runtime CuDNN", "but source was compiled with"), "cudnn.version-mismatch"),
+        # TensorFlow on Windows could not start ptxas
+        ("J118", ("CreateProcess failed",), "xla.toolchain-missing"),
+        # the CUDA context itself did not fit: the GPU was full before TensorFlow started
+        ("J123", ("implicit initialization",), "gpu.memory-held-by-other-processes"),
+        # two `pip show` outputs: tensorflow-gpu and tensorflow in one venv
+        ("J204", ("pip show", "Name:", "Version:"), "tensorflow.conflicting-installs"),
+        # pip's resolver: TensorFlow's pin on a package it needs is broken
+        ("J231", ("requires tf-estimator-nightly",), "tensorflow.conflicting-installs"),
+        # NCCL's own line shape, without the word NCCL
+        ("J313", ("WARN Cuda failure",), "nccl.error"),
+        # the package name that no longer installs, not the Python
+        ("J206", ("Could not find a version",), "tensorflow.missing"),
+    ],
+)
+def test_mechanisms_seen_in_real_pastes(name, needles, root):
+    text = _real(name, *needles)
+    assert text, name
+    assert roots(explain(text)) == {root}, text
+
+
+def test_a_removed_tensorflow_gpu_package_is_not_a_python_problem():
+    text = ('      The "tensorflow-gpu" package has been removed!\n'
+            "ERROR: Could not find a version that satisfies the requirement tensorflow-gpu"
+            " (from versions: none)")
+    report = explain(text)
+    assert roots(report) == {"tensorflow.missing"}
+    fix = next(f.fix for f in report.findings if f.id == "tensorflow.missing")
+    assert "tensorflow[and-cuda]" in fix and "tensorflow-gpu" not in fix
+
+
+def test_nvidia_smi_of_another_version_is_no_mismatch_when_the_device_is_missing():
+    # WSL2: nvidia-smi 530.47 talks to the Windows driver 531.68; CUDA saw no device in the container
+    text = _real("J304", "NVIDIA-SMI", "CUDA_ERROR_NO_DEVICE")
+    assert "CUDA_ERROR_NO_DEVICE" in text and "531.68" in text
+    assert roots(explain(text)) == {"cuda.init-failed"}
+    # the same banner split with a cuInit failure no device explains is a library mismatch
+    split = (CORPUS / "112-smi-352-driver-384-banner-mismatch.txt").read_text(encoding="utf-8")
+    assert "driver.library-mismatch" in roots(explain(split))
+
+
+@pytest.mark.parametrize(
+    "text, platform",
+    [
+        ("OS: Ubuntu 22.04.4 LTS (WSL)\nI set it up on my Windows 11 laptop", "wsl2"),
+        ("I trained it on MacOS M1, then ran it on the Nano:\nINFO: loading /home/brian/mycar/config.py",
+         "linux"),
+        ("TF 1.1.0-rc1, CUDA 8.0, macOS 10.12", "macos"),
+    ],
+)
+def test_platform_words_weigh_less_than_paths(text, platform):
+    assert explain(text).environment["platform"] == platform
+
+
+def test_a_gpu_tensorflow_found_on_macos_is_not_called_cpu_only():
+    text = _real("J311", "TF 1.1.0", "Found device 0", "name: GeForce", "major: 3")
+    assert "tensorflow.cpu-only-build" not in failing(explain(text))
+
+
+def test_a_heading_is_not_the_value_of_the_heading_above_it():
+    env = explain("- TensorFlow version 1.13:\n- Python version 3.5:\n").environment
+    assert (env["tensorflow_version"], env["python_version"]) == ("1.13", "3.5")

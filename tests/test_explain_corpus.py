@@ -1,7 +1,9 @@
 """Every real pasted output in tests/data/explain through the engine.
 
-Prints precision and recall per finding id on the development split and on the held-out split
-(added last, never tuned on); run with -s to see the tables.
+Prints precision and recall per finding id on the development split and on the two held-out splits;
+run with -s to see the tables. holdout/ was never tuned on. holdout2/ (118 cases gathered later) was
+scored once blind (precision 0.95, recall 0.90, named right 92%, no false alarm 96%, versions 86%);
+the mechanisms it showed missing were then added, so it now guards them.
 """
 
 from __future__ import annotations
@@ -13,12 +15,13 @@ from corpus import CORPUS, cases, run, score
 
 DEV = cases("dev")
 HOLDOUT = cases("holdout")
+HOLDOUT2 = cases("holdout2")
 
 
-@pytest.mark.parametrize("split", ["dev", "holdout"])
+@pytest.mark.parametrize("split", ["dev", "holdout", "holdout2"])
 def test_corpus_is_large_sourced_and_listed(split):
     listed = cases(split)
-    folder = CORPUS if split == "dev" else CORPUS / "holdout"
+    folder = CORPUS if split == "dev" else CORPUS / split
     assert {c["file"] for c in listed} == {p.name for p in folder.glob("*.txt")}, "one entry per file"
     assert len({c["file"] for c in listed}) == len(listed)
     for case in listed:
@@ -31,21 +34,28 @@ def test_corpus_is_large_sourced_and_listed(split):
 
 
 def test_the_splits_share_no_thread():
-    assert not {c["source"] for c in DEV} & {c["source"] for c in HOLDOUT}
+    splits = [{c["source"] for c in split} for split in (DEV, HOLDOUT, HOLDOUT2)]
+    assert sum(map(len, splits)) == len(set().union(*splits))
 
 
-@pytest.mark.parametrize("case", [c for c in DEV + HOLDOUT if not c["ids"]], ids=lambda c: c["file"])
+HEALTHY = [c for c in DEV + HOLDOUT + HOLDOUT2 if not c["ids"]]
+
+
+@pytest.mark.parametrize("case", HEALTHY, ids=lambda c: c["file"])
 def test_healthy_and_noise_logs_raise_no_failure(case):
     found, _, _ = run(case)
     assert not found, f"{case['file']}: {sorted(found)}"
 
 
 def test_precision_and_recall_per_id(capsys):
-    dev, holdout = score("dev"), score("holdout")
+    dev, holdout, holdout2 = score("dev"), score("holdout"), score("holdout2")
     with capsys.disabled():
         print("\nexplain corpus, development split\n" + dev.table())
         print("\nexplain corpus, held-out split (never tuned on)\n" + holdout.table())
+        print("\nexplain corpus, second held-out split (scored blind once, then tuned)\n" + holdout2.table())
     assert dev.precision() >= 0.97 and dev.recall() >= 0.95, dev.failures
     assert dev.values_read >= 0.85 * dev.values
     assert holdout.precision() >= 0.9 and holdout.recall() >= 0.9
     assert holdout.values_read >= 0.75 * holdout.values
+    assert holdout2.precision() >= 0.95 and holdout2.recall() >= 0.95, holdout2.failures
+    assert holdout2.values_read >= 0.8 * holdout2.values

@@ -69,6 +69,7 @@ _WHY = {
     "smi-missing": ("nvidia-smi is not installed", False, None),
     "no-gpu": ("no NVIDIA GPU was found on this machine", True, "no-gpu"),
     "nouveau": ("the nouveau driver is in use", True, "nouveau"),
+    "devnodes": ("the GPU device files (/dev/nvidia0, ...) do not exist", True, None),
     "libcuda": ("libcuda (the driver's CUDA library) was not found", True, None),
 }
 

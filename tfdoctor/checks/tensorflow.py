@@ -37,6 +37,7 @@ CPU_DISTS = (
     "tensorflow-aarch64",
     "tensorflow-cpu-aws",
 )
+GPU_PACKAGES = ("tensorflow-gpu", "tf-nightly-gpu")  # discontinued names: `tensorflow` has the GPU support
 # Pulled in by `tensorflow` itself at the same version on some platforms: one install, not two.
 META_PARTS = ("tensorflow-intel", "tensorflow-cpu-aws", "tensorflow-macos")
 
@@ -56,6 +57,9 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     )
     tf = fc.section(facts, "tensorflow")
     python = (tf or {}).get("python") or "the target interpreter"
+    removed = _gpu_package_refused(facts)
+    if removed:
+        return [_gpu_package_removed(facts, removed, used)]
     missing = fc.log_items(facts, "tf-missing")
     if missing and not (tf or {}).get("installed") or missing and fc.from_log(facts):
         finding = _missing(facts, "the Python that ran this", "", used)
@@ -96,7 +100,7 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     build = fc.build_info(facts)
     dists = fc.distributions(facts)
     cpu_dists = [d for d in CPU_DISTS if d in dists and d not in META_PARTS]
-    if plat == "macos":
+    if plat == "macos" and not fc.get(facts, "runtime", "gpus"):  # TF 1.0/1.1 and source builds had CUDA
         return [
             Finding(
                 "tensorflow.cpu-only-build",
@@ -203,6 +207,35 @@ def import_failed(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             evidence=fc.quote(facts, items),
         )
     ]
+
+
+def _gpu_package_refused(facts: dict[str, Any]) -> list[dict[str, Any]]:
+    """pip could not install tensorflow-gpu (or tf-nightly-gpu): the name itself is the problem."""
+    return [i for i in fc.log_items(facts, "pip-no-version") if i.get("package") in GPU_PACKAGES]
+
+
+def _gpu_package_removed(
+    facts: dict[str, Any], items: list[dict[str, Any]], used: tuple[str, ...]
+) -> Finding:
+    spec = next((str(i["spec"]) for i in items if i.get("spec")), "")
+    wanted = spec.lstrip("=<>!~") if spec.startswith(("==", "~=")) else ""
+    if fc.platform(facts) == "windows":
+        fix = (f"{rm.pip_install(facts, 'tensorflow<2.11')}  # the last release with native Windows GPU"
+               " support (CUDA 11.2, cuDNN 8.1); newer ones use the GPU only under WSL2")
+    else:
+        fix = rm.pip_install(facts, rm.tf_requirement(wanted) if v.vtuple(wanted) else "tensorflow[and-cuda]")
+    return Finding(
+        "tensorflow.missing",
+        Status.FAIL,
+        f"pip cannot install {items[0]['package']}{spec}: the package was discontinued; install tensorflow",
+        detail="tensorflow-gpu was the same as tensorflow since 2.1; its last release is 2.10.1, and since"
+        " December 2022 its newer versions are empty packages that fail to install. The tensorflow package"
+        " has the GPU support.",
+        fix=fix,
+        docs=cat.TF_PIP,
+        facts=used,
+        evidence=fc.quote(facts, items),
+    )
 
 
 def _missing(facts: dict[str, Any], python: str, error: str, used: tuple[str, ...]) -> Finding:
@@ -459,7 +492,7 @@ def _py(version: Any) -> tuple[int, ...]:
 def python_supported(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     used = ("tensorflow.python_version", "tensorflow.version", "tensorflow.installed", "log.evidence")
     pyv = fc.get(facts, "tensorflow", "python_version")
-    refused = fc.log_items(facts, "pip-no-version")
+    refused = [i for i in fc.log_items(facts, "pip-no-version") if i.get("package") not in GPU_PACKAGES]
     if refused:
         return [_no_wheel(facts, matrix, refused, used)]
     if not _py(pyv) or len(_py(pyv)) < 2:

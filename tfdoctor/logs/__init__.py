@@ -24,6 +24,7 @@ from tfdoctor.versions import library_family
 
 MAX_ITEMS_PER_KIND = 12  # evidence items kept per mechanism (the count keeps going)
 MAX_SEEN = 200_000  # distinct lines remembered to skip repeats
+SHORT_LINE = 24  # shorter lines are read again when repeated
 QUOTE = 300  # characters of a line quoted as evidence
 _FAILED_IMPORT = re.compile(r"(?:-{2,}>\s{0,3}\d{1,6}\s{1,4})?"
                             r"(?:import tensorflow\b|from tensorflow[\w.]{0,40} import)")
@@ -98,10 +99,12 @@ class Reader:
     def _line(self, line: str) -> None:
         if not line:
             return
-        key = hash(line)
-        if key in self._seen:  # a repeated line adds no evidence or value: logs repeat a lot
+        # A repeated line adds no evidence: logs repeat a lot. Short ones are cheap and may mean
+        # something new in their place ("Version: 1.15.4" under a second `pip show`).
+        key = hash(line) if len(line) > SHORT_LINE else None
+        if key is not None and key in self._seen:
             return
-        if len(self._seen) < MAX_SEEN:
+        if key is not None and len(self._seen) < MAX_SEEN:
             self._seen.add(key)
         low = line.lower()
         self.values.line_no = self.lines
@@ -166,18 +169,27 @@ class Reader:
         return {**sections, "log": log}
 
     def _smi_mismatch(self, sections: dict[str, Any], provenance: dict[str, int]) -> None:
-        """nvidia-smi's own version differs from the driver it talks to, and CUDA then failed: the
-        user-space libraries and the kernel module disagree. (Without a failure it is only an older
-        nvidia-smi binary, e.g. a container's, and NVML evidently worked.)"""
+        """nvidia-smi's own version differs from the driver it talks to, and CUDA then failed in a way
+        no device problem explains: the user-space libraries and the kernel module disagree. (Without
+        such a failure it is only another nvidia-smi binary, a container's or WSL2's, and NVML
+        evidently worked.)"""
         smi = sections.get("nvidia_smi") or {}
         have, lib = smi.pop("smi_version", None), smi.get("driver_version")
         provenance.pop("nvidia_smi.smi_version", None)
-        failed = self.counts.get("cuinit") or self.counts.get("cuda-error")
+        failed = any(i["kind"] in ("cuinit", "cuda-error") and i.get("error") not in _DEVICE_ERRORS
+                     for i in self.items)
         if have and lib and have != lib and failed and "lib-mismatch" not in self.counts:
             line = self.values.values.get("nvidia_smi.driver_version", (None, 0, 0))[2]
             self.items.append({"kind": "lib-mismatch", "line": line, "library": have, "kernel": lib,
                                "text": f"NVIDIA-SMI {have} with Driver Version {lib}"})
             self.counts["lib-mismatch"] = 1
+
+
+# CUDA errors about the devices, not the driver's pieces: no version skew explains them (and on WSL2
+# nvidia-smi's own version always differs from the Windows driver's).
+_DEVICE_ERRORS = frozenset({"NO_DEVICE", "DEVICES_UNAVAILABLE", "INVALID_DEVICE", "OUT_OF_MEMORY",
+                            "ILLEGAL_ADDRESS", "LAUNCH_FAILED", "NO_BINARY_FOR_GPU", "INVALID_PTX",
+                            "UNSUPPORTED_PTX_VERSION", "MISALIGNED_ADDRESS", "ILLEGAL_INSTRUCTION"})
 
 
 def read(lines: Iterable[str], source: str = "explain") -> dict[str, Any]:

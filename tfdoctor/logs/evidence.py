@@ -123,6 +123,11 @@ SIGNATURES: tuple[Signature, ...] = (
          why="smi-missing"),
     _sig("no-driver", ("no nvidia gpu", "no nvidia graphics", "no nvidia devices"),
          r"No NVIDIA (?:GPU|graphics adapter|devices?) (?:found|detected|were found|probed)", why="no-gpu"),
+    _sig("no-driver", ("device is present", "/dev/nvidia"),
+         r"no NVIDIA GPU device is present|/dev/nvidia\d{0,3} does not exist", why="devnodes"),
+    _sig("no-driver", ("uvm kernel module", "module nvidia"),
+         r"Could not load UVM kernel module|modprobe: (?:FATAL|ERROR): .{0,40}\bnvidia(?:[-_]uvm)?\b",
+         why="kernel"),
     _sig("no-driver", "probe routine was not called", r"NVIDIA probe routine was not called", why="nouveau"),
     _sig("no-driver", "nouveau",
          r"\bnouveau\b.{0,80}(?:loaded|probe|fifo|fb:|DRM|detected|kernel driver in use)|"
@@ -155,8 +160,9 @@ SIGNATURES: tuple[Signature, ...] = (
          r"but version (\d{3}\.\d{1,3}(?:\.\d{1,3})?) "
          r"was detected", ("need", "have")),
     # --- cuDNN, cuBLAS ------------------------------------------------------------------------------
-    _sig("cudnn-version", "cudnn library",
-         r"Loaded runtime CuDNN library:?\s{0,4}(\d[\d.]{0,12})(?:\s{0,4}\(compatibility version \d{1,8}\))?"
+    # the second anchor: a paste that broke "CuDNN l|ibrary" across lines
+    _sig("cudnn-version", ("cudnn library", "but source was compiled with"),
+         r"(?<![\d.])(\d[\d.]{0,12})(?:\s{0,4}\(compatibility version \d{1,8}\))?"
          r"\s{0,4}but source was compiled with:?\s{0,4}(\d[\d.]{0,12}\d)", ("loaded", "compiled")),
     _sig("cudnn-failed", "cudnn_status_", r"CUDNN_STATUS_([A-Z_]{3,40})", ("status",)),
     _sig("cudnn-failed", ("cudnn handle", "dnn library initialization failed", "cudnn failed to initialize",
@@ -178,9 +184,9 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("memory-free", "freememory",
          r"totalMemory:\s{0,3}(\d{1,6}(?:\.\d{1,3})?)\s{0,2}([GM]i?B)\s{1,4}freeMemory:\s{0,3}(\d{1,6}(?:\.\d{1,3})?)"
          r"\s{0,2}([GM]i?B)", ("total", "total_unit", "free", "free_unit")),
-    _sig("ctx-oom", ("ctxretain", "ctxcreate", "create context", "context"),
-         r"(?:cuDevicePrimaryCtxRetain|cuCtxCreate|create (?:a )?(?:CUDA )?context)[^\n]{0,80}?"
-         r"(?:OUT_OF_MEMORY|out of memory)"),
+    _sig("ctx-oom", ("ctxretain", "ctxcreate", "create context", "context", "implicit initialization"),
+         r"(?:cuDevicePrimaryCtxRetain|cuCtxCreate|create (?:a )?(?:CUDA )?context|"
+         r"implicit initialization on GPU:\d{1,3} failed)[^\n]{0,80}?(?:OUT_OF_MEMORY|out of memory)"),
     _sig("memory-total", "total memory", r"^Total memory:?\s{0,3}(\d{1,6}(?:\.\d{1,3})?)\s{0,2}([GM])i?B",
          ("total", "total_unit")),
     _sig("memory-free", "free memory",
@@ -208,6 +214,8 @@ SIGNATURES: tuple[Signature, ...] = (
          r"Couldn't (?:get ptxas version|invoke ptxas|find ptxas)|ptxas (?:binary )?not found|"
          r"Failed to launch ptxas|ptxas'?:? (?:command )?not found|No PTX compilation provider is available|"
          r"Can't find ptxas binary", what="ptxas"),
+    # TensorFlow on Windows runs ptxas through CreateProcess; error 2 is "file not found"
+    _sig("xla-tools", "createprocess failed", r"CreateProcess failed\. Error code: 2\b", what="ptxas"),
     _sig("ptxas-old", "ptxas fatal", r"ptxas fatal\s{0,3}:\s{0,3}Value 'sm_(\d{2,3}[af]?)' is not defined",
          ("target",)),
     _sig("ptxas-old", "but tf requires ptxas",
@@ -227,6 +235,9 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("nccl-error", "ncclallreduce",
          r"\[\[\{{0,2}node [^\]]{0,120}?Nccl(?:AllReduce|Reduce|Broadcast|AllGather)"),
     _sig("nccl-warn", "nccl warn", r"\bNCCL WARN\b(.{0,160})", ("text",)),
+    # NCCL's own line shape, "host:pid:tid [dev] file.cu:150 WARN ..." (before NCCL 2.4 without "NCCL")
+    _sig("nccl-warn", " warn ",
+         r"[\w.-]{1,80}:\d{1,8}:\d{1,8} \[\d{1,3}\] (?:[\w/.-]{1,80}:\d{1,6} )?WARN (.{0,160})", ("text",)),
     _sig("nccl-unsupported", "ncclallreduce",
          r"No OpKernel was registered to support Op '?Nccl\w{0,20}|Op type not registered '?Nccl\w{0,20}"),
     _sig("nccl-unsupported", "nccl", r"NCCL is not (?:supported|available) on (?:Windows|this platform)"),
@@ -279,10 +290,13 @@ SIGNATURES: tuple[Signature, ...] = (
          r"""built without CUDA|"""
          r"""has no CUDA support"""),
     _sig("pip-no-version", "satisfies the requirement",
-         r"Could not find a version that satisfies the requirement (?:tensorflow|tf-nightly|tensorflow-gpu|"
-         r"tensorflow-cpu|tensorflow-intel)\b[\w\[\],-]{0,30}(?:[=<>!~]=?[\w.*]{0,20})?\s{0,2}"
+         r"Could not find a version that satisfies the requirement (tensorflow-gpu|tensorflow-cpu|"
+         r"tensorflow-intel|tf-nightly-gpu|tf-nightly|tensorflow)\b[\w\[\],-]{0,30}([=<>!~]=?[\w.*]{0,20})?\s{0,2}"
          r"(?:\(from [^()]{0,200}(?:\([^()]{0,40}\)[^()]{0,40})?\)\s{0,2}){0,2}\(from versions:\s{0,2}"
-         r"([^)]{0,4000})\)?", ("versions",)),
+         r"([^)]{0,4000})\)?", ("package", "spec", "versions")),
+    # the empty tensorflow-gpu (and tf-nightly-gpu) packages of December 2022 fail with this on install
+    _sig("pip-no-version", "package has been removed",
+         r"(tensorflow-gpu|tf-nightly-gpu)\W{0,3} package has been removed", ("package",)),
     _sig("pip-no-version", "requires a different python",
          r"(?:tensorflow|tf-nightly|tensorflow-\w{1,10})['\"]? requires a different Python:?\s{0,3}"
          r"(\d\.\d{1,2}(?:\.\d{1,3})?)?",
@@ -294,9 +308,9 @@ SIGNATURES: tuple[Signature, ...] = (
          r"compat\.v2\.__internal__' has no attribute", mismatch="keras"),
     _sig("pip-conflict",
          ("dependency conflicts", "incompatible", "conflicting dependencies", "resolutionimpossible"),
-         r"(tensorflow[\w-]{0,12}|keras|tf-keras|tensorboard) [\d.]{1,12}\w{0,8} "
-         r"(?:requires|has requirement) "
-         r"((?:keras|tf-keras|tensorboard|numpy|protobuf|ml-dtypes|tensorflow[\w-]{0,12})"
+         r"(tensorflow[\w-]{0,12}|tf-nightly[\w-]{0,12}|keras|tf-keras|tensorboard) [\d.]{1,12}\w{0,8} "
+         r"(?:requires|has requirement) "  # any package TensorFlow (or its Keras) pins
+         r"([a-z][\w.-]{0,40}"
          r"(?:[<>=!~]=?[\w.*]{1,20}(?:,\s?[<>=!~]=?[\w.*]{1,20}){0,3})?)[^,]{0,60}, "
          r"but you (?:have|'ll have) "
          r"([\w.-]{1,40}) ([\w.]{1,20}) which is incompatible|"

@@ -167,19 +167,24 @@ RE_WINDOWS = re.compile(
     r"(?:^|\s)\.\\tensorflow[/\\]",  # TensorFlow's Windows builds log sources as .\tensorflow/core/...
     re.IGNORECASE,
 )
+_LINUX_PATH = (r"\.so(?:\.\d{1,6}){0,4}\b|(?:^|[\s'\"(=:\[])/"
+               r"(?:home|usr|opt|mnt|data|root|var|tmp|etc|srv|workspace|content|kaggle|"
+               r"proc|sys|lib|lib64|scratch|nfs|gpfs|lustre|anaconda3?|miniconda3?|conda|app|code|work|nix)/")
+RE_LINUX_PATH = re.compile(_LINUX_PATH)
 RE_LINUX = re.compile(
-    r"\.so(?:\.\d{1,6}){0,4}\b|(?:^|[\s'\"(=:\[])/"
-    r"(?:home|usr|opt|mnt|data|root|var|tmp|etc|srv|workspace|content|kaggle|"
-    r"proc|sys|lib|lib64|scratch|nfs|gpfs|lustre|anaconda3?|miniconda3?|conda|app|code|work|nix)/|"
+    _LINUX_PATH + "|"
     r"\blinux\b|\bubuntu|\bnixos\b|\bNCCL INFO\b|\./[\w.-]{1,60}\.sh\b|"
     r"manylinux|\bcentos|\bdebian|\bfedora|\brhel\b|rocky linux|\bNUMA node\b|\bNVRM\b|\bdmesg\b|"
     r"\bmodprobe\b|"
     r"\blsmod\b|LD_LIBRARY_PATH|\w@[\w.-]{1,64}:[~/]",
     re.IGNORECASE,
 )
-RE_MACOS = re.compile(r"\bmacOS\b|\bDarwin\b|tensorflow-macos|tensorflow-metal|macosx_\d{1,2}|/Users/\w|"
-                      r"/Library/|"
-                      r"/opt/homebrew/|\bMac OS X\b|\.dylib\b", re.IGNORECASE)
+RE_MACOS = re.compile(r"\bDarwin\b|tensorflow-macos|tensorflow-metal|macosx_\d{1,2}|/Users/\w|/Library/|"
+                      r"/opt/homebrew/|\.dylib\b|OS X does not support NUMA", re.IGNORECASE)
+# A person naming macOS may be naming another machine ("trained on my Mac"): a Linux path outranks it.
+RE_MACOS_WORD = re.compile(r"\bmac ?OS\b|\bMac OS X\b|\bOS X\b", re.IGNORECASE)
+# CUDA runs only under WSL 2; a GPU user who names WSL is on WSL 2 unless a WSL 1 kernel says otherwise.
+RE_WSL = re.compile(r"\bWSL\b")
 RE_CONDA = re.compile(r"\b(?:ana|mini|mamba|micro)(?:conda|forge)3?\b|/envs/\w|"
                       r"conda (?:install|activate|create)|"
                       r"\|Anaconda", re.IGNORECASE)
@@ -190,6 +195,7 @@ _WINDOWS_KEYS = (":\\", ".dll", "wddm", "win", "tensorflow-intel", "ps ", ".\\te
 _LINUX_KEYS = (".so", "/", "linux", "ubuntu", "centos", "debian", "fedora", "rhel", "rocky", "numa", "nvrm",
                "nixos", "nccl info", ".sh",
                "dmesg", "modprobe", "lsmod", "ld_library_path", "@")
+_MACOS_KEYS = ("mac", "darwin", "/users/", "/library/", "homebrew", "dylib", "os x")
 _OS_KEYS = ("ubuntu", "centos", "rocky", "red hat", "fedora", "debian", "windows", "amazon linux", "opensuse",
             "arch linux", "pop!_os", "mint", "macos")
 _INTEREST = ("tensorflow", "tf-nightly", "tf-keras", "tf_keras", "keras", "numpy", "protobuf", "nvidia-",
@@ -266,16 +272,24 @@ class Values:
     # -- per line
     def feed(self, line: str, low: str, line_no: int) -> None:
         self.line_no = line_no
-        if self._heading is not None:
-            self._heading_value(self._heading, line)
-            self._heading = None
+        heading = None
         if "version" in low or "platform" in low or "installed from" in low or "gpu model" in low:
-            m = RE_HEADING.match(line)
+            heading = RE_HEADING.match(line)
+        if self._heading is not None:
+            if heading is None:  # the value under a heading, unless it is the next heading
+                self._heading_value(self._heading, line)
+            self._heading = None
+        if heading:
+            value = heading.group(2).strip(" *")
+            inline = RE_VERSION_VALUE.search(line, heading.end(1), heading.start(2))  # "TF version 1.13:"
+            if value or inline:
+                self._heading_value(heading.group(1).lower(), value or inline.group(1))
+            else:
+                self._heading = heading.group(1).lower()
+        if low.startswith("version: ") and self._prev.startswith("name: "):  # `pip show NAME`
+            m = RE_VERSION_VALUE.fullmatch(line[9:].strip())
             if m:
-                if m.group(2).strip(" *"):
-                    self._heading_value(m.group(1).lower(), m.group(2).strip(" *"))
-                else:
-                    self._heading = m.group(1).lower()
+                self._dist(self._prev[6:].strip(), m.group(1), 5)
         if "version" in low or "nvrm" in low or "release" in low or "driver" in low:
             self._versions(line, low)
         if ("driver" in low or "nvcc" in low or "cudnn" in low or "nvidia-smi" in low) and ":" in line[:60] \
@@ -561,6 +575,8 @@ class Values:
                 hints["wsl2"] = 1
             elif RE_WSL1.search(line):
                 hints["wsl1"] = 1
+            elif RE_WSL.search(line):
+                hints["wsl"] = 1
             km = RE_KERNEL.search(line)
             if km:
                 self.set("system.kernel", km.group(1), 3)
@@ -568,10 +584,13 @@ class Values:
             hints["windows"] = 1
         if "linux" not in hints and any(k in low for k in _LINUX_KEYS) and RE_LINUX.search(line):
             hints["linux"] = 1
-        if "macos" not in hints \
-                and any(k in low for k in ("mac", "darwin", "/users/", "/library/", "homebrew", "dylib")) \
-                and RE_MACOS.search(line):
-            hints["macos"] = 1
+        if "linux_path" not in hints and ("/" in low or ".so" in low) and RE_LINUX_PATH.search(line):
+            hints["linux_path"] = 1
+        if "macos" not in hints and any(k in low for k in _MACOS_KEYS):
+            if RE_MACOS.search(line):
+                hints["macos"] = 1
+            elif RE_MACOS_WORD.search(line):
+                hints["macos_word"] = 1
         if "conda" not in hints and ("conda" in low or "/envs/" in low or "forge" in low) \
                 and RE_CONDA.search(line):
             hints["conda"] = 1
@@ -591,12 +610,12 @@ class Values:
     # -- the facts
     def platform(self) -> str | None:
         h = self.hints
-        if h.get("wsl2"):
+        if h.get("wsl2") or h.get("wsl") and not h.get("wsl1"):
             return "wsl2"
         if h.get("windows"):
             return "windows"
-        if h.get("macos"):  # macOS paths look like Linux ones; a macOS marker decides
-            return "macos"
+        if h.get("macos") or h.get("macos_word") and not h.get("linux_path"):
+            return "macos"  # macOS paths look like Linux ones; a macOS marker decides
         if h.get("linux") or h.get("wsl1"):
             return "linux"
         return None
