@@ -462,6 +462,9 @@ def _corpus_line(prefix: str, needle: str) -> str:
     return next(line for line in path.read_text().splitlines() if needle in line)
 
 
+MODULE = "$ module load TensorFlow/1.2.1-CrayGNU-2016.11-cuda-8.0-Python-3.5.2"  # an HPC module
+
+
 @pytest.mark.parametrize(
     "text, key, value",
     [
@@ -509,6 +512,26 @@ def _corpus_line(prefix: str, needle: str) -> str:
         ("StreamExecutor device (0): Tesla K80, Compute Capability 3.7\n"
          "StreamExecutor device (1): Tesla K80, Compute Capability 3.7", "tf_visible_gpus", 2),
         ("Skipping registering GPU devices...", "tf_visible_gpus", 0),
+        # TensorFlow 0.x/1.x ignoring a GPU: the name inside the brackets, the capability after them
+        ("Ignoring visible gpu device (device: 0, name: GeForce GTX 660M, pci bus id: 0000:01:00.0) with"
+         " Cuda compute capability 3.0. The minimum required Cuda capability is 3.5.", "gpus",
+         [{"index": 0, "name": "GeForce GTX 660M", "compute_capability": "3.0", "memory_total_mib": None}]),
+        # an environment dump's GPU line; an HPC module; an embedded Python; Windows paths without a drive
+        ("GPU models and configuration: GPU 0: GeForce RTX 2070 with Max-Q Design", "gpus",
+         [{"index": 0, "name": "GeForce RTX 2070 with Max-Q Design", "compute_capability": None,
+           "memory_total_mib": None}]),
+        (MODULE, "tensorflow_version", "1.2.1"),
+        (MODULE, "python_version", "3.5.2"),
+        ('  File "R:\\DFL\\_internal\\python-3.6.8\\lib\\site-packages\\tensorflow\\__init__.py"',
+         "python_version", "3.6.8"),
+        ('Anaconda3\\lib\\site-packages\\tensorflow\\python\\pywrap_tensorflow.py", line 64',
+         "platform", "windows"),
+        ("~\\AppData\\Roaming\\Python\\Python39\\site-packages\\tensorflow\\__init__.py in <module>",
+         "platform", "windows"),
+        # a template's own hint and a WSL note are not part of the OS
+        ("- OS Platform and Distribution (e.g., Linux Ubuntu 16.04): Linux manjaro (e.g., Ubuntu 16.04)",
+         "os", "Linux manjaro"),
+        ("### OS platform and distribution\n\nUbuntu 22.04.4 LTS (WSL)", "os", "Ubuntu 22.04.4 LTS"),
     ],
 )
 def test_values_a_person_can_see_are_read(text, key, value):

@@ -31,7 +31,9 @@ RE_SMI_ROW = re.compile(r"^\|\s{0,4}(\d{1,2})\s{1,6}(\S.{0,48}?)\s{1,40}(?:On|Of
                         r"\s{0,4}\|\s{0,4}"
                         r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:")
 RE_SMI_MEM = re.compile(r"^\|[^|]{0,100}\|\s{0,16}(\d{1,7})MiB\s{0,3}/\s{0,3}(\d{1,7})MiB\s{0,3}\|")
-RE_SMI_L = re.compile(r"^GPU (\d{1,3}): (\S.{0,80}?) \(UUID: ")
+RE_SMI_L = re.compile(r"(?:^|:\s{1,3})GPU (\d{1,3}): (\S.{0,80}?) \(UUID: |"
+                      r"(?:^|:\s{1,3})GPU (\d{1,3}): ((?:NVIDIA|GeForce|Tesla|Quadro|TITAN|GRID|RTX|GTX)\b"
+                      r"[\w .-]{0,60}?)\s{0,4}$", re.IGNORECASE)
 RE_PROC_DRIVER = re.compile(rf"NVRM version: NVIDIA [^\n]{{0,80}}?Kernel Module"
                             rf"(?: for \w{{1,20}})?\s{{1,8}}({DRIVER})")
 RE_KERNEL_REPORTED = re.compile(rf"kernel reported version is:?\s{{0,3}}'?({DRIVER})")
@@ -90,7 +92,8 @@ RE_GIT_VERSION = re.compile(r"\bv\d{1,2}\.\d{1,3}\.\d{1,3}(?:-rc\d{1,2})?-\d{1,6
 RE_TF_PROSE = re.compile(r"\b(?:tf|tensorflow)(?:[- ]?gpu)?\s{0,2}(?:version\s{0,2}(?:is\s{0,2})?)?"
                          r"v?([0-2]\.\d{1,2}"
                          r"(?:\.\d{1,2})?(?:-?(?:rc|alpha|beta)\d{1,2})?)\b", re.IGNORECASE)
-RE_DOCKER_TAG = re.compile(r"\btensorflow/tensorflow:(\d{1,2}\.\d{1,3}\.\d{1,3})\b")
+RE_DOCKER_TAG = re.compile(r"\btensorflow/tensorflow:(\d{1,2}\.\d{1,3}\.\d{1,3})\b|"
+                           r"\bTensorFlow/(\d{1,2}\.\d{1,3}\.\d{1,3})-")  # the image; an HPC module
 RE_QUOTED_VERSION = re.compile(r"^'(\d{1,2}\.\d{1,3}\.\d{1,3}\S{0,12})'$")
 RE_PY_BANNER = re.compile(r"(?:^|\s)Python (\d\.\d{1,2}\.\d{1,2})(?:\s{1,3}[(|]|$)")
 RE_PY_FIELD = re.compile(r"\bpython(?:[ _]version)?[*_]{0,2}\s{0,3}[:=]\s{0,3}\(?(?:python\s{0,2})?"
@@ -100,7 +103,7 @@ RE_PY_PROSE = re.compile(r"\bpython\s{0,2}(?:version\s{0,2}(?:is\s{0,2})?)?v?([2
                          re.IGNORECASE)
 # site-packages paths, Windows install folders, conda env names, TF's Windows build paths (...\PY\36\...)
 RE_PY_PATH = re.compile(r"[/\\]python(\d\.\d{1,2})[/\\]|[/\\](?:Python|PY[/\\])(3\d{1,2})(?:_64|-32)?[/\\]|"
-                        r"python3?-(\d\.\d{1,2}\.\d{1,2})-env",
+                        r"python3?-(\d\.\d{1,2}\.\d{1,2})(?:-env|[/\\]|$)",
                         re.IGNORECASE)
 RE_PY_TAG = re.compile(r"-cp(\d)(\d{1,2})-")
 RE_HEADING = re.compile(r"^[\s#>*-]{0,12}(tensorflow version|python version|"
@@ -125,9 +128,9 @@ RE_CREATING = re.compile(r"Creating TensorFlow device \(/(?:device:)?gpu:(\d{1,3
                          r"\s{0,3}\(device: (\d{1,3}), name: ([^,]{1,120}), pci bus id: ([^,)]{1,40})"
                          r"(?:, compute capability: (\d{1,2}\.\d))?", re.IGNORECASE)
 RE_MIXED_GPU = re.compile(r"Your GPUs?: ([^,\n]{1,80}), compute capability (\d{1,2}\.\d)")
-RE_IGNORING = re.compile(r"Ignoring visible gpu device \(device: (\d{1,3}), name: ([^,]{1,120}), "
-                         r"pci bus id: [^,]{1,40}, "
-                         r"compute capability: (\d{1,2}\.\d)\)")
+RE_IGNORING = re.compile(r"Ignoring (?:visible )?gpu device \(device: (\d{1,3}), name: ([^,]{1,120}), "
+                         r"pci bus id: [^,)]{1,40}(?:, compute capability: (\d{1,2}\.\d))?\)"
+                         r"(?: with Cuda compute capability (\d{1,2}\.\d))?", re.IGNORECASE)
 RE_FOUND = re.compile(r"Found device (\d{1,3}) with properties")
 RE_NAME_CC = re.compile(r"name: ([^\n]{1,120}?)\s{1,8}"
                         r"(?:computeCapability: (\d{1,2}\.\d)|major: (\d{1,2}) minor: (\d))")
@@ -145,6 +148,8 @@ RE_NO_GPUS = re.compile(r"\bGPUs?\b[^\n\[]{0,60}[?:=]\s{0,3}\[\]\s{0,3}$|"
 RE_PHYSICAL_GPU = re.compile(r"PhysicalDevice\(name='/physical_device:GPU:(\d{1,3})'")
 RE_ADDING_VISIBLE = re.compile(r"Adding visible gpu devices?: ([\d, ]{1,200})$")
 RE_CVD = re.compile(r"CUDA_VISIBLE_DEVICES['\"\]]{0,2}\s{0,3}[=:]\s{0,3}['\"\[]?([\w,.-]{0,60})")
+# what a template field adds to the OS: its own hint "(e.g., Linux Ubuntu 16.04)", a "(WSL)" note
+RE_OS_NOTE = re.compile(r"\s{0,3}\((?:e\.g\.?,?|WSL ?2?\b)[^()]{0,60}\)", re.IGNORECASE)
 RE_OS = re.compile(
     r"\b(Ubuntu \d\d\.\d\d(?:\.\d{1,2})?(?: LTS)?|CentOS(?: Linux)?(?: release)? \d[\d.]{0,8}|"
     r"Rocky Linux \d[\d.]{0,6}|"
@@ -164,7 +169,8 @@ RE_WINDOWS = re.compile(
     r"(?:^|[\s'\"(=])[A-Za-z]:\\|\b(?:cudart|cublas|cudnn|cufft|curand|cusolver|cusparse)64_\d{1,4}\.dll|"
     r"\bnvcuda\.dll|"
     r"^PS [A-Za-z]:\\|\bWDDM\b|\btensorflow-intel\b|\bwin_amd64\b|\bwin32\b|\bWin(?:dows)? ?(?:7|8|10|11)\b|"
-    r"(?:^|\s)\.\\tensorflow[/\\]",  # TensorFlow's Windows builds log sources as .\tensorflow/core/...
+    r"(?:^|\s)\.\\tensorflow[/\\]|"  # TensorFlow's Windows builds log sources as .\tensorflow/core/...
+    r"\\(?:Lib\\)?site-packages\\|\\AppData\\(?:Local|Roaming)\\",  # backslash paths without a drive
     re.IGNORECASE,
 )
 _LINUX_PATH = (r"\.so(?:\.\d{1,6}){0,4}\b|(?:^|[\s'\"(=:\[])/"
@@ -191,7 +197,8 @@ RE_CONDA = re.compile(r"\b(?:ana|mini|mamba|micro)(?:conda|forge)3?\b|/envs/\w|"
 RE_CONTAINER = re.compile(r"docker run\b|nvidia-docker|/\.dockerenv|\bdocker exec\b|podman run\b|"
                           r"^== TensorFlow ==$|"
                           r"NVIDIA Release \d\d\.\d\d", re.IGNORECASE)
-_WINDOWS_KEYS = (":\\", ".dll", "wddm", "win", "tensorflow-intel", "ps ", ".\\tensorflow")
+_WINDOWS_KEYS = (":\\", ".dll", "wddm", "win", "tensorflow-intel", "ps ", ".\\tensorflow", "\\site-packages",
+                 "\\appdata")
 _LINUX_KEYS = (".so", "/", "linux", "ubuntu", "centos", "debian", "fedora", "rhel", "rocky", "numa", "nvrm",
                "nixos", "nccl info", ".sh",
                "dmesg", "modprobe", "lsmod", "ld_library_path", "@")
@@ -347,7 +354,7 @@ class Values:
         elif heading == "python version" and m:
             self.set("tensorflow.python_version", m.group(1), 4)
         elif heading.startswith("os platform"):
-            value = text.strip(" `*:")[:80]
+            value = RE_OS_NOTE.sub("", text).strip(" `*:")[:80]
             if value and (RE_OS.search(value)
                           or re.search(r"linux|windows|mac|ubuntu|centos|debian", value, re.I)):
                 self.set("system.os", value, 4)  # as the person wrote it
@@ -417,7 +424,7 @@ class Values:
             self.set("tensorflow.version", m.group(1), 6)
         m = RE_DOCKER_TAG.search(line)  # the official image: tensorflow/tensorflow:2.15.0-gpu
         if m:
-            self.set("tensorflow.version", m.group(1), 3)
+            self.set("tensorflow.version", m.group(1) or m.group(2), 3)
         if (("__version__" in self._prev or "version.version" in self._prev) and "tf" in self._prev
                 or "tensorflow" in self._prev and "__version__" in low):
             m = RE_QUOTED_VERSION.match(line) or re.match(r"^(\d{1,2}\.\d{1,3}\.\d{1,3}\S{0,12})$", line)
@@ -503,7 +510,8 @@ class Values:
             self._gpu(self.gpus, 0, name=m.group(1), compute_capability=m.group(2))
         m = RE_IGNORING.search(line)
         if m:
-            self._gpu(self.ignored, int(m.group(1)), name=m.group(2), compute_capability=m.group(3))
+            cc = m.group(3) or m.group(4)  # TF 2.x puts it inside the brackets, TF 1.x after them
+            self._gpu(self.ignored, int(m.group(1)), name=m.group(2), compute_capability=cc)
         m = RE_XLA_DEVICE.search(line)
         if m:
             self._gpu(self.gpus, int(m.group(1)), name=m.group(2), compute_capability=m.group(3))
@@ -534,9 +542,9 @@ class Values:
         m = RE_DEVICE_QUERY_CC.search(line)
         if m and self._query_device is not None:
             self._gpu(self.smi_gpus, self._query_device, compute_capability=f"{m.group(1)}.{m.group(2)}")
-        m = RE_SMI_L.match(line)
+        m = RE_SMI_L.search(line)
         if m:
-            self._gpu(self.smi_gpus, int(m.group(1)), name=m.group(2))
+            self._gpu(self.smi_gpus, int(m.group(1) or m.group(3)), name=m.group(2) or m.group(4))
         m = RE_PRODUCT.match(line)
         if m:
             self._gpu(self.smi_gpus, len(self.smi_gpus), name=m.group(1))
