@@ -57,6 +57,12 @@ def _ids(text: str) -> list[str]:
     return [p for p in text.replace(",", " ").split() if p]
 
 
+def _add_no_color(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--no-color", action="store_true", help="no colour (also when NO_COLOR is set and not empty)"
+    )
+
+
 def _add_probe_options(p: argparse.ArgumentParser) -> None:
     # Defaults of None tell "given" from "not given" (--from refuses what it cannot honour).
     p.add_argument(
@@ -169,9 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="open everything: full details and log evidence, the findings that follow from a cause,"
         " passing and skipped checks' details, finding ids and docs links",
     )
-    check.add_argument(
-        "--no-color", action="store_true", help="no colour (also when NO_COLOR is set and not empty)"
-    )
+    _add_no_color(check)
 
     text = "everything a maintainer needs, for a bug report or a fleet (JSON by default)"
     report = sub.add_parser(
@@ -219,9 +223,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the text to read: a file, or - (the default) for standard input",
     )
     explain.add_argument("--json", action="store_true", help="print the report as JSON (same shape as check)")
-    explain.add_argument(
-        "--no-color", action="store_true", help="no colour (also when NO_COLOR is set and not empty)"
-    )
+    _add_no_color(explain)
 
     text = "the bundled compatibility matrix: TensorFlow × Python, CUDA, cuDNN, driver"
     matrix = sub.add_parser(
@@ -273,9 +275,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="saved `tfdoctor report` files, or directories holding them (*.json, recursively)",
     )
     fleet.add_argument("--json", action="store_true", help="print the table and the drift as JSON")
-    fleet.add_argument(
-        "--no-color", action="store_true", help="no colour (also when NO_COLOR is set and not empty)"
-    )
+    _add_no_color(fleet)
 
     sub.add_parser(
         "checks",

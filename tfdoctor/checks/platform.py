@@ -56,10 +56,7 @@ def windows_native(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             f"{what} cannot use the GPU on native Windows",
             detail="TensorFlow 2.10 was the last release with GPU support on native Windows; from 2.11 the"
             " Windows build is CPU-only.",
-            fix="Use WSL2 (`wsl --install` in an administrator PowerShell, then inside Ubuntu: "
-            "`python3 -m pip install 'tensorflow[and-cuda]'`), or stay native with TensorFlow 2.10: "
-            "`conda install -c conda-forge cudatoolkit=11.2 cudnn=8.1.0` then "
-            f"{rm.pip_install(facts, 'tensorflow<2.11')}",
+            fix=rm.windows_gpu(facts),
             docs=cat.TF_WINDOWS,
             facts=used,
         )

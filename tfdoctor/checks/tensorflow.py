@@ -220,8 +220,7 @@ def _gpu_package_removed(
     spec = next((str(i["spec"]) for i in items if i.get("spec")), "")
     wanted = spec.lstrip("=<>!~") if spec.startswith(("==", "~=")) else ""
     if fc.platform(facts) == "windows":
-        fix = (f"{rm.pip_install(facts, 'tensorflow<2.11')}  # the last release with native Windows GPU"
-               " support (CUDA 11.2, cuDNN 8.1); newer ones use the GPU only under WSL2")
+        fix = rm.windows_gpu(facts)
     else:
         fix = rm.pip_install(facts, rm.tf_requirement(wanted) if v.vtuple(wanted) else "tensorflow[and-cuda]")
     return Finding(
@@ -249,11 +248,7 @@ def _missing(facts: dict[str, Any], python: str, error: str, used: tuple[str, ..
             " macOS; use Linux or WSL2 for the GPU."
         )
     elif plat == "windows":
-        fix = (
-            "Native Windows GPU support ended with TensorFlow 2.10: `conda install -c conda-forge"
-            f" cudatoolkit=11.2 cudnn=8.1.0` then {rm.pip_install(facts, 'tensorflow<2.11')}; or, better,"
-            " install WSL2 and run `python3 -m pip install 'tensorflow[and-cuda]'` inside it."
-        )
+        fix = rm.windows_gpu(facts)
     else:
         fix = rm.pip_install(facts, "tensorflow[and-cuda]") + rm.conda_note(facts)
     return Finding(

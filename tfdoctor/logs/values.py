@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from tfdoctor.worker.worker import CREATED
+
 MAX_GPUS = 64
 MAX_DISTS = 200
 
@@ -117,12 +119,6 @@ RE_BUILD_KV = re.compile(r"""['"(]?(cuda_version|cudnn_version|is_cuda_build|cud
                          r"""(True|False|true|false|64_\d{1,4}|\d{1,4}(?:\.\d{1,4}){0,3})""")
 RE_BUILD_CAPS = re.compile(r"cuda_compute_capabilities['\"]?\s{0,3}[:,]\s{0,3}\[([^\]]{0,400})\]")
 RE_CUDNN_LOADED = re.compile(r"Loaded cuDNN version (\d{3,6})")
-RE_CREATED = re.compile(
-    r"Created (?:TensorFlow )?device [^\n]{0,120}?GPU:(\d{1,3}) with (\d{1,7}) ?MB memory\)?:?"
-    r"\s{0,4}->\s{0,4}"
-    r"(?:physical GPU )?\(?device: (\d{1,3}), name: ([^,]{1,120}), pci bus id: ([^,]{1,40})"
-    r"(?:, compute capability: (\d{1,2}\.\d))?"
-)
 RE_CREATING = re.compile(r"Creating TensorFlow device \(/(?:device:)?gpu:(\d{1,3})"
                          r"(?: with (\d{1,7}) MB memory)?\)\s{0,3}->"
                          r"\s{0,3}\(device: (\d{1,3}), name: ([^,]{1,120}), pci bus id: ([^,)]{1,40})"
@@ -226,6 +222,22 @@ def _refines(value: Any, held: Any) -> bool:
 def _py_from_compact(digits: str) -> str:
     """'310' -> '3.10', '39' -> '3.9'."""
     return f"{digits[0]}.{digits[1:]}"
+
+
+# Lines that state one value: (regex whose first group is it, where it goes, how much it is trusted).
+_ONE_VALUE = (
+    (RE_SMI_Q_CUDA, "nvidia_smi.cuda_version", 5),
+    (RE_KERNEL_REPORTED, "system.proc_driver_version", 6),
+    (RE_DRIVER_CUDA_OLDER, "nvidia_smi.cuda_version", 3),
+    (RE_PROC_DRIVER, "system.proc_driver_version", 5),
+    (RE_DSO_REPORTED, "system.libcuda_version", 5),
+    (RE_DEVICE_QUERY, "nvidia_smi.cuda_version", 4),
+    (RE_NVRM_CLIENT, "system.libcuda_version", 5),
+    (RE_NVRM_KERNEL, "system.proc_driver_version", 5),
+    (RE_CUDA_VERSION_ANY, "nvidia_smi.cuda_version", 2),  # nvidia-smi's wording, pasted inside other text
+    (RE_DRIVER_PROSE, "nvidia_smi.driver_version", 1),
+    (RE_NVCC, "nvcc.version", 6),
+)
 
 
 class Values:
@@ -372,41 +384,14 @@ class Values:
         if m:
             self.set("nvidia_smi.driver_version", m.group(1), 5)
             self.set("nvidia_smi.cuda_version", m.group(2), 5)
-        m = RE_SMI_Q_CUDA.match(line)
-        if m:
-            self.set("nvidia_smi.cuda_version", m.group(1), 5)
-        m = RE_KERNEL_REPORTED.search(line)
-        if m:
-            self.set("system.proc_driver_version", m.group(1), 6)
-        m = RE_DRIVER_CUDA_OLDER.search(line)
-        if m:
-            self.set("nvidia_smi.cuda_version", m.group(1), 3)
-        for rx, key in ((RE_PROC_DRIVER, "system.proc_driver_version"),
-                        (RE_DSO_REPORTED, "system.libcuda_version")):
+        for rx, key, priority in _ONE_VALUE:
             m = rx.search(line)
             if m:
-                self.set(key, m.group(1), 5)
-        m = RE_DEVICE_QUERY.search(line)
-        if m:
-            self.set("nvidia_smi.cuda_version", m.group(1), 4)
-        for rx, key in ((RE_NVRM_CLIENT, "system.libcuda_version"),
-                        (RE_NVRM_KERNEL, "system.proc_driver_version")):
-            m = rx.search(line)
-            if m:
-                self.set(key, m.group(1), 5)
+                self.set(key, m.group(1), priority)
         m = RE_NCCL_CUDA_DRIVER.search(line)
         if m:
             n = int(m.group(1))
             self.set("nvidia_smi.cuda_version", f"{n // 1000}.{n % 1000 // 10}", 5)
-        m = RE_CUDA_VERSION_ANY.search(line)  # nvidia-smi's wording, pasted inside other text
-        if m:
-            self.set("nvidia_smi.cuda_version", m.group(1), 2)
-        m = RE_DRIVER_PROSE.search(line)
-        if m:
-            self.set("nvidia_smi.driver_version", m.group(1), 1)
-        m = RE_NVCC.search(line)
-        if m:
-            self.set("nvcc.version", m.group(1), 6)
         m = RE_CUDNN_LOADED.search(line)
         if m:
             from tfdoctor.versions import cudnn_from_int
@@ -492,12 +477,13 @@ class Values:
                 self.set("tensorflow.build_info.cuda_compute_capabilities", caps, 6)
 
     def _gpu_lines(self, line: str, low: str) -> None:
-        m = RE_CREATED.search(line)
+        m = CREATED.search(line)  # the worker's own reader of these lines
         if m:
-            self.visible.add(int(m.group(1)))
+            index = int(m.group(1).rsplit(":", 1)[1])  # TensorFlow's GPU:N
+            self.visible.add(index)
+            pci = None if m.group(5) == "<undefined>" else m.group(5)
             self._gpu(self.gpus, int(m.group(3)), name=m.group(4), compute_capability=m.group(6),
-                      pci_bus_id=m.group(5).strip(), memory_mib=int(m.group(2)),
-                      tf_device=f"/device:GPU:{m.group(1)}")
+                      pci_bus_id=pci, memory_mib=int(m.group(2)), tf_device=f"/device:GPU:{index}")
             return
         m = RE_CREATING.search(line)
         if m:

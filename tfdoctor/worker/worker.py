@@ -45,10 +45,12 @@ EXECUTED = re.compile(r"Executing op (\S+) in device (/job:\S+)")
 #            -> physical GPU (device: 0, name: Tesla T4, pci bus id: 0000:00:07.0, compute capability: 7.5)"
 # ROCm builds print no compute capability; MIG slices are named "NVIDIA A100-SXM4-40GB MIG 3g.20gb";
 # pluggable devices (Metal, DirectML) say "physical PluggableDevice (... pci bus id: <undefined>)".
+# Also how `explain` reads these lines (tfdoctor.logs.values): every quantifier is bounded.
 CREATED = re.compile(
-    r"Created (?:TensorFlow )?device \(?\S*?(/?device:GPU:\d+) with (\d+) MB memory\)?:?\s*->\s*"
-    r"(?:physical (?:GPU|PluggableDevice) \()?device: (\d+), name: ([^,]*(?:,(?! pci bus id:)[^,]*)*), "
-    r"pci bus id: ([0-9a-fA-F:.]+|<undefined>)(?:, compute capability: (\d+\.\d+))?"
+    r"Created (?:TensorFlow )?device \(?\S{0,160}?(/?device:GPU:\d{1,3}) with (\d{1,7}) ?MB memory\)?:?"
+    r"\s{0,4}->\s{0,4}(?:physical (?:GPU|PluggableDevice) \()?device: (\d{1,3}), "
+    r"name: ([^,]{0,120}(?:,(?! pci bus id:)[^,]{0,120}){0,4}), "
+    r"pci bus id: ([0-9a-fA-F:.]{1,40}|<undefined>)(?:, compute capability: (\d{1,2}\.\d{1,2}))?"
 )
 # "I0000 00:00:1795275291.37 9055 cuda_platform.cc:52] " (absl) or "2023-06-23 17:14:24.42: E x/y.cc:12] "
 GLOG_PREFIX = re.compile(r"^(?:[IWEF]\d{4} [\d:.]+\s+\d+ |\d{4}-\d\d-\d\d [\d:.]+: [IWEF] )\S+:\d+\] ")
