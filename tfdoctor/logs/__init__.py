@@ -18,7 +18,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from tfdoctor.logs import evidence as ev
-from tfdoctor.logs.lines import normalize, split
+from tfdoctor.logs import values as values_mod
+from tfdoctor.logs.lines import MAX_LINE, normalize
+from tfdoctor.logs.triggers import Finder
 from tfdoctor.logs.values import Values
 from tfdoctor.versions import library_family
 
@@ -26,6 +28,7 @@ MAX_ITEMS_PER_KIND = 12  # evidence items kept per mechanism (the count keeps go
 MAX_SEEN = 200_000  # distinct lines remembered to skip repeats
 SHORT_LINE = 24  # shorter lines are read again when repeated
 QUOTE = 300  # characters of a line quoted as evidence
+CHUNK = 1 << 20  # bytes read at once by the cheap pass
 _FAILED_IMPORT = re.compile(r"(?:-{2,}>\s{0,3}\d{1,6}\s{1,4})?"
                             r"(?:import tensorflow\b|from tensorflow[\w.]{0,40} import)")
 
@@ -71,11 +74,31 @@ def _cuinit_error(rest: str) -> str | None:
     return "UNKNOWN" if "unknown" in low else None
 
 
+_FINDERS: dict[str, Finder] = {}
+
+
+def finder(source: str) -> Finder:
+    """The cheap pass for a source: every signature's anchors, plus (explain) every value reader's and
+    block finder's triggers; None where one declares none (then every line is read)."""
+    if source not in _FINDERS:
+        words: set[str] | None = {"modulenotfounderror"}
+        for sig in ev.SIGNATURES:
+            if not sig.anchors:
+                words = None
+                break
+            words.update(sig.anchors)  # type: ignore[union-attr]
+        if words is not None and source == "explain":
+            words |= values_mod.triggers()
+        _FINDERS[source] = Finder(words)
+    return _FINDERS[source]
+
+
 class Reader:
     """Streaming state: evidence by mechanism and the values seen."""
 
     def __init__(self, source: str) -> None:
         self.source = source
+        self.finder = finder(source)
         self.values = Values()
         self.items: list[dict[str, Any]] = []
         self.counts: dict[str, int] = {}
@@ -83,8 +106,41 @@ class Reader:
         self._seen: set[int] = set()
         self._module_error_at: int | None = None
 
+    def feed_chunk(self, chunk: bytes) -> None:
+        """Whole lines of bytes: only those the cheap pass picks (and the lines a block or heading
+        before them asks for) are decoded and read."""
+        base, pos, size = self.lines, 0, len(chunk)
+        counted, count = 0, 0
+
+        def read_at(start: int) -> int:
+            nonlocal counted, count
+            end = chunk.find(b"\n", start)
+            end = size if end < 0 else end
+            count += chunk.count(b"\n", counted, start)
+            counted = start
+            self.lines = base + count + 1
+            self._physical(chunk[start:min(end, start + 4 * MAX_LINE)].decode("utf-8", errors="replace"))
+            return end + 1
+
+        while pos < size and self._wants_next():
+            pos = read_at(pos)
+        for start in self.finder.starts(chunk):
+            if start < pos:
+                continue
+            pos = read_at(start)
+            while pos < size and self._wants_next():
+                pos = read_at(pos)
+        self.lines = base + chunk.count(b"\n") + (0 if chunk.endswith(b"\n") or not chunk else 1)
+
+    def _wants_next(self) -> bool:
+        return self._module_error_at is not None or self.source == "explain" and self.values.want_next
+
     def feed(self, raw: str) -> None:
+        """One physical line."""
         self.lines += 1
+        self._physical(raw)
+
+    def _physical(self, raw: str) -> None:
         if len(raw) > 400 and raw.count("\\n") >= 3:  # output captured as a Python string: "...\n...\n"
             for part in raw.replace("\\r", "").split("\\n"):
                 if part.strip():
@@ -192,13 +248,39 @@ _DEVICE_ERRORS = frozenset({"NO_DEVICE", "DEVICES_UNAVAILABLE", "INVALID_DEVICE"
                             "UNSUPPORTED_PTX_VERSION", "MISALIGNED_ADDRESS", "ILLEGAL_INSTRUCTION"})
 
 
-def read(lines: Iterable[str], source: str = "explain") -> dict[str, Any]:
-    """Facts from a stream of text lines (see the module docstring)."""
+def read(lines: Iterable[str | bytes], source: str = "explain") -> dict[str, Any]:
+    """Facts from a stream of text lines, or of chunks of whole lines as bytes (see the module
+    docstring)."""
     reader = Reader(source)
-    for raw in lines:
-        reader.feed(raw if isinstance(raw, str) else str(raw))
+    buf: list[bytes] = []
+    size = 0
+    for item in lines:
+        data = item if isinstance(item, bytes) else str(item).encode("utf-8", errors="surrogatepass")
+        if not data.endswith(b"\n"):
+            data += b"\n"
+        buf.append(data)
+        size += len(data)
+        if size >= CHUNK:
+            reader.feed_chunk(b"".join(buf))
+            buf, size = [], 0
+    if buf:
+        reader.feed_chunk(b"".join(buf))
     return reader.facts()
 
 
+def _slices(text: str) -> Iterable[str]:
+    """A string in pieces of whole lines (a line over CHUNK characters is cut to MAX_LINE)."""
+    start, size = 0, len(text)
+    while start < size:
+        end = text.find("\n", min(start + CHUNK, size) - 1)
+        if end < 0:
+            end = size
+        if end - start > CHUNK and text.rfind("\n", start, start + CHUNK) < 0:  # one over-long line
+            yield text[start:start + MAX_LINE]
+        else:
+            yield text[start:end]
+        start = end + 1
+
+
 def read_text(text: str, source: str = "explain") -> dict[str, Any]:
-    return read(split(text or ""), source)
+    return read(_slices(text or ""), source)

@@ -14,6 +14,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from tfdoctor.logs import blocks
+from tfdoctor.logs.blocks import Blocks
+from tfdoctor.probes import nvcc as nvcc_probe
+from tfdoctor.probes import tensorflow as tf_probe
 from tfdoctor.worker.worker import CREATED
 
 MAX_GPUS = 64
@@ -22,22 +26,14 @@ MAX_DISTS = 200
 V3 = r"\d{1,4}\.\d{1,3}(?:\.\d{1,3})?"  # 535.104.05 / 12.2 / 2.15.0
 DRIVER = r"\d{3}\.\d{1,3}(?:\.\d{1,3})?"
 
-RE_SMI_BANNER = re.compile(rf"NVIDIA-SMI\s{{1,4}}({DRIVER})\s{{1,60}}Driver Version:\s{{0,4}}({DRIVER})"
-                           rf"(?:\s{{1,60}}CUDA Version:\s{{0,4}}(\d{{1,2}}\.\d{{1,2}}|N/A))?")
 RE_DRIVER_VERSION = re.compile(rf"\bDriver Version\s{{0,30}}:\s{{0,4}}({DRIVER})"
                                rf"(?:\s{{1,60}}CUDA Version:\s{{0,4}}"
                                rf"(\d{{1,2}}\.\d{{1,2}}))?")
 RE_SMI_Q_CUDA = re.compile(r"^CUDA Version\s{1,40}:\s{0,4}(\d{1,2}\.\d{1,2})")
 RE_PRODUCT = re.compile(r"^Product Name\s{1,40}:\s{0,4}(\S.{0,80})$")
-RE_SMI_ROW = re.compile(r"^\|\s{0,4}(\d{1,2})\s{1,6}(\S.{0,48}?)\s{1,40}(?:On|Off|WDDM|TCC)"
-                        r"\s{0,4}\|\s{0,4}"
-                        r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:")
-RE_SMI_MEM = re.compile(r"^\|[^|]{0,100}\|\s{0,16}(\d{1,7})MiB\s{0,3}/\s{0,3}(\d{1,7})MiB\s{0,3}\|")
 RE_SMI_L = re.compile(r"(?:^|:\s{1,3})GPU (\d{1,3}): (\S.{0,80}?) \(UUID: |"
                       r"(?:^|:\s{1,3})GPU (\d{1,3}): ((?:NVIDIA|GeForce|Tesla|Quadro|TITAN|GRID|RTX|GTX)\b"
                       r"[\w .-]{0,60}?)\s{0,4}$", re.IGNORECASE)
-RE_PROC_DRIVER = re.compile(rf"NVRM version: NVIDIA [^\n]{{0,80}}?Kernel Module"
-                            rf"(?: for \w{{1,20}})?\s{{1,8}}({DRIVER})")
 RE_KERNEL_REPORTED = re.compile(rf"kernel reported version is:?\s{{0,3}}'?({DRIVER})")
 RE_DSO_REPORTED = re.compile(rf"libcuda reported version is:?\s{{0,3}}'?({DRIVER})")
 RE_DRIVER_CUDA_OLDER = re.compile(r"driver's CUDA version is (\d{1,2}\.\d{1,2}) which is older")
@@ -57,8 +53,6 @@ RE_CUDA_IN_VALUE = re.compile(r"\bCUDA\s{0,3}(?:Version\s{0,3}:?\s{0,3}|v)?(\d{1
                               re.IGNORECASE)
 RE_SHORT_VERSION = re.compile(r"(?<![\d.])v?(\d{1,2}\.\d{1,2}(?:\.\d{1,3}){0,2})(?![\d.])")
 RE_DEVICE_QUERY = re.compile(r"CUDA Driver Version / Runtime Version\s{1,20}(\d{1,2}\.\d) / (\d{1,2}\.\d)")
-RE_NVCC = re.compile(r"Cuda compilation tools,\s{0,3}release (\d{1,2}\.\d{1,2})")
-
 _TF_DISTS = ("tensorflow|tensorflow-gpu|tensorflow-cpu|tensorflow-intel|tensorflow-macos|tensorflow-aarch64"
              "|tf-nightly")
 RE_PIP_ROW = re.compile(
@@ -73,6 +67,8 @@ RE_DIST_DASH = re.compile(r"\b(tensorflow(?:[-_](?:gpu|cpu|intel))?)-(\d{1,2}\.\
                           r"\d{1,10})?)(?![\d-])", re.IGNORECASE)
 RE_DIST_SPACE = re.compile(r"\b(tensorflow(?:-gpu|-cpu|-intel)?) (\d{1,2}\.\d{1,3}\.\d{1,3}\S{0,12}) "
                            r"(?:requires|has requirement|depends on)")
+RE_PIP_EQ_ROW = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60})\s{0,2}==\s{0,2}(\d{1,4}(?:\.[0-9A-Za-z+!]{1,12}){0,5})"
+                           r"\s{0,4}$")  # pip freeze
 RE_INSTALLED = re.compile(r"\b([A-Za-z][A-Za-z0-9._-]{0,60})-(\d{1,4}(?:\.[0-9A-Za-z+]{1,12}){0,5})\b")
 RE_WHEEL = re.compile(r"\b(" + _TF_DISTS.replace("-", "_") + r"|" + _TF_DISTS + r")-"
                       r"(\d{1,2}\.\d{1,3}\.\d{1,3}"
@@ -193,16 +189,24 @@ RE_CONDA = re.compile(r"\b(?:ana|mini|mamba|micro)(?:conda|forge)3?\b|/envs/\w|"
 RE_CONTAINER = re.compile(r"docker run\b|nvidia-docker|/\.dockerenv|\bdocker exec\b|podman run\b|"
                           r"^== TensorFlow ==$|"
                           r"NVIDIA Release \d\d\.\d\d", re.IGNORECASE)
-_WINDOWS_KEYS = (":\\", ".dll", "wddm", "win", "tensorflow-intel", "ps ", ".\\tensorflow", "\\site-packages",
+_WINDOWS_KEYS = (":\\", ".dll", "wddm", "win", "tensorflow-intel", ".\\tensorflow", "\\site-packages",
                  "\\appdata")
-_LINUX_KEYS = (".so", "/", "linux", "ubuntu", "centos", "debian", "fedora", "rhel", "rocky", "numa", "nvrm",
-               "nixos", "nccl info", ".sh",
-               "dmesg", "modprobe", "lsmod", "ld_library_path", "@")
+_LINUX_DIRS = ("home", "usr", "opt", "mnt", "data", "root", "var", "tmp", "etc", "srv", "workspace", "content",
+               "kaggle", "proc", "sys", "lib", "lib64", "scratch", "nfs", "gpfs", "lustre", "app", "code", "work",
+               "nix")
+_LINUX_PATH_KEYS = (".so", "/anaconda", "/miniconda", "/conda/", *(f"/{d}/" for d in _LINUX_DIRS))
+_LINUX_KEYS = (*_LINUX_PATH_KEYS, "linux", "ubuntu", "centos", "debian", "fedora", "rhel", "rocky", "numa",
+               "nvrm", "nixos", "nccl info", ".sh", "dmesg", "modprobe", "lsmod", "ld_library_path", "@")
 _MACOS_KEYS = ("mac", "darwin", "/users/", "/library/", "homebrew", "dylib", "os x")
 _OS_KEYS = ("ubuntu", "centos", "rocky", "red hat", "fedora", "debian", "windows", "amazon linux", "opensuse",
             "arch linux", "pop!_os", "mint", "macos")
-_INTEREST = ("tensorflow", "tf-nightly", "tf-keras", "tf_keras", "keras", "numpy", "protobuf", "nvidia-",
-             "jax", "torch", "ml-dtypes", "tensorrt", "h5py")
+
+
+_CONTAINER_KEYS = ("docker", "podman", "nvidia release", "== tensorflow ==")
+
+
+def _has(low: str, words: tuple[str, ...]) -> bool:
+    return any(map(low.__contains__, words))
 
 
 def _mib(value: str, unit: str) -> int:
@@ -229,14 +233,12 @@ _ONE_VALUE = (
     (RE_SMI_Q_CUDA, "nvidia_smi.cuda_version", 5),
     (RE_KERNEL_REPORTED, "system.proc_driver_version", 6),
     (RE_DRIVER_CUDA_OLDER, "nvidia_smi.cuda_version", 3),
-    (RE_PROC_DRIVER, "system.proc_driver_version", 5),
     (RE_DSO_REPORTED, "system.libcuda_version", 5),
     (RE_DEVICE_QUERY, "nvidia_smi.cuda_version", 4),
     (RE_NVRM_CLIENT, "system.libcuda_version", 5),
     (RE_NVRM_KERNEL, "system.proc_driver_version", 5),
     (RE_CUDA_VERSION_ANY, "nvidia_smi.cuda_version", 2),  # nvidia-smi's wording, pasted inside other text
     (RE_DRIVER_PROSE, "nvidia_smi.driver_version", 1),
-    (RE_NVCC, "nvcc.version", 6),
 )
 
 
@@ -248,13 +250,16 @@ class Values:
         self.gpus: dict[int, dict[str, Any]] = {}  # TensorFlow's view, by device index
         self.smi_gpus: dict[int, dict[str, Any]] = {}
         self.ignored: dict[int, dict[str, Any]] = {}
-        self.dists: dict[str, str] = {}
+        self.lists: list[list[tuple[str, str]]] = [[]]  # package lists (name, version), in order
+        self.dist_lines: dict[str, int] = {}
+        self.blocks = Blocks()
         self.visible: set[int] = set()
         self.hints: dict[str, int] = {}
         self._heading: str | None = None
         self._found: int | None = None
-        self._last_smi: int | None = None
         self._query_device: int | None = None
+        self._query_lines = 0
+        self._found_line = 0
         self._prev = ""
         self.line_no = 0
 
@@ -280,24 +285,63 @@ class Values:
             if val is not None and gpu.get(key) is None:
                 gpu[key] = val.strip() if isinstance(val, str) else val
 
-    def _dist(self, name: str, version: str, priority: int) -> None:
-        name = re.sub(r"[-_.]+", "-", name).lower()
-        if not any(name.startswith(p) for p in _INTEREST) or len(self.dists) >= MAX_DISTS:
-            return
-        self.dists.setdefault(name, version)
-        if re.fullmatch(_TF_DISTS, name) and name != "tensorflow-intel":
-            self.set("tensorflow.version", version, priority)
+    def _dist(self, name: str, version: str) -> None:
+        """A package seen installed: judged at the end by the tensorflow probe's own selection."""
+        name = tf_probe.normalize(name)
+        if tf_probe.of_interest(name) and sum(map(len, self.lists)) < MAX_DISTS:
+            self.lists[-1].append((name, version))
+            self.dist_lines.setdefault(name, self.line_no)
 
     # -- per line
     def feed(self, line: str, low: str, line_no: int) -> None:
+        """Read one normalised line: what the line before announced, then every reader whose
+        trigger words it holds."""
         self.line_no = line_no
-        heading = None
-        if "version" in low or "platform" in low or "installed from" in low or "gpu model" in low:
-            heading = RE_HEADING.match(line)
+        self._after(line, low)
+        for triggers, reader in READERS:
+            if any(map(low.__contains__, triggers)):
+                reader(self, line, low)
+        self.blocks.line_no = line_no
+        self.blocks.feed(line, low)
+        self._prev = low
+
+    @property
+    def want_next(self) -> bool:
+        """Whether the next line must be read whatever it holds (the value under a heading, a table)."""
+        return (self._heading is not None or self._found is not None or self._query_lines > 0
+                or self.blocks.open or any(map(self._prev.__contains__, _ANNOUNCE)))
+
+    def _after(self, line: str, low: str) -> None:
+        """Values a line gives for what the line before it asked or announced."""
+        prev = self._prev
+        if self._query_lines:
+            self._query_lines -= 1
+        if self._found is not None and self.line_no - self._found_line > 8:
+            self._found = None  # "Found device N" without its memory line
         if self._heading is not None:
-            if heading is None:  # the value under a heading, unless it is the next heading
+            if not (_has(low, _HEADING_TRIGGERS) and RE_HEADING.match(line)):  # unless it is the next heading
                 self._heading_value(self._heading, line)
             self._heading = None
+        if not prev:
+            return
+        if low.startswith("version: ") and prev.startswith("name: "):  # `pip show NAME`
+            m = RE_VERSION_VALUE.fullmatch(line[9:].strip())
+            if m:
+                self._dist(prev[6:].strip(), m.group(1))
+            if prev.startswith("name: tensorflow"):
+                self.set("tensorflow.version", line.split(":", 1)[1].strip()[:30], 6)
+        if (("__version__" in prev or "version.version" in prev) and "tf" in prev
+                or "tensorflow" in prev and "__version__" in low):
+            m = RE_QUOTED_VERSION.match(line) or re.match(r"^(\d{1,2}\.\d{1,3}\.\d{1,3}\S{0,12})$", line)
+            if m:
+                self.set("tensorflow.version", m.group(1), 6)
+        if "is_built_with_cuda" in prev and low in ("true", "false"):
+            self.set("tensorflow.build_info.is_cuda_build", low == "true", 5)
+        if "list_physical_devices" in prev and line.strip() == "[]":
+            self.set("runtime.tf_visible_gpus", 0, 5)
+
+    def _heading_line(self, line: str, low: str) -> None:
+        heading = RE_HEADING.match(line)
         if heading:
             value = heading.group(2).strip(" *")
             inline = RE_VERSION_VALUE.search(line, heading.end(1), heading.start(2))  # "TF version 1.13:"
@@ -305,34 +349,10 @@ class Values:
                 self._heading_value(heading.group(1).lower(), value or inline.group(1))
             else:
                 self._heading = heading.group(1).lower()
-        if low.startswith("version: ") and self._prev.startswith("name: "):  # `pip show NAME`
-            m = RE_VERSION_VALUE.fullmatch(line[9:].strip())
-            if m:
-                self._dist(self._prev[6:].strip(), m.group(1), 5)
-        if "version" in low or "nvrm" in low or "release" in low or "driver" in low:
-            self._versions(line, low)
-        if ("driver" in low or "nvcc" in low or "cudnn" in low or "nvidia-smi" in low) and ":" in line[:60] \
-                or "=" in line[:60] and "cudnn" in low:
+
+    def _labeled_line(self, line: str, low: str) -> None:
+        if ":" in line[:60] or "=" in line[:60] and "cudnn" in low:
             self._labeled(line)
-        if "tensorflow" in low or "tf" in low or low.startswith(("v", "'")) or "version" in self._prev:
-            self._tensorflow(line, low)
-        if "python" in low or "-cp" in low or "\\py\\" in low:
-            self._python(line, low)
-        if ("==" in line or "successfully installed" in low
-                or RE_PIP_ROW.match(line[2:] if line.startswith("- ") else line)):
-            self._packages(line, low)
-        if ("is_cuda_build" in low or "cuda_version" in low or "cudnn_version" in low
-                or "compute_capabilities" in low):
-            self._build_info(line)
-        if "is_built_with_cuda" in self._prev and low in ("true", "false"):
-            self.set("tensorflow.build_info.is_cuda_build", low == "true", 5)
-        if "device" in low or "name" in low or "gpu" in low or "capability" in low or "memory" in low or \
-                low.startswith("major:"):
-            self._gpu_lines(line, low)
-        if line.startswith("|"):
-            self._smi_table(line)
-        self._platform(line, low)
-        self._prev = low
 
     def _labeled(self, line: str) -> None:
         """'label: value' lines a person types: the driver, nvidia-smi's CUDA, nvcc, cuDNN."""
@@ -351,9 +371,10 @@ class Values:
             if cm:
                 self.set("nvidia_smi.cuda_version", cm.group(1), 3)
         elif "nvcc" in label:
-            vm = RE_NVCC.search(value) or RE_SHORT_VERSION.search(value)
-            if vm:
-                self.set("nvcc.version", ".".join(vm.group(1).split(".")[:2]), 3)
+            version = nvcc_probe.parse_nvcc_version(value)["version"]
+            vm = None if version else RE_SHORT_VERSION.search(value)
+            if version or vm:
+                self.set("nvcc.version", version or ".".join(vm.group(1).split(".")[:2]), 3)
         elif "cudnn" in label and "cuda" not in label.replace("cudnn", ""):
             vm = RE_SHORT_VERSION.search(value)
             if vm:
@@ -372,14 +393,8 @@ class Values:
                 self.set("system.os", value, 4)  # as the person wrote it
 
     def _versions(self, line: str, low: str) -> None:
-        m = RE_SMI_BANNER.search(line)
-        if m:
-            self.set("nvidia_smi.driver_version", m.group(2), 6)
-            if m.group(3) and m.group(3) != "N/A":
-                self.set("nvidia_smi.cuda_version", m.group(3), 6)
-            self.set("nvidia_smi.smi_version", m.group(1), 6)
-            self.hints["nvidia-smi"] = 1
-            return
+        if "nvidia-smi" in low:
+            return  # the banner: read whole by the nvidia-smi probe's parser (tfdoctor/logs/blocks.py)
         m = RE_DRIVER_VERSION.search(line)
         if m:
             self.set("nvidia_smi.driver_version", m.group(1), 5)
@@ -410,11 +425,6 @@ class Values:
         m = RE_DOCKER_TAG.search(line)  # the official image: tensorflow/tensorflow:2.15.0-gpu
         if m:
             self.set("tensorflow.version", m.group(1) or m.group(2), 3)
-        if (("__version__" in self._prev or "version.version" in self._prev) and "tf" in self._prev
-                or "tensorflow" in self._prev and "__version__" in low):
-            m = RE_QUOTED_VERSION.match(line) or re.match(r"^(\d{1,2}\.\d{1,3}\.\d{1,3}\S{0,12})$", line)
-            if m:
-                self.set("tensorflow.version", m.group(1), 6)
         m = RE_TF_FIELD.search(line)
         if m:
             self.set("tensorflow.version", m.group(1), 4)
@@ -425,8 +435,6 @@ class Values:
             m = RE_TF_PROSE.search(line)
             if m and "/" not in line[max(0, m.start() - 1):m.end() + 1]:
                 self.set("tensorflow.version", m.group(1), 1)
-        if self._prev.startswith("name: tensorflow") and low.startswith("version:"):
-            self.set("tensorflow.version", line.split(":", 1)[1].strip()[:30], 6)
 
     def _python(self, line: str, low: str) -> None:
         m = RE_PY_BANNER.search(line)
@@ -446,20 +454,28 @@ class Values:
             self.set("tensorflow.python_version", f"{m.group(1)}.{m.group(2)}", 2)
 
     def _packages(self, line: str, low: str) -> None:
+        if (low.startswith(("package ", "# packages in environment", "# name ")) and "version" in low
+                and self.lists[-1]):
+            self.lists.append([])  # a new `pip list` / `conda list`: its own duplicates
+            return
         m = RE_PIP_ROW.match(line[2:] if line.startswith("- ") else line)
         if m and not line[0].isdigit():
-            self._dist(m.group(1), m.group(2), 5)
+            self._dist(m.group(1), m.group(2))
             return
         if "successfully installed" in low:
             for pm in RE_INSTALLED.finditer(line[line.lower().index("successfully installed") + 22:]):
-                self._dist(pm.group(1), pm.group(2), 5)
+                self._dist(pm.group(1), pm.group(2))
+            return
+        m = RE_PIP_EQ_ROW.match(line)  # pip freeze
+        if m:
+            self._dist(m.group(1), m.group(2))
             return
         for pm in RE_PIP_EQ.finditer(line):
             name = pm.group(1).lower()
             if name.startswith(("tensorflow", "tf-")) or name == "tf":
                 self.set("tensorflow.version", pm.group(2), 2)
 
-    def _build_info(self, line: str) -> None:
+    def _build_info(self, line: str, low: str) -> None:
         from tfdoctor.versions import norm_cuda, norm_cudnn
 
         for key, val in RE_BUILD_KV.findall(line):
@@ -504,7 +520,7 @@ class Values:
             self.visible.add(int(m.group(1)))  # XLA compiles for the GPUs TensorFlow registered
         m = RE_FOUND.search(line)
         if m:
-            self._found = int(m.group(1))
+            self._found, self._found_line = int(m.group(1)), self.line_no
         if self._found is not None and low.startswith(("name:", "major:")):
             m = RE_NAME_LINE.match(line)
             if m:
@@ -542,23 +558,12 @@ class Values:
         m = RE_ADDING_VISIBLE.search(line)
         if m:
             self.visible.update(int(x) for x in re.findall(r"\d{1,3}", m.group(1)))
-        if "list_physical_devices" in self._prev and line.strip() == "[]" or RE_NO_GPUS.search(line):
+        if RE_NO_GPUS.search(line):
             self.set("runtime.tf_visible_gpus", 0, 5)
+        if "device query" in low or "cuda capable device" in low:
+            self._query_lines = 40  # deviceQuery: each device's name, then its capability lines
         if low.startswith("skipping registering gpu devices"):
             self.hints["gpus-skipped"] = 1
-
-    def _smi_table(self, line: str) -> None:
-        m = RE_SMI_ROW.match(line)
-        if m:
-            idx = int(m.group(1))
-            self._gpu(self.smi_gpus, idx, name=m.group(2))
-            self._last_smi = idx
-            return
-        m = RE_SMI_MEM.match(line)
-        if m and self._last_smi is not None:
-            self._gpu(self.smi_gpus, self._last_smi, memory_used_mib=int(m.group(1)),
-                      memory_total_mib=int(m.group(2)))
-            self._last_smi = None
 
     def _platform(self, line: str, low: str) -> None:
         hints = self.hints
@@ -574,11 +579,11 @@ class Values:
             km = RE_KERNEL.search(line)
             if km:
                 self.set("system.kernel", km.group(1), 3)
-        if "windows" not in hints and any(k in low for k in _WINDOWS_KEYS) and RE_WINDOWS.search(line):
+        if "windows" not in hints and _has(low, _WINDOWS_KEYS) and RE_WINDOWS.search(line):
             hints["windows"] = 1
-        if "linux" not in hints and any(k in low for k in _LINUX_KEYS) and RE_LINUX.search(line):
+        if "linux" not in hints and _has(low, _LINUX_KEYS) and RE_LINUX.search(line):
             hints["linux"] = 1
-        if "linux_path" not in hints and ("/" in low or ".so" in low) and RE_LINUX_PATH.search(line):
+        if "linux_path" not in hints and _has(low, _LINUX_PATH_KEYS) and RE_LINUX_PATH.search(line):
             hints["linux_path"] = 1
         if "macos" not in hints and any(k in low for k in _MACOS_KEYS):
             if RE_MACOS.search(line):
@@ -588,9 +593,7 @@ class Values:
         if "conda" not in hints and ("conda" in low or "/envs/" in low or "forge" in low) \
                 and RE_CONDA.search(line):
             hints["conda"] = 1
-        if "container" not in hints and ("docker" in low or "podman" in low or "release" in low
-                                         or "==" in low) \
-                and RE_CONTAINER.search(line):
+        if "container" not in hints and _has(low, _CONTAINER_KEYS) and RE_CONTAINER.search(line):
             hints["container"] = 1
         if any(k in low for k in _OS_KEYS):
             om = RE_OS.search(line)
@@ -600,6 +603,27 @@ class Values:
             m = RE_CVD.search(line)
             if m:
                 self.set("system.env.CUDA_VISIBLE_DEVICES", m.group(1), 3)
+
+    def _tool_outputs(self) -> None:
+        """The versions the tool outputs in the paste state, as their probes' parsers read them: they
+        outrank every other wording."""
+        found = self.blocks.facts()
+        last = self.line_no
+        for section, values in found.items():
+            self.line_no = self.blocks.at.get(section, last)
+            for key, value in values.items():
+                if key not in ("gpus", "build_info", "installs"):
+                    self.set(f"{section}.{key}", value, 7)
+        self.line_no = last
+        _dists, _dups, tf = blocks.distributions(self.lists)
+        if tf:
+            name = next((n for n, v in _dists.items() if v == tf), "")
+            self.line_no = self.dist_lines.get(name, self.line_no)
+            self.set("tensorflow.version", tf, 5)
+        if self.blocks.nvcc:
+            self.values.setdefault("nvcc.installs", ([{**self.blocks.nvcc, "source": "pasted"}], 7, 0))
+        if found.get("nvidia_smi", {}).get("driver_version"):
+            self.hints["nvidia-smi"] = 1
 
     # -- the facts
     def platform(self) -> str | None:
@@ -628,6 +652,7 @@ class Values:
             if line:
                 provenance[path] = line
 
+        self._tool_outputs()
         for path, (value, _prio, line) in sorted(self.values.items()):
             put(path, value, line)
         plat = self.platform()
@@ -639,8 +664,14 @@ class Values:
             put("system.conda", True, None)
         if self.hints.get("container"):
             put("system.container", "docker", None)
-        if self.dists:
-            put("tensorflow.distributions", dict(self.dists), None)
+        dists, duplicates, _tf = blocks.distributions(self.lists)
+        if dists:
+            put("tensorflow.distributions", dists, None)
+        if duplicates:
+            put("tensorflow.duplicates", duplicates, None)
+        for key, value in self.blocks.facts().get("tensorflow", {}).get("build_info", {}).items():
+            if key not in (out.get("tensorflow") or {}).get("build_info", {}):
+                put(f"tensorflow.build_info.{key}", value, None)
         tf = out.get("tensorflow")
         if isinstance(tf, dict) and (tf.get("version") or tf.get("build_info")):
             tf["installed"] = True
@@ -655,9 +686,54 @@ class Values:
         elif not self.visible and self.get("runtime.tf_visible_gpus") is None and (
                 self.hints.get("gpus-skipped") or self.get("tensorflow.build_info.is_cuda_build") is False):
             put("runtime.tf_visible_gpus", 0, None)  # TensorFlow said it registers none, or cannot
+        for gpu in self.blocks.smi_gpus.values():  # the banner, -q -x, --query-gpu: the probe's own parsers
+            self._gpu(self.smi_gpus, gpu["index"], **{k: v for k, v in gpu.items() if k != "index"})
         smi = [self.smi_gpus[i] for i in sorted(self.smi_gpus)]
         if smi:
             put("nvidia_smi.gpus", smi, None)
+        for section, values in self.blocks.facts().items():
+            for key, value in values.items():
+                if key not in ("gpus", "build_info") and (out.get(section) or {}).get(key) is None:
+                    put(f"{section}.{key}", value, None)
         if self.ignored:
             put("runtime.gpus_ignored", [self.ignored[i] for i in sorted(self.ignored)], None)
         return out, provenance
+
+
+# The readers of a line, each with the lower-case words without which it cannot match: it runs on a
+# line holding one, and the cheap pass (tfdoctor/logs/triggers.py) hands on only lines holding one of
+# any reader's. A reader whose words are () runs on every line the engine reads.
+_HEADING_TRIGGERS = ("version", "platform", "installed from", "gpu model")
+_TF_TRIGGERS = (
+    *(f"tensorflow{c}" for c in "-_ :=*(12v["), "tensorflow/tensorflow:", "tensorflow/1", "tensorflow/2",
+    *(f"tf{c}" for c in "-_ :=*(12v["), "__version__", "version.version", "-g", "tf-nightly",
+)
+_PACKAGE_TRIGGERS = (*_TF_TRIGGERS, "keras", "numpy", "protobuf", "nvidia-", "intel-tensorflow",
+                     "successfully installed", "package", "# name")
+_GPU_TRIGGERS = (
+    "created device", "created tensorflow device", "creating tensorflow device", "your gpu", "ignoring",
+    "streamexecutor device", "found device", "name: ", "major:", "totalmemory", "device query",
+    "cuda capable device", "capability major/minor", *(f"device {i}" for i in range(10)), "(uuid:",
+    ": nvidia", ": geforce", ": tesla", ": quadro", ": titan", ": grid", ": rtx", ": gtx", "product name",
+    "num gpus", "physical_device:gpu", "adding visible gpu device", "[]", "skipping registering gpu devices",
+)
+_PLATFORM_TRIGGERS = ("gpu", "cuda", "nvidia", "wsl", "microsoft", *_WINDOWS_KEYS, *_LINUX_KEYS, *_MACOS_KEYS,
+                      "conda", "/envs/", "forge", *_CONTAINER_KEYS, *_OS_KEYS, "cuda_visible_devices")
+READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
+    (_HEADING_TRIGGERS, Values._heading_line),
+    (("version", "nvrm", "release", "driver"), Values._versions),
+    (("driver", "nvcc", "cudnn", "nvidia-smi", "nvidia smi"), Values._labeled_line),
+    (_TF_TRIGGERS, Values._tensorflow),
+    (("python", "-cp", "\\py\\"), Values._python),
+    (_PACKAGE_TRIGGERS, Values._packages),
+    (("is_cuda_build", "cuda_version", "cudnn_version", "compute_capabilities"), Values._build_info),
+    (_GPU_TRIGGERS, Values._gpu_lines),
+    (_PLATFORM_TRIGGERS, Values._platform),
+)
+# Words on a line that make the engine read the next one too, whatever it holds.
+_ANNOUNCE = ("version", "name: ", "is_built_with_cuda", "list_physical_devices")
+
+
+def triggers() -> set[str]:
+    """Every word a value reader or block finder here declares (see READERS)."""
+    return {w for words, _reader in READERS for w in words} | set(blocks.TRIGGERS)

@@ -128,13 +128,15 @@ def failure_kind(text: str) -> str | None:
     return next((kind for needle, kind in FAILURE_TEXTS if needle in low), None)
 
 
-def parse_banner(text: str) -> dict[str, Any]:
-    """Parse plain `nvidia-smi` output (R331..R610 layouts). Raises SmiParseError on anything else."""
+def parse_banner(text: str, partial: bool = False) -> dict[str, Any]:
+    """Parse plain `nvidia-smi` output (R331..R610 layouts). Raises SmiParseError on anything else.
+
+    With `partial` (a pasted excerpt), a GPU table without its header is read too (versions None)."""
     lines = [line if len(line) <= MAX_LINE else "" for line in text.splitlines()]
     m = next((h for h in (_HEADER.search(ln) for ln in lines if "NVIDIA-SMI" in ln) if h), None)
-    if not m:
+    if not m and not partial:
         raise SmiParseError("no 'NVIDIA-SMI ... Driver Version' header")
-    cuda = m.group("cuda")
+    cuda = m.group("cuda") if m else None
     gpus: list[dict[str, Any]] = []
     for i, line in enumerate(lines):
         row = _GPU_ROW.match(line)
@@ -161,9 +163,11 @@ def parse_banner(text: str) -> dict[str, Any]:
         if mode:
             gpu["compute_mode"] = _BANNER_MODES[mode.group(1)]
         gpus.append(gpu)
+    if not m and not gpus:
+        raise SmiParseError("no 'NVIDIA-SMI ... Driver Version' header and no GPU row")
     return {
-        "smi_version": m.group("smi"),
-        "driver_version": m.group("driver"),
+        "smi_version": m.group("smi") if m else None,
+        "driver_version": m.group("driver") if m else None,
         "cuda_version": None if cuda in (None, "N/A") else cuda,
         "gpus": gpus,
     }

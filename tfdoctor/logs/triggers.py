@@ -1,0 +1,100 @@
+"""The cheap pass: which lines of a chunk hold any trigger word, before any detailed pattern runs.
+
+Every signature (tfdoctor/logs/evidence.py: its `anchors`), value reader (tfdoctor/logs/values.py:
+READERS) and block finder (tfdoctor/logs/blocks.py: TRIGGERS) declares the lower-case literals
+without which it cannot match; this module gathers them into one multi-literal search over the
+lower-cased bytes of a whole chunk (Aho-Corasick from pyahocorasick where installed, else one regex
+alternation factored as a trie), so a line holding none costs no Python at all. A reader that
+declares no trigger is tried on every line: then every line is a candidate (correct, slower).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+# Control characters that normalising turns into something a trigger could then match (ANSI colour
+# codes split words): a line holding one is always read in full.
+ALWAYS = ("\x1b",)
+
+
+def _trie(words: Iterable[str]) -> str:
+    """One regex alternation of literal words, factored by common prefixes (one branch per character)."""
+    tree: dict[str, Any] = {}
+    for word in words:
+        node = tree
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def emit(node: dict[str, Any]) -> str:
+        alts = [re.escape(ch) + emit(node[ch]) for ch in sorted(k for k in node if k)]
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return emit(tree)
+
+
+def minimal(words: Iterable[str]) -> list[str]:
+    """The words that hold no other word (a line holding a longer one holds the shorter)."""
+    unique = sorted(set(words), key=len)
+    kept: list[str] = []
+    for word in unique:
+        if not any(k in word for k in kept):
+            kept.append(word)
+    return sorted(kept)
+
+
+class Finder:
+    """Line starts, in a chunk of bytes, of the lines that hold any of the words."""
+
+    def __init__(self, words: Iterable[str] | None) -> None:
+        self.every_line = words is None
+        self.words = minimal([w.lower() for w in (words or ())] + list(ALWAYS))
+        self._automaton: Any = None
+        self._regex: re.Pattern[bytes] | None = None
+        if self.every_line or not self.words:
+            return
+        try:
+            import ahocorasick
+        except ImportError:
+            self._regex = re.compile(_trie(self.words).encode("latin-1"))
+        else:
+            automaton = ahocorasick.Automaton()
+            for word in self.words:
+                automaton.add_word(word, len(word))
+            automaton.make_automaton()
+            self._automaton = automaton
+
+    def starts(self, chunk: bytes) -> list[int]:
+        """Sorted start offsets of the candidate lines of `chunk` (every line when a reader declared no
+        trigger)."""
+        if self.every_line:
+            out, pos = [], 0
+            while pos < len(chunk):
+                out.append(pos)
+                nl = chunk.find(b"\n", pos)
+                pos = len(chunk) if nl < 0 else nl + 1
+            return out
+        low = chunk.lower()
+        ends: Iterable[int]
+        if self._automaton is not None:
+            ends = (end for end, _n in self._automaton.iter(low.decode("latin-1")))
+        elif self._regex is not None:
+            ends = (m.start() for m in self._regex.finditer(low))
+        else:
+            return []
+        out = []
+        line_end = -1
+        for pos in ends:
+            if pos <= line_end:
+                continue  # this line is already a candidate
+            start = chunk.rfind(b"\n", 0, pos) + 1
+            out.append(start)
+            line_end = chunk.find(b"\n", pos)
+            if line_end < 0:
+                break
+        return out
