@@ -107,7 +107,7 @@ def build_report(
     )
 
 
-def explain_report(text: str | Iterable[str], matrix: Any = None) -> Report:
+def explain_report(text: str | Iterable[str] | Iterable[bytes], matrix: Any = None) -> Report:
     """`tfdoctor explain` and `tfdoctor.explain(text)`: pasted text read into facts, judged by the checks."""
     from tfdoctor import logs
     from tfdoctor.compat import load_matrix

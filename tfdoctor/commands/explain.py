@@ -63,6 +63,12 @@ class _Chain(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
+    def read(self, size: int | None = -1) -> bytes:  # type: ignore[override]
+        data = self._head.read(size if size is not None and size >= 0 else -1)
+        if size is None or size < 0:
+            return data + self._rest.read()
+        return data + self._rest.read(size - len(data)) if len(data) < size else data
+
     def readline(self, size: int | None = -1) -> bytes:  # type: ignore[override]
         line = self._head.readline(size if size is not None and size >= 0 else -1)
         if line.endswith(b"\n") or (size is not None and size >= 0 and len(line) >= size):
@@ -77,13 +83,13 @@ class _Chain(io.RawIOBase):
 
 
 def run(args: argparse.Namespace) -> int:
-    from tfdoctor.logs.lines import read_lines
+    from tfdoctor.logs.lines import read_chunks
     from tfdoctor.model import Status
     from tfdoctor.report import explain_report
 
     fh, name = read_input(args.file)
     try:
-        report = explain_report(read_lines(fh))
+        report = explain_report(read_chunks(fh))
     except OSError as exc:
         raise UsageError(f"tfdoctor: explain: cannot read {name}: {exc.strerror or exc}") from None
     finally:

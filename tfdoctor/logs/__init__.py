@@ -163,10 +163,11 @@ class Reader:
         if key is not None and len(self._seen) < MAX_SEEN:
             self._seen.add(key)
         low = line.lower()
+        found = self.finder.found(low)
         self.values.line_no = self.lines
         self._module_error(line, low)
         here: set[tuple[str, Any]] = set()
-        for sig, m in ev.match_line(line, low):
+        for sig, m in ev.match_line(line, low, found if self.finder.declared else None):
             item = _item(sig, m, line, self.lines)
             if item is None:
                 continue
@@ -181,7 +182,7 @@ class Reader:
             if count < MAX_ITEMS_PER_KIND:
                 self.items.append(item)
         if self.source == "explain":
-            self.values.feed(line, low, self.lines)
+            self.values.feed(line, low, self.lines, found if self.finder.declared else None)
 
     def _module_error(self, line: str, low: str) -> None:
         """A notebook traceback names the error first and the failing import a few lines later

@@ -79,6 +79,34 @@ def read_lines(fh: BinaryIO, cap: int = MAX_LINE, limit: int = MAX_READ) -> Iter
         yield chunk.decode("utf-8", errors="replace")
 
 
+def read_chunks(fh: BinaryIO, cap: int = MAX_LINE, limit: int = MAX_READ,
+                size: int = 1 << 20) -> Iterator[bytes]:
+    """Stream a binary file as chunks of whole lines (bytes, each ending in a newline but perhaps the
+    last): bounded memory, a line longer than `cap` bytes cut there (the rest dropped unread), at most
+    `limit` bytes read."""
+    carry, skipping, total = b"", False, 0
+    while total < limit:
+        block = fh.read(min(size, limit - total))
+        if not block:
+            break
+        total += len(block)
+        if skipping:  # the rest of an over-long line
+            nl = block.find(b"\n")
+            if nl < 0:
+                continue
+            block, skipping = block[nl + 1:], False
+        data = carry + block if carry else block
+        nl = data.rfind(b"\n")
+        carry = data[nl + 1:]
+        if nl >= 0:
+            yield data[:nl + 1]
+        if len(carry) >= cap:
+            yield carry[:cap] + b"\n"
+            carry, skipping = b"", True
+    if carry:
+        yield carry
+
+
 def split(text: str) -> Iterator[str]:
     """A string's lines, without copying it whole (also splits on a lone CR, as terminals show it)."""
     start, size = 0, len(text)

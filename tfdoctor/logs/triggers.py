@@ -48,26 +48,42 @@ def minimal(words: Iterable[str]) -> list[str]:
     return sorted(kept)
 
 
+def _automaton(ahocorasick: Any, words: list[str]) -> Any:
+    automaton = ahocorasick.Automaton()
+    for word in words:
+        automaton.add_word(word, word)
+    automaton.make_automaton()
+    return automaton
+
+
 class Finder:
     """Line starts, in a chunk of bytes, of the lines that hold any of the words."""
 
     def __init__(self, words: Iterable[str] | None) -> None:
         self.every_line = words is None
-        self.words = minimal([w.lower() for w in (words or ())] + list(ALWAYS))
+        self.declared = sorted({w.lower() for w in (words or ())})
+        # a word's leading space also matches at the start of a line
+        self.words = minimal(self.declared + ["\n" + w[1:] for w in self.declared if w.startswith(" ")]
+                             + list(ALWAYS))
         self._automaton: Any = None
+        self._per_line: Any = None
         self._regex: re.Pattern[bytes] | None = None
-        if self.every_line or not self.words:
-            return
         try:
             import ahocorasick
         except ImportError:
-            self._regex = re.compile(_trie(self.words).encode("latin-1"))
-        else:
-            automaton = ahocorasick.Automaton()
-            for word in self.words:
-                automaton.add_word(word, len(word))
-            automaton.make_automaton()
-            self._automaton = automaton
+            if not self.every_line:
+                self._regex = re.compile(_trie(self.words).encode("latin-1"))
+            return
+        if not self.every_line:
+            self._automaton = _automaton(ahocorasick, self.words)
+        self._per_line = _automaton(ahocorasick, self.declared) if self.declared else None
+
+    def found(self, low: str) -> frozenset[str]:
+        """The declared words in one lower-cased line (a leading space in a word matches at its start)."""
+        spaced = " " + low
+        if self._per_line is not None:
+            return frozenset(word for _end, word in self._per_line.iter(spaced))
+        return frozenset(w for w in self.declared if w in spaced)
 
     def starts(self, chunk: bytes) -> list[int]:
         """Sorted start offsets of the candidate lines of `chunk` (every line when a reader declared no
@@ -79,17 +95,18 @@ class Finder:
                 nl = chunk.find(b"\n", pos)
                 pos = len(chunk) if nl < 0 else nl + 1
             return out
-        low = chunk.lower()
+        low = b"\n" + chunk.lower()  # offsets in `low` are one past those in `chunk`
         ends: Iterable[int]
         if self._automaton is not None:
-            ends = (end for end, _n in self._automaton.iter(low.decode("latin-1")))
+            ends = (end - 1 for end, _n in self._automaton.iter(low.decode("latin-1")))
         elif self._regex is not None:
-            ends = (m.start() for m in self._regex.finditer(low))
+            ends = (m.end() - 2 for m in self._regex.finditer(low))
         else:
             return []
         out = []
         line_end = -1
         for pos in ends:
+            pos = max(pos, 0)
             if pos <= line_end:
                 continue  # this line is already a candidate
             start = chunk.rfind(b"\n", 0, pos) + 1

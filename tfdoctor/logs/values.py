@@ -194,7 +194,9 @@ _WINDOWS_KEYS = (":\\", ".dll", "wddm", "win", "tensorflow-intel", ".\\tensorflo
 _LINUX_DIRS = ("home", "usr", "opt", "mnt", "data", "root", "var", "tmp", "etc", "srv", "workspace", "content",
                "kaggle", "proc", "sys", "lib", "lib64", "scratch", "nfs", "gpfs", "lustre", "app", "code", "work",
                "nix")
-_LINUX_PATH_KEYS = (".so", "/anaconda", "/miniconda", "/conda/", *(f"/{d}/" for d in _LINUX_DIRS))
+# a path that starts there (RE_LINUX_PATH: after a space, quote, bracket, "=" or ":"; a leading space in a
+# trigger also matches at the start of a line), not TensorFlow's own tensorflow/core/data/... sources
+_LINUX_PATH_KEYS = (".so", *(f"{c}/{d}" for c in " '\"(=:[" for d in (*_LINUX_DIRS, "anaconda", "miniconda", "conda")))
 _LINUX_KEYS = (*_LINUX_PATH_KEYS, "linux", "ubuntu", "centos", "debian", "fedora", "rhel", "rocky", "numa",
                "nvrm", "nixos", "nccl info", ".sh", "dmesg", "modprobe", "lsmod", "ld_library_path", "@")
 _MACOS_KEYS = ("mac", "darwin", "/users/", "/library/", "homebrew", "dylib", "os x")
@@ -207,6 +209,10 @@ _CONTAINER_KEYS = ("docker", "podman", "nvidia release", "== tensorflow ==")
 
 def _has(low: str, words: tuple[str, ...]) -> bool:
     return any(map(low.__contains__, words))
+
+
+def _holds(found: frozenset[str], words: frozenset[str]) -> bool:
+    return not found.isdisjoint(words)
 
 
 def _mib(value: str, unit: str) -> int:
@@ -261,6 +267,7 @@ class Values:
         self._query_lines = 0
         self._found_line = 0
         self._prev = ""
+        self._words: frozenset[str] = frozenset()
         self.line_no = 0
 
     # -- recording
@@ -293,13 +300,17 @@ class Values:
             self.dist_lines.setdefault(name, self.line_no)
 
     # -- per line
-    def feed(self, line: str, low: str, line_no: int) -> None:
+    def feed(self, line: str, low: str, line_no: int, found: frozenset[str] | None = None) -> None:
         """Read one normalised line: what the line before announced, then every reader whose
-        trigger words it holds."""
+        trigger words it holds (`found`: those words, when the caller's cheap pass knows them)."""
         self.line_no = line_no
         self._after(line, low)
-        for triggers, reader in READERS:
-            if any(map(low.__contains__, triggers)):
+        if found is None:
+            spaced = " " + low  # a trigger's leading space also matches at the start of the line
+            found = frozenset(w for w in triggers() if w in spaced)
+        self._words = found
+        for words, reader in _READER_SETS:
+            if not found.isdisjoint(words):
                 reader(self, line, low)
         self.blocks.line_no = line_no
         self.blocks.feed(line, low)
@@ -579,11 +590,12 @@ class Values:
             km = RE_KERNEL.search(line)
             if km:
                 self.set("system.kernel", km.group(1), 3)
-        if "windows" not in hints and _has(low, _WINDOWS_KEYS) and RE_WINDOWS.search(line):
+        words = self._words
+        if "windows" not in hints and _holds(words, _WINDOWS_SET) and RE_WINDOWS.search(line):
             hints["windows"] = 1
-        if "linux" not in hints and _has(low, _LINUX_KEYS) and RE_LINUX.search(line):
+        if "linux" not in hints and _holds(words, _LINUX_SET) and RE_LINUX.search(line):
             hints["linux"] = 1
-        if "linux_path" not in hints and _has(low, _LINUX_PATH_KEYS) and RE_LINUX_PATH.search(line):
+        if "linux_path" not in hints and _holds(words, _LINUX_PATH_SET) and RE_LINUX_PATH.search(line):
             hints["linux_path"] = 1
         if "macos" not in hints and any(k in low for k in _MACOS_KEYS):
             if RE_MACOS.search(line):
@@ -593,7 +605,7 @@ class Values:
         if "conda" not in hints and ("conda" in low or "/envs/" in low or "forge" in low) \
                 and RE_CONDA.search(line):
             hints["conda"] = 1
-        if "container" not in hints and _has(low, _CONTAINER_KEYS) and RE_CONTAINER.search(line):
+        if "container" not in hints and _holds(words, _CONTAINER_SET) and RE_CONTAINER.search(line):
             hints["container"] = 1
         if any(k in low for k in _OS_KEYS):
             om = RE_OS.search(line)
@@ -730,10 +742,16 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (_GPU_TRIGGERS, Values._gpu_lines),
     (_PLATFORM_TRIGGERS, Values._platform),
 )
+_READER_SETS = tuple((frozenset(words), reader) for words, reader in READERS)
+_WINDOWS_SET, _LINUX_SET = frozenset(_WINDOWS_KEYS), frozenset(_LINUX_KEYS)
+_LINUX_PATH_SET, _CONTAINER_SET = frozenset(_LINUX_PATH_KEYS), frozenset(_CONTAINER_KEYS)
 # Words on a line that make the engine read the next one too, whatever it holds.
 _ANNOUNCE = ("version", "name: ", "is_built_with_cuda", "list_physical_devices")
 
 
-def triggers() -> set[str]:
+def triggers() -> frozenset[str]:
     """Every word a value reader or block finder here declares (see READERS)."""
-    return {w for words, _reader in READERS for w in words} | set(blocks.TRIGGERS)
+    return _TRIGGERS
+
+
+_TRIGGERS = frozenset({w for words, _reader in READERS for w in words} | set(blocks.TRIGGERS))
