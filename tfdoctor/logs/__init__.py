@@ -158,7 +158,7 @@ class Reader:
         # A repeated line adds no evidence: logs repeat a lot. Short ones are cheap and may mean
         # something new in their place ("Version: 1.15.4" under a second `pip show`).
         key = hash(line) if len(line) > SHORT_LINE else None
-        if key is not None and key in self._seen:
+        if key is not None and key in self._seen and not (self.source == "explain" and self.values.in_block):
             return
         if key is not None and len(self._seen) < MAX_SEEN:
             self._seen.add(key)

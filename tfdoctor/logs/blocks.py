@@ -30,11 +30,18 @@ TRIGGERS = (
     "cuda compilation tools", "nvrm version:", "linux version ",
     "name=", "id=", "version_id=",  # os-release
     "build_info", "ordereddict(", "'cuda_version'", "'is_cuda_build'",
+    *smi_probe.OWN_FAILURES,
 )
 _SMI_ROW_NO_BORDER = re.compile(r"^(?:\d{1,4}|N/A|\d{1,3}%)\s")
 _OS_KEY = re.compile(r"^[A-Z][A-Z0-9_]{0,40}=")
 _OS_KEYS = frozenset({"NAME", "PRETTY_NAME", "ID", "ID_LIKE", "VERSION_ID"})
 _QUERY_FIELD = re.compile(r"^[a-z][a-z_.]{1,40}(?: \[[^\]]{1,20}\])?$")
+
+
+def _query_header(low: str) -> list[str]:
+    """The fields of a `--query-gpu` CSV header line ("index, pci.bus_id, name [units]"), or []."""
+    fields = [f.strip() for f in low.split(",")]
+    return [f.split(" [", 1)[0] for f in fields] if all(_QUERY_FIELD.match(f) for f in fields) else []
 
 
 class Blocks:
@@ -82,10 +89,13 @@ class Blocks:
             self.at.setdefault("nvidia_smi", self.line_no)
             self.xml, self.xml_chars = [], 0
             self._xml_line(line[low.index("<nvidia_smi_log"):])
-        elif "," in line and ("compute_cap" in low or "pci.bus_id" in low):
-            fields = [f.strip() for f in low.split(",")]
-            if all(_QUERY_FIELD.match(f) for f in fields):
-                self.query = ([f.split(" [", 1)[0] for f in fields], [])
+        elif ("compute_cap" in low or "pci.bus_id" in low) and _query_header(low):
+            self.query = (_query_header(low), [])
+        elif low.startswith(smi_probe.OWN_FAILURES):
+            kind = smi_probe.failure_kind(line)
+            if kind and "error_kind" not in self.smi:
+                self.smi.update(error_kind=kind, error=f"`nvidia-smi` failed: {line[:200]}")
+                self.at.setdefault("nvidia_smi", self.line_no)
         elif "cuda compilation tools" in low:
             parsed = nvcc_probe.parse_nvcc_version(line)
             if parsed["version"]:

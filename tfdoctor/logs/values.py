@@ -322,6 +322,11 @@ class Values:
         return (self._heading is not None or self._found is not None or self._query_lines > 0
                 or self.blocks.open or any(map(self._prev.__contains__, _ANNOUNCE)))
 
+    @property
+    def in_block(self) -> bool:
+        """Inside a table or device listing, whose rows may repeat one another."""
+        return self.blocks.open or self._found is not None or self._query_lines > 0
+
     def _after(self, line: str, low: str) -> None:
         """Values a line gives for what the line before it asked or announced."""
         prev = self._prev
@@ -634,6 +639,8 @@ class Values:
             self.set("tensorflow.version", tf, 5)
         if self.blocks.nvcc:
             self.values.setdefault("nvcc.installs", ([{**self.blocks.nvcc, "source": "pasted"}], 7, 0))
+        if self.blocks.wsl_version:  # /proc/version, read as the system probe reads it
+            self.hints["wsl2" if self.blocks.wsl_version == 2 else "wsl1"] = 1
         if found.get("nvidia_smi", {}).get("driver_version"):
             self.hints["nvidia-smi"] = 1
 

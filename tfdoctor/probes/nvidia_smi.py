@@ -36,6 +36,10 @@ FAILURE_TEXTS = (
     ("gpu is lost", "gpu-lost"),
 )
 
+# How nvidia-smi's own failure lines begin, lowercased (where FAILURE_TEXTS are nvidia-smi's, not a quote).
+OWN_FAILURES = ("nvidia-smi has failed", "failed to initialize nvml", "no devices were found",
+                "unable to determine the device handle")
+
 # The banner is read line by line, and only lines of banner length (nvidia-smi draws them under 200
 # characters): with every quantifier bounded too, a hostile line costs microseconds, never seconds.
 MAX_LINE = 512
