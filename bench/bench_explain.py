@@ -9,7 +9,8 @@ Logs built (SIZE_MB each, default 20):
 - corpus-repeated: the real corpus repeated (a log that repeats its messages);
 - all-lines-unique: the corpus lines each made unique by a counter (nothing repeats, every line real);
 - single-line: one line of SIZE_MB without a newline.
-Each runs three times (the median is printed) through the real CLI (`python -m tfdoctor explain FILE --json`) in a fresh child, whose
+Each runs three times (the median is printed) through the real CLI (`python -m tfdoctor explain FILE
+--json`) in a fresh child, whose
 start-up is measured apart (`explain` of a one-line file) and subtracted; printed: wall time, MB/s,
 exit code, the child's peak RSS, and the ratios typical/adversarial and typical/corpus-repeated.
 Usage: python bench/bench_explain.py [SIZE_MB] [NAME...]
@@ -94,7 +95,8 @@ def build_typical(path: Path, size_mb: int) -> int:
 _VALUE_WORDS = ("version", "driver", "nvidia-smi", "nvcc", "cudnn", "python", "tensorflow", "tf", "==",
                 "successfully installed", "is_cuda_build", "cuda_version", "compute_capabilities", "device",
                 "name", "gpu", "capability", "memory", "nvrm", "release", "platform", "installed from",
-                "gpu model", "wsl", "microsoft", "windows", "linux", "conda", "docker", "cuda_visible_devices",
+                "gpu model", "wsl", "microsoft", "windows", "linux", "conda", "docker",
+                "cuda_visible_devices",
                 ".so", ".dll", "ubuntu", "nvidia", "cuda", "kernel module", "driver version", "-cp")
 
 

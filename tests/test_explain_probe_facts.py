@@ -66,8 +66,8 @@ def _probe_view(path: Path) -> dict[str, Any]:
     if path.name == "build_info.py.txt":
         return {"tensorflow": {"build_info": tf_probe.parse_build_info(text)}}
     if path.parent.name == "worker":
-        return {"runtime": {"gpus": [{"index": d["device"], "name": d["name"], "memory_mib": d["memory_mib"],
-                                      "pci_bus_id": d["pci_bus_id"], "compute_capability": d["compute_capability"]}
+        keys = ("name", "memory_mib", "pci_bus_id", "compute_capability")
+        return {"runtime": {"gpus": [{"index": d["device"], **{k: d[k] for k in keys}}
                                      for d in created_devices(text.splitlines()).values()]}}
     raise AssertionError(f"{rel}: a recorded output this test does not know; add it here or to NOT_READ")
 
@@ -93,7 +93,8 @@ def _missing(want: Any, got: Any, where: str) -> list[str]:
         return [m for w in want for m in _missing(w, by_index.get(w["index"]), f"{where}[{w['index']}]")]
     if isinstance(want, list) and want and isinstance(want[0], dict):
         got = got if isinstance(got, list) else []
-        return [m for i, w in enumerate(want) for m in _missing(w, got[i] if i < len(got) else None, f"{where}[{i}]")]
+        return [m for i, w in enumerate(want)
+                for m in _missing(w, got[i] if i < len(got) else None, f"{where}[{i}]")]
     return [] if want == got else [f"{where}: want {want!r}, got {got!r}"]
 
 
@@ -104,7 +105,7 @@ def _explain(text: str) -> dict[str, Any]:
 @pytest.mark.parametrize("path", _outputs(), ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_explain_reads_everything_the_probe_reads(path):
     want = _probe_view(path)
-    assert any(v not in (None, {}, []) for sec in want.values() for v in sec.values()), "the probe read nothing"
+    assert any(v not in (None, {}, []) for sec in want.values() for v in sec.values()), "the probe read none"
     text = path.read_text(encoding="utf-8", errors="replace")
     assert _missing(want, _explain(text), "facts") == []
 
@@ -113,7 +114,8 @@ def test_explain_reads_everything_the_probe_reads(path):
 MANGLES = {
     "markdown quote": lambda t: "".join("> " + ln for ln in t.splitlines(True)),
     "indented": lambda t: "".join("    " + ln for ln in t.splitlines(True)),
-    "log prefix": lambda t: "".join(f"[2024-05-01 12:00:{i % 60:02d}] " + ln for i, ln in enumerate(t.splitlines(True))),
+    "log prefix": lambda t: "".join(f"[2024-05-01 12:00:{i % 60:02d}] " + ln
+                                    for i, ln in enumerate(t.splitlines(True))),
     "crlf inside a log": lambda t: "Training started\r\n" + t.replace("\n", "\r\n") + "\r\nEpoch 1/10\r\n",
 }
 
@@ -153,7 +155,8 @@ def test_two_tensorflows_in_one_pip_list_are_duplicates_but_two_lists_are_not():
 
 def test_build_info_as_tf_sysconfig_prints_it():
     text = ("OrderedDict([('cpu_compiler', '/dt9/usr/bin/gcc'), ('cuda_compute_capabilities', ['sm_35', "
-            "'sm_50', 'sm_60', 'sm_70', 'sm_75', 'compute_80']), ('cuda_version', '11.2'), ('cudnn_version', '8'), "
+            "'sm_50', 'sm_60', 'sm_70', 'sm_75', 'compute_80']), ('cuda_version', '11.2'), "
+            "('cudnn_version', '8'), "
             "('is_cuda_build', True), ('is_rocm_build', False), ('is_tensorrt_build', True)])")
     assert _explain(text)["tensorflow"]["build_info"] == tf_probe.parse_build_info("build_info = " + text)
 

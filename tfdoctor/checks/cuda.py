@@ -256,7 +256,8 @@ def nvcc_vs_tf(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     if not rm.searches_wheels(facts):
         pip_nvcc = None  # TF 2.12/2.13 look for ptxas on PATH only, never in the wheel
     version = nvcc.get("version") if nvcc.get("found") else None
-    path = next((str(i.get("path")) for i in fc.as_list(nvcc.get("installs")) if isinstance(i, dict)), None)
+    installs = [i for i in fc.as_list(nvcc.get("installs")) if isinstance(i, dict)]
+    path = next((str(i["path"]) for i in installs if i.get("path")), None)
     where = f" ({path})" if path else ""
     plain = "pip TensorFlow ships its own CUDA libraries and does not use the system toolkit"
     if not version:

@@ -323,7 +323,7 @@ def driver_new_enough(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 f" is {minimum} (CUDA version from {cuda_source}).",
                 fix=f"{upgrade}  # upgrade the driver to {minimum} or newer",
                 facts=used,
-                confidence="likely" if fc.from_log(facts) else "certain",
+                confidence="certain",
             )
         ]
     return [_too_old(facts, matrix, driver, cuda, minimum, hard, soft if ok else [], used, cuda_source)]

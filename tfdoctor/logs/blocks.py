@@ -28,7 +28,7 @@ TRIGGERS = (
     "nvidia-smi", "driver version:", "kmd version:", "persistence-m",  # the banner and its table
     "<nvidia_smi_log", "compute_cap", "pci.bus_id",  # -q -x XML, --query-gpu CSV
     "cuda compilation tools", "nvrm version:", "linux version ",
-    "name=", "id=", "version_id=",  # os-release
+    "name=", "id=", "id_like=", "version_id=",  # os-release
     "build_info", "ordereddict(", "'cuda_version'", "'is_cuda_build'",
     *smi_probe.OWN_FAILURES,
 )
@@ -111,7 +111,7 @@ class Blocks:
             self.wsl_version = system_probe.wsl_version(line) or self.wsl_version
         elif _OS_KEY.match(line) and line.split("=", 1)[0] in _OS_KEYS:
             self.os_release.update(system_probe.parse_os_release(line))
-        elif "build_info" in low or "ordereddict(" in low or "'cuda_version'" in low or "'is_cuda_build'" in low:
+        elif any(map(low.__contains__, ("build_info", "ordereddict(", "'cuda_version'", "'is_cuda_build'"))):
             self._build_info(line)
 
     def finish(self) -> None:
@@ -218,7 +218,8 @@ class Blocks:
         return out
 
 
-def distributions(lists: list[list[tuple[str, str]]]) -> tuple[dict[str, str], dict[str, list[str]], str | None]:
+def distributions(lists: list[list[tuple[str, str]]],
+                  ) -> tuple[dict[str, str], dict[str, list[str]], str | None]:
     """(distributions, duplicates, TensorFlow version) from the package lists of a paste, each read by
     the tensorflow probe's own selection: a name listed twice in one list is installed twice."""
     chosen: dict[str, str] = {}

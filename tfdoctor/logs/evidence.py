@@ -331,7 +331,8 @@ _ORDER = {id(s): i for i, s in enumerate(SIGNATURES)}
 UNANCHORED = tuple(s for s in SIGNATURES if not s.anchors)  # tried on every line (correct, slower)
 
 
-def match_line(line: str, low: str, found: frozenset[str] | None = None) -> list[tuple[Signature, re.Match[str]]]:
+def match_line(line: str, low: str,
+               found: frozenset[str] | None = None) -> list[tuple[Signature, re.Match[str]]]:
     """Every signature that matches this normalised line (each signature once). `found`: the anchors the
     line holds, when the caller's cheap pass already knows them."""
     if found is not None:

@@ -33,6 +33,7 @@ _PREFIXES = (
     re.compile(r"\[\s{0,8}\d{1,10}\.\d{1,9}\]\s?"),
     re.compile(r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.-]{1,64} kernel:\s?"),
 )
+_PREFIX = re.compile("|".join(f"(?:{rx.pattern})" for rx in _PREFIXES))  # one call: the first that matches
 _PREFIX_START = frozenset("IWEF0123456789[ADJMNOS")
 _QUOTING = re.compile(r"(?:\s|>|`|\*|#\s)+")
 
@@ -51,13 +52,10 @@ def normalize(line: str) -> str:
     for _ in range(3):  # e.g. "2023/10/26 12:12:06 2023-10-26 12:12:06.704113: E ..."
         if not line or line[0] not in _PREFIX_START:
             break
-        for rx in _PREFIXES:
-            m = rx.match(line)
-            if m and m.end():
-                line = line[m.end():]
-                break
-        else:
+        m = _PREFIX.match(line)
+        if not m or not m.end():
             break
+        line = line[m.end():]
     return line.strip()
 
 

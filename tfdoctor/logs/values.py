@@ -67,8 +67,8 @@ RE_DIST_DASH = re.compile(r"\b(tensorflow(?:[-_](?:gpu|cpu|intel))?)-(\d{1,2}\.\
                           r"\d{1,10})?)(?![\d-])", re.IGNORECASE)
 RE_DIST_SPACE = re.compile(r"\b(tensorflow(?:-gpu|-cpu|-intel)?) (\d{1,2}\.\d{1,3}\.\d{1,3}\S{0,12}) "
                            r"(?:requires|has requirement|depends on)")
-RE_PIP_EQ_ROW = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60})\s{0,2}==\s{0,2}(\d{1,4}(?:\.[0-9A-Za-z+!]{1,12}){0,5})"
-                           r"\s{0,4}$")  # pip freeze
+RE_PIP_EQ_ROW = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60})\s{0,2}==\s{0,2}"  # pip freeze
+                           r"(\d{1,4}(?:\.[0-9A-Za-z+!]{1,12}){0,5})\s{0,4}$")
 RE_INSTALLED = re.compile(r"\b([A-Za-z][A-Za-z0-9._-]{0,60})-(\d{1,4}(?:\.[0-9A-Za-z+]{1,12}){0,5})\b")
 RE_WHEEL = re.compile(r"\b(" + _TF_DISTS.replace("-", "_") + r"|" + _TF_DISTS + r")-"
                       r"(\d{1,2}\.\d{1,3}\.\d{1,3}"
@@ -191,12 +191,12 @@ RE_CONTAINER = re.compile(r"docker run\b|nvidia-docker|/\.dockerenv|\bdocker exe
                           r"NVIDIA Release \d\d\.\d\d", re.IGNORECASE)
 _WINDOWS_KEYS = (":\\", ".dll", "wddm", "win", "tensorflow-intel", ".\\tensorflow", "\\site-packages",
                  "\\appdata")
-_LINUX_DIRS = ("home", "usr", "opt", "mnt", "data", "root", "var", "tmp", "etc", "srv", "workspace", "content",
-               "kaggle", "proc", "sys", "lib", "lib64", "scratch", "nfs", "gpfs", "lustre", "app", "code", "work",
-               "nix")
+_LINUX_DIRS = ("home", "usr", "opt", "mnt", "data", "root", "var", "tmp", "etc", "srv", "workspace",
+               "content", "kaggle", "proc", "sys", "lib", "lib64", "scratch", "nfs", "gpfs", "lustre", "app",
+               "code", "work", "nix", "anaconda", "miniconda", "conda")
 # a path that starts there (RE_LINUX_PATH: after a space, quote, bracket, "=" or ":"; a leading space in a
 # trigger also matches at the start of a line), not TensorFlow's own tensorflow/core/data/... sources
-_LINUX_PATH_KEYS = (".so", *(f"{c}/{d}" for c in " '\"(=:[" for d in (*_LINUX_DIRS, "anaconda", "miniconda", "conda")))
+_LINUX_PATH_KEYS = (".so", *(f"{c}/{d}" for c in " '\"(=:[" for d in _LINUX_DIRS))
 _LINUX_KEYS = (*_LINUX_PATH_KEYS, "linux", "ubuntu", "centos", "debian", "fedora", "rhel", "rocky", "numa",
                "nvrm", "nixos", "nccl info", ".sh", "dmesg", "modprobe", "lsmod", "ld_library_path", "@")
 _MACOS_KEYS = ("mac", "darwin", "/users/", "/library/", "homebrew", "dylib", "os x")
@@ -268,6 +268,7 @@ class Values:
         self._found_line = 0
         self._prev = ""
         self._words: frozenset[str] = frozenset()
+        self._next = False
         self.line_no = 0
 
     # -- recording
@@ -312,15 +313,17 @@ class Values:
         for words, reader in _READER_SETS:
             if not found.isdisjoint(words):
                 reader(self, line, low)
-        self.blocks.line_no = line_no
-        self.blocks.feed(line, low)
+        if self.blocks.open or not found.isdisjoint(_BLOCK_SET):
+            self.blocks.line_no = line_no
+            self.blocks.feed(line, low)
         self._prev = low
+        self._next = (self._heading is not None or self._found is not None or self._query_lines > 0
+                      or self.blocks.open or any(map(low.__contains__, _ANNOUNCE)))
 
     @property
     def want_next(self) -> bool:
         """Whether the next line must be read whatever it holds (the value under a heading, a table)."""
-        return (self._heading is not None or self._found is not None or self._query_lines > 0
-                or self.blocks.open or any(map(self._prev.__contains__, _ANNOUNCE)))
+        return self._next
 
     @property
     def in_block(self) -> bool:
@@ -749,6 +752,7 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (_GPU_TRIGGERS, Values._gpu_lines),
     (_PLATFORM_TRIGGERS, Values._platform),
 )
+_BLOCK_SET = frozenset(blocks.TRIGGERS)
 _READER_SETS = tuple((frozenset(words), reader) for words, reader in READERS)
 _WINDOWS_SET, _LINUX_SET = frozenset(_WINDOWS_KEYS), frozenset(_LINUX_KEYS)
 _LINUX_PATH_SET, _CONTAINER_SET = frozenset(_LINUX_PATH_KEYS), frozenset(_CONTAINER_KEYS)
