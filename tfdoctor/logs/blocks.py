@@ -11,7 +11,6 @@ one way. The facts come out under the probes' keys.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from tfdoctor.probes import nvcc as nvcc_probe
@@ -32,16 +31,20 @@ TRIGGERS = (
     "build_info", "ordereddict(", "'cuda_version'", "'is_cuda_build'",
     *smi_probe.OWN_FAILURES,
 )
-_SMI_ROW_NO_BORDER = re.compile(r"^(?:\d{1,4}|N/A|\d{1,3}%)\s")
-_OS_KEY = re.compile(r"^[A-Z][A-Z0-9_]{0,40}=")
 _OS_KEYS = frozenset({"NAME", "PRETTY_NAME", "ID", "ID_LIKE", "VERSION_ID"})
-_QUERY_FIELD = re.compile(r"^[a-z][a-z_.]{1,40}(?: \[[^\]]{1,20}\])?$")
 
 
 def _query_header(low: str) -> list[str]:
-    """The fields of a `--query-gpu` CSV header line ("index, pci.bus_id, name [units]"), or []."""
-    fields = [f.strip() for f in low.split(",")]
-    return [f.split(" [", 1)[0] for f in fields] if all(_QUERY_FIELD.match(f) for f in fields) else []
+    """The fields of a `--query-gpu` CSV header line ("index, pci.bus_id, memory.total [mib]"), or []."""
+    fields = [f.strip().split(" [", 1)[0] for f in low.split(",")]
+    ok = all(0 < len(f) <= 40 and f.replace("_", "").replace(".", "").isalpha() for f in fields)
+    return fields if ok else []
+
+
+def _row_without_border(line: str) -> bool:
+    """A banner row whose left "|" was lost: "0  NVIDIA B200  On  | ...", "N/A 26C P0 ... | ..."."""
+    first = line.split(None, 1)[0] if line.strip() else ""
+    return "|" in line and (first.isdigit() and len(first) <= 4 or first == "N/A" or first.endswith("%"))
 
 
 class Blocks:
@@ -72,7 +75,7 @@ class Blocks:
             self._xml_line(line)
             return
         if self.banner is not None:
-            if line.startswith(("|", "+", "=")) or _SMI_ROW_NO_BORDER.match(line) and "|" in line:
+            if line.startswith(("|", "+", "=")) or _row_without_border(line):
                 if len(self.banner) < MAX_BLOCK_LINES:
                     self.banner.append(line if line[0] in "|+=" else "| " + line)
                 return
@@ -109,7 +112,7 @@ class Blocks:
                                     "proc_driver_open": "Open Kernel Module" in line}
         elif low.startswith("linux version "):
             self.wsl_version = system_probe.wsl_version(line) or self.wsl_version
-        elif _OS_KEY.match(line) and line.split("=", 1)[0] in _OS_KEYS:
+        elif line.split("=", 1)[0] in _OS_KEYS and "=" in line:
             self.os_release.update(system_probe.parse_os_release(line))
         elif any(map(low.__contains__, ("build_info", "ordereddict(", "'cuda_version'", "'is_cuda_build'"))):
             self._build_info(line)

@@ -15,25 +15,22 @@ MAX_READ = 256 << 20  # bytes of input read at most; the rest is counted, not pa
 
 _ANSI = re.compile(r"\x1b(?:\[[0-?]{0,32}[ -/]{0,8}[@-~]|\][^\x07\x1b]{0,512}(?:\x07|\x1b\\)?|[@-Z\\-_])")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-_PREFIXES = (
+_PREFIXES = (  # tried in this order, as one alternation
     # absl: I0000 00:00:1700000000.123456  1234 cuda_executor.cc:1015]
-    re.compile(r"[IWEF]\d{4} \d\d:\d\d:\d{1,12}(?:\.\d{1,9})?\s{1,8}\d{1,10}\s{1,8}"
-               r"[\w./-]{1,200}:\d{1,6}\]\s?"),
+    r"[IWEF]\d{4} \d\d:\d\d:\d{1,12}(?:\.\d{1,9})?\s{1,8}\d{1,10}\s{1,8}[\w./-]{1,200}:\d{1,6}\]\s?",
     # 2023-06-01 12:00:00.123456: W tensorflow/core/...cc:123]
-    re.compile(
-        r"\d{4}[-/]\d\d[-/]\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?:?\s{1,8}"
-        r"(?:[IWEF]\s{1,4}[\w./-]{1,200}:\d{1,6}\]\s?)?"
-    ),
+    r"\d{4}[-/]\d\d[-/]\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?:?\s{1,8}"
+    r"(?:[IWEF]\s{1,4}[\w./-]{1,200}:\d{1,6}\]\s?)?",
     # E tensorflow/stream_executor/cuda/cuda_driver.cc:318]
-    re.compile(r"[IWEF] [\w./-]{1,200}\.(?:cc|h|cpp|py):\d{1,6}\]\s?"),
+    r"[IWEF] [\w./-]{1,200}\.(?:cc|h|cpp|py):\d{1,6}\]\s?",
     # [2024-01-01 12:00:00] / [23:28:14 - Predict] / [1,0]<stderr>: (horovodrun)
-    re.compile(r"\[[^\]]{0,40}\d\d:\d\d[^\]]{0,40}\]\s{0,8}"),
-    re.compile(r"\[\d{1,5},\d{1,5}\]<std(?:out|err)>:\s?"),
+    r"\[[^\]]{0,40}\d\d:\d\d[^\]]{0,40}\]\s{0,8}",
+    r"\[\d{1,5},\d{1,5}\]<std(?:out|err)>:\s?",
     # kernel log: [ 1234.567890] or "Mar 3 10:00:00 host kernel: "
-    re.compile(r"\[\s{0,8}\d{1,10}\.\d{1,9}\]\s?"),
-    re.compile(r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.-]{1,64} kernel:\s?"),
+    r"\[\s{0,8}\d{1,10}\.\d{1,9}\]\s?",
+    r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.-]{1,64} kernel:\s?",
 )
-_PREFIX = re.compile("|".join(f"(?:{rx.pattern})" for rx in _PREFIXES))  # one call: the first that matches
+_PREFIX = re.compile("|".join(f"(?:{p})" for p in _PREFIXES))
 _PREFIX_START = frozenset("IWEF0123456789[ADJMNOS")
 _QUOTING = re.compile(r"(?:\s|>|`|\*|#\s)+")
 
