@@ -20,7 +20,7 @@ from typing import Any
 from tfdoctor.logs import evidence as ev
 from tfdoctor.logs import values as values_mod
 from tfdoctor.logs.lines import MAX_LINE, normalize
-from tfdoctor.logs.triggers import Finder
+from tfdoctor.logs.triggers import Finder, all_starts
 from tfdoctor.logs.values import Values
 from tfdoctor.versions import library_family
 
@@ -77,28 +77,31 @@ def _cuinit_error(rest: str) -> str | None:
 _FINDERS: dict[str, Finder] = {}
 
 
+def trigger_words(signatures: Iterable[ev.Signature], source: str) -> set[str] | None:
+    """Every signature's anchors, plus (explain) every value reader's and block finder's triggers; None
+    when a signature declares none (then every line is read in full)."""
+    words = {"modulenotfounderror"}
+    for sig in signatures:
+        if not sig.anchors:
+            return None
+        words.update(sig.anchors)
+    return words | values_mod.triggers() if source == "explain" else words
+
+
 def finder(source: str) -> Finder:
-    """The cheap pass for a source: every signature's anchors, plus (explain) every value reader's and
-    block finder's triggers; None where one declares none (then every line is read)."""
+    """The cheap pass for a source (built once)."""
     if source not in _FINDERS:
-        words: set[str] | None = {"modulenotfounderror"}
-        for sig in ev.SIGNATURES:
-            if not sig.anchors:
-                words = None
-                break
-            words.update(sig.anchors)  # type: ignore[union-attr]
-        if words is not None and source == "explain":
-            words |= values_mod.triggers()
-        _FINDERS[source] = Finder(words)
+        _FINDERS[source] = Finder(trigger_words(ev.SIGNATURES, source))
     return _FINDERS[source]
 
 
 class Reader:
     """Streaming state: evidence by mechanism and the values seen."""
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, every_line: bool = False) -> None:
         self.source = source
         self.finder = finder(source)
+        self.every_line = every_line
         self.values = Values()
         self.items: list[dict[str, Any]] = []
         self.counts: dict[str, int] = {}
@@ -124,7 +127,7 @@ class Reader:
 
         while pos < size and self._wants_next():
             pos = read_at(pos)
-        for start in self.finder.starts(chunk):
+        for start in all_starts(chunk) if self.every_line else self.finder.starts(chunk):
             if start < pos:
                 continue
             pos = read_at(start)
@@ -249,10 +252,10 @@ _DEVICE_ERRORS = frozenset({"NO_DEVICE", "DEVICES_UNAVAILABLE", "INVALID_DEVICE"
                             "UNSUPPORTED_PTX_VERSION", "MISALIGNED_ADDRESS", "ILLEGAL_INSTRUCTION"})
 
 
-def read(lines: Iterable[str | bytes], source: str = "explain") -> dict[str, Any]:
+def read(lines: Iterable[str | bytes], source: str = "explain", every_line: bool = False) -> dict[str, Any]:
     """Facts from a stream of text lines, or of chunks of whole lines as bytes (see the module
-    docstring)."""
-    reader = Reader(source)
+    docstring). `every_line`: read every line in full, without the cheap pass (the same facts, slower)."""
+    reader = Reader(source, every_line)
     buf: list[bytes] = []
     size = 0
     for item in lines:
@@ -283,5 +286,5 @@ def _slices(text: str) -> Iterable[str]:
         start = end + 1
 
 
-def read_text(text: str, source: str = "explain") -> dict[str, Any]:
-    return read(_slices(text or ""), source)
+def read_text(text: str, source: str = "explain", every_line: bool = False) -> dict[str, Any]:
+    return read(_slices(text or ""), source, every_line)

@@ -331,20 +331,21 @@ _ORDER = {id(s): i for i, s in enumerate(SIGNATURES)}
 UNANCHORED = tuple(s for s in SIGNATURES if not s.anchors)  # tried on every line (correct, slower)
 
 
-def match_line(line: str, low: str,
-               found: frozenset[str] | None = None) -> list[tuple[Signature, re.Match[str]]]:
+def match_line(line: str, low: str, found: frozenset[str] | None = None,
+               unanchored: tuple[Signature, ...] = UNANCHORED) -> list[tuple[Signature, re.Match[str]]]:
     """Every signature that matches this normalised line (each signature once). `found`: the anchors the
-    line holds, when the caller's cheap pass already knows them."""
+    line holds, when the caller's cheap pass already knows them; `unanchored`: signatures declaring no
+    anchor, tried on every line."""
     if found is not None:
         sigs = {id(s): s for a in found for s in ANCHORS.get(a, ())}
-        sigs.update((id(s), s) for s in UNANCHORED)
+        sigs.update((id(s), s) for s in unanchored)
         hits = []
         for sig in sorted(sigs.values(), key=lambda s: _ORDER.get(id(s), 0)):
             m = sig.regex.search(line)
             if m:
                 hits.append((sig, m))
         return hits
-    if not UNANCHORED and not ANY_ANCHOR.search(low):
+    if not unanchored and not ANY_ANCHOR.search(low):
         return []
     found: list[tuple[Signature, re.Match[str]]] = []
     tried: set[int] = set()
@@ -358,7 +359,7 @@ def match_line(line: str, low: str,
             m = sig.regex.search(line)
             if m:
                 found.append((sig, m))
-    for sig in UNANCHORED:
+    for sig in unanchored:
         m = sig.regex.search(line)
         if m:
             found.append((sig, m))

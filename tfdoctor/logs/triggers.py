@@ -48,6 +48,16 @@ def minimal(words: Iterable[str]) -> list[str]:
     return sorted(kept)
 
 
+def all_starts(chunk: bytes) -> list[int]:
+    """The start offset of every line of a chunk."""
+    out, pos = [], 0
+    while pos < len(chunk):
+        out.append(pos)
+        nl = chunk.find(b"\n", pos)
+        pos = len(chunk) if nl < 0 else nl + 1
+    return out
+
+
 def _automaton(ahocorasick: Any, words: list[str]) -> Any:
     automaton = ahocorasick.Automaton()
     for word in words:
@@ -59,7 +69,9 @@ def _automaton(ahocorasick: Any, words: list[str]) -> Any:
 class Finder:
     """Line starts, in a chunk of bytes, of the lines that hold any of the words."""
 
-    def __init__(self, words: Iterable[str] | None) -> None:
+    def __init__(self, words: Iterable[str] | None, automaton: bool = True) -> None:
+        """`words` None: every line is a candidate. `automaton` False: the stdlib regex, as without
+        pyahocorasick."""
         self.every_line = words is None
         self.declared = sorted({w.lower() for w in (words or ())})
         # a word's leading space also matches at the start of a line
@@ -69,6 +81,8 @@ class Finder:
         self._per_line: Any = None
         self._regex: re.Pattern[bytes] | None = None
         try:
+            if not automaton:
+                raise ImportError("the stdlib regex was asked for")
             import ahocorasick
         except ImportError:
             if not self.every_line:
@@ -89,12 +103,7 @@ class Finder:
         """Sorted start offsets of the candidate lines of `chunk` (every line when a reader declared no
         trigger)."""
         if self.every_line:
-            out, pos = [], 0
-            while pos < len(chunk):
-                out.append(pos)
-                nl = chunk.find(b"\n", pos)
-                pos = len(chunk) if nl < 0 else nl + 1
-            return out
+            return all_starts(chunk)
         low = b"\n" + chunk.lower()  # offsets in `low` are one past those in `chunk`
         ends: Iterable[int]
         if self._automaton is not None:

@@ -1,0 +1,67 @@
+"""The cheap pass that picks lines before any detailed pattern runs loses nothing: reading only the
+lines it picks gives the same facts as reading every line in full; it is built from what each
+signature, value reader and block finder declares; a signature that declares no trigger is tried on
+every line."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from conftest import DATA
+
+from tfdoctor import logs
+from tfdoctor.logs import evidence as ev
+from tfdoctor.logs import values
+from tfdoctor.logs.triggers import Finder, all_starts
+
+CORPUS = sorted((DATA / "explain").glob("*.txt"))
+TOOLS = sorted(p for d in ("nvidia-smi", "nvcc", "system", "worker") for p in (DATA / d).iterdir()
+               if p.suffix != ".md")
+
+
+@pytest.mark.parametrize("path", CORPUS + TOOLS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_the_cheap_pass_gives_the_facts_of_reading_every_line(path):
+    text = path.read_text(encoding="utf-8", errors="replace")
+    assert logs.read_text(text) == logs.read_text(text, every_line=True)
+
+
+def test_the_whole_corpus_as_one_log_reads_the_same():
+    text = "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in CORPUS)
+    assert logs.read_text(text) == logs.read_text(text, every_line=True)
+
+
+def test_every_declared_word_is_lower_case_and_picks_its_line():
+    words = logs.finder("explain").declared
+    assert {a for s in ev.SIGNATURES for a in s.anchors} <= set(words)
+    assert values.triggers() <= set(words)
+    assert all(w == w.lower() and w.strip() for w in words)
+    finder = logs.finder("explain")
+    for word in words:
+        chunk = f"nothing here\nxx {word} yy\nnothing there\n".encode()
+        assert finder.starts(chunk) == [13], word
+
+
+@pytest.mark.parametrize("automaton", [True, False], ids=["aho-corasick", "stdlib regex"])
+def test_both_searches_pick_the_same_lines(automaton):
+    rng = random.Random(7)
+    words = ["cuinit", "cudnn", " /usr", "nvidia-smi", "oom", "\x1b"]
+    finder = Finder(words, automaton=automaton)
+    pieces = ["cuinit", "cudnn", "/usr/lib", "nvidia-smi", "room", "zoom", "abc", "\n", " ", "\x1b[0m",
+              "CUDNN"]
+    for _ in range(300):
+        chunk = "".join(rng.choice(pieces) for _ in range(rng.randrange(1, 40))).encode()
+        lines = chunk.split(b"\n")
+        starts = all_starts(chunk)
+        want = [s for s, line in zip(starts, lines)
+                if any(w in (b" " + line.lower()).decode() for w in words)]
+        assert finder.starts(chunk) == want, chunk
+
+
+def test_a_signature_without_triggers_is_tried_on_every_line():
+    sig = ev._sig("test-unanchored", (), r"zebra crossing (\d+)", ("n",))
+    assert logs.trigger_words([*ev.SIGNATURES, sig], "explain") is None  # so every line is read
+    assert Finder(None).starts(b"a\nb\nc") == [0, 2, 4]
+    hits = ev.match_line("a zebra crossing 42", "a zebra crossing 42", frozenset(), unanchored=(sig,))
+    assert [(s.kind, m.group(1)) for s, m in hits] == [("test-unanchored", "42")]
+    assert ev.UNANCHORED == ()  # the shipped signatures all declare theirs
