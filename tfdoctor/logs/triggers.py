@@ -105,22 +105,20 @@ class Finder:
         if self.every_line:
             return all_starts(chunk)
         low = b"\n" + chunk.lower()  # offsets in `low` are one past those in `chunk`
-        ends: Iterable[int]
         if self._automaton is not None:
-            ends = (end - 1 for end, _n in self._automaton.iter(low.decode("latin-1")))
+            ends: Iterable[Any] = self._automaton.iter(low.decode("latin-1"))
         elif self._regex is not None:
-            ends = (m.end() - 2 for m in self._regex.finditer(low))
+            ends = ((m.end() - 1, None) for m in self._regex.finditer(low))
         else:
             return []
-        out = []
-        line_end = -1
-        for pos in ends:
-            pos = max(pos, 0)
-            if pos <= line_end:
-                continue  # this line is already a candidate
-            start = chunk.rfind(b"\n", 0, pos) + 1
+        out: list[int] = []
+        line_end = 0  # in `low`: the newline that ends the last candidate line
+        for end, _word in ends:  # `end`: a word's last character, in `low`
+            if end <= line_end:
+                continue  # this line is a candidate already
+            start = low.rfind(b"\n", 0, end)  # in `low`; the line starts one after it, i.e. here in `chunk`
             out.append(start)
-            line_end = chunk.find(b"\n", pos)
+            line_end = low.find(b"\n", end)
             if line_end < 0:
                 break
         return out
