@@ -107,6 +107,8 @@ class Reader:
         self.counts: dict[str, int] = {}
         self.lines = 0
         self._seen: set[int] = set()
+        self._raw_seen: set[int] = set()  # raw lines whose line is skipped when repeated
+        self._repeatable = False
         self._module_error_at: int | None = None
 
     def feed_chunk(self, chunk: bytes) -> None:
@@ -122,7 +124,13 @@ class Reader:
             count += chunk.count(b"\n", counted, start)
             counted = start
             self.lines = base + count + 1
-            self._physical(chunk[start:min(end, start + 4 * MAX_LINE)].decode("utf-8", errors="replace"))
+            raw = chunk[start:min(end, start + 4 * MAX_LINE)]
+            key = hash(raw) if end - start > SHORT_LINE else None
+            if key is not None and key in self._raw_seen and not self._in_block():
+                return end + 1  # the same bytes again: its line was read and would be skipped as a repeat
+            self._physical(raw.decode("utf-8", errors="replace"))
+            if key is not None and self._repeatable and len(self._raw_seen) < MAX_SEEN:
+                self._raw_seen.add(key)
             return end + 1
 
         while pos < size and self._wants_next():
@@ -134,6 +142,9 @@ class Reader:
             while pos < size and self._wants_next():
                 pos = read_at(pos)
         self.lines = base + chunk.count(b"\n") + (0 if chunk.endswith(b"\n") or not chunk else 1)
+
+    def _in_block(self) -> bool:
+        return self.source == "explain" and self.values.in_block
 
     def _wants_next(self) -> bool:
         return self._module_error_at is not None or self.source == "explain" and self.values.want_next
@@ -153,7 +164,11 @@ class Reader:
                 if part.strip():
                     self._line(normalize(part))
         else:
-            self._line(normalize(raw))
+            line = normalize(raw)
+            self._repeatable = len(line) > SHORT_LINE  # a repeat of it is skipped (see _line)
+            self._line(line)
+            return
+        self._repeatable = False
 
     def _line(self, line: str) -> None:
         if not line:
@@ -161,7 +176,7 @@ class Reader:
         # A repeated line adds no evidence: logs repeat a lot. Short ones are cheap and may mean
         # something new in their place ("Version: 1.15.4" under a second `pip show`).
         key = hash(line) if len(line) > SHORT_LINE else None
-        if key is not None and key in self._seen and not (self.source == "explain" and self.values.in_block):
+        if key is not None and key in self._seen and not self._in_block():
             return
         if key is not None and len(self._seen) < MAX_SEEN:
             self._seen.add(key)
