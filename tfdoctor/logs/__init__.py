@@ -1,6 +1,9 @@
 """Reading any pasted text into facts: the same sections the probes fill, plus the log's evidence.
 
-`read(lines, source)` streams the text once (bounded memory whatever its size) and returns facts:
+`read(lines, source)` streams the text once (bounded memory whatever its size), in chunks of whole
+lines: one multi-literal search per chunk (tfdoctor/logs/triggers.py) picks the lines that hold a word
+some signature, value reader or block finder declares, and only those (and the lines a table or a
+heading before them asks for) are decoded and read. It returns facts:
 - probe-shaped sections (system, nvidia_smi, nvcc, tensorflow, runtime) holding the versions and
   names the text shows, for `explain` (source "explain"); the checks judge them as they judge
   probed facts;

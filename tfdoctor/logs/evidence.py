@@ -6,8 +6,10 @@ CUDA driver and runtime report the same errors under three spellings (CUDA_ERROR
 cudaErrorNoDevice, "no CUDA-capable device is detected") and TensorFlow prints numeric codes
 ("UNKNOWN ERROR (303)"): all become one error name here.
 
-Each signature is gated by lower-case anchor substrings (a cheap `in` test) before its regex runs;
-every regex is bounded, so a hostile 4 KB line costs a few linear scans.
+Each signature declares lower-case anchor substrings: its regex runs only on a line holding one, and
+the cheap pass that picks lines (tfdoctor/logs/triggers.py) is built from them, so a new signature
+needs only its anchors (one declaring none is tried on every line: correct, slower). Every regex is
+bounded, so a hostile 4 KB line costs a few linear scans.
 """
 
 from __future__ import annotations

@@ -1,12 +1,15 @@
 """Values in pasted text -> the same facts the probes produce (with the line each came from).
 
-Versions and names a person can see in a paste: the nvidia-smi banner and table, `nvidia-smi -q`,
-/proc/driver/nvidia/version, `nvcc --version`, `pip list` / `pip show` / pip's install lines,
-issue-template fields, `tf.__version__` and build-info prints, TensorFlow's device lines, paths
-(site-packages, wheels, Windows Python folders), platform and container markers.
+Tool outputs in a paste (the nvidia-smi banner, -q -x, --query-gpu, nvcc --version,
+/proc/driver/nvidia/version, /proc/version, os-release, build info, package lists) are found by
+tfdoctor/logs/blocks.py and read by their probes' own parsers. Here: the forms only a paste has
+(issue-template fields, `tf.__version__` and build-info prints, TensorFlow's device lines, `pip show`,
+pip's install lines, paths, prose, platform and container markers) and `nvidia-smi -q` as text.
 
-A value seen several ways keeps the most direct one (priority: a tool's own output > a template
-field > a path > prose). Every regex is bounded; most run only behind a cheap substring test.
+A value seen several ways keeps the most direct one (priority: a tool's output read by its probe's
+parser > the tool's own wording elsewhere > a template field > a path > prose). Each reader declares
+the words without which it cannot match (READERS); it runs only on a line holding one, and the cheap
+pass (tfdoctor/logs/triggers.py) reads only such lines. Every regex is bounded.
 """
 
 from __future__ import annotations
