@@ -339,10 +339,9 @@ def match_line(line: str, low: str, found: frozenset[str] | None = None,
     line holds, when the caller's cheap pass already knows them; `unanchored`: signatures declaring no
     anchor, tried on every line."""
     if found is not None:
-        sigs = {id(s): s for a in found for s in ANCHORS.get(a, ())}
-        sigs.update((id(s), s) for s in unanchored)
+        tried = sorted({(_ORDER[id(s)], id(s)): s for a in found for s in ANCHORS.get(a, ())}.items())
         hits = []
-        for sig in sorted(sigs.values(), key=lambda s: _ORDER.get(id(s), 0)):
+        for sig in [s for _k, s in tried] + list(unanchored):
             m = sig.regex.search(line)
             if m:
                 hits.append((sig, m))

@@ -313,9 +313,13 @@ class Values:
             spaced = " " + low  # a trigger's leading space also matches at the start of the line
             found = frozenset(w for w in triggers() if w in spaced)
         self._words = found
-        for words, reader in _READER_SETS:
-            if not found.isdisjoint(words):
+        if len(found) == 1:
+            for reader in _BY_WORD.get(next(iter(found)), ()):
                 reader(self, line, low)
+        elif found:
+            wanted = {i for word in found for i in _INDEX_BY_WORD.get(word, ())}
+            for i in sorted(wanted):
+                READERS[i][1](self, line, low)
         if self.blocks.open or not found.isdisjoint(_BLOCK_SET):
             self.blocks.line_no = line_no
             self.blocks.feed(line, low)
@@ -756,7 +760,11 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (_PLATFORM_TRIGGERS, Values._platform),
 )
 _BLOCK_SET = frozenset(blocks.TRIGGERS)
-_READER_SETS = tuple((frozenset(words), reader) for words, reader in READERS)
+_INDEX_BY_WORD: dict[str, tuple[int, ...]] = {}
+for _i, (_words, _reader) in enumerate(READERS):
+    for _w in dict.fromkeys(_words):
+        _INDEX_BY_WORD[_w] = (*_INDEX_BY_WORD.get(_w, ()), _i)
+_BY_WORD = {w: tuple(READERS[i][1] for i in idx) for w, idx in _INDEX_BY_WORD.items()}  # in READERS order
 _WINDOWS_SET, _LINUX_SET = frozenset(_WINDOWS_KEYS), frozenset(_LINUX_KEYS)
 _LINUX_PATH_SET, _CONTAINER_SET = frozenset(_LINUX_PATH_KEYS), frozenset(_CONTAINER_KEYS)
 # Words on a line that make the engine read the next one too, whatever it holds.
