@@ -166,3 +166,10 @@ def test_hostile_xml_in_a_paste_is_refused_quietly():
             "<nvidia_smi_log><driver_version>&b;</driver_version>\n" + "<gpu>\n" * 5000)
     got = _explain(bomb)  # the DOCTYPE is not part of the block: the entity is undefined, the block unread
     assert "driver_version" not in got.get("nvidia_smi", {})
+
+
+def test_an_unterminated_xml_block_ends_at_its_cap():
+    text = "<nvidia_smi_log>\n" + "".join(f"<gpu id=\"{i}\"><x>{'y' * 200}</x></gpu>\n" for i in range(12000))
+    text += "| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2 |\n"
+    got = logs.read_text(text)["nvidia_smi"]  # the banner after it is read as a banner, not as XML
+    assert (got["driver_version"], got["cuda_version"]) == ("535.104.05", "12.2")

@@ -152,8 +152,8 @@ class Blocks:
         self.xml_chars += len(line) + 1
         if self.xml_chars <= MAX_XML_CHARS:
             self.xml.append(line)
-        if "</nvidia_smi_log>" in line:
-            self._end_xml()
+        if "</nvidia_smi_log>" in line or self.xml_chars > MAX_XML_CHARS:
+            self._end_xml()  # an unterminated or oversized document is read as far as it parses: not at all
 
     def _end_xml(self) -> None:
         text, self.xml = "\n".join(self.xml or []), None
