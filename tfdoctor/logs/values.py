@@ -419,8 +419,6 @@ class Values:
                 self.set("system.os", value, 4)  # as the person wrote it
 
     def _versions(self, line: str, low: str) -> None:
-        if "nvidia-smi" in low:
-            return  # the banner: read whole by the nvidia-smi probe's parser (tfdoctor/logs/blocks.py)
         m = RE_DRIVER_VERSION.search(line)
         if m:
             self.set("nvidia_smi.driver_version", m.group(1), 5)
