@@ -291,14 +291,19 @@ def read(lines: Iterable[str | bytes], source: str = "explain", every_line: bool
 
 
 def _slices(text: str) -> Iterable[str]:
-    """A string in pieces of whole lines (a line over CHUNK characters is cut to MAX_LINE)."""
+    """A string in pieces of whole lines, each at most CHUNK characters (a longer line is cut to
+    MAX_LINE, as read_chunks cuts one in a file)."""
     start, size = 0, len(text)
     while start < size:
-        end = text.find("\n", min(start + CHUNK, size) - 1)
-        if end < 0:
-            end = size
-        if end - start > CHUNK and text.rfind("\n", start, start + CHUNK) < 0:  # one over-long line
+        if size - start <= CHUNK:
+            yield text[start:]
+            return
+        end = text.rfind("\n", start, start + CHUNK)
+        if end < 0:  # one line longer than CHUNK
             yield text[start:start + MAX_LINE]
+            end = text.find("\n", start + CHUNK)
+            if end < 0:
+                return
         else:
             yield text[start:end]
         start = end + 1
