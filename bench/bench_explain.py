@@ -200,7 +200,8 @@ def main() -> None:
             work = elapsed - start
             speed[name] = mb / max(work, 1e-3)
             rate = f"{speed[name]:7.1f} MB/s" if work > 0.1 else "  (start-up noise)"
-            print(f"{name:<17} {mb:6.1f} MB  {elapsed:6.2f} s  {rate}  exit {rc}  peak RSS {peak_kib / 1024:.0f} MiB")
+            print(f"{name:<17} {mb:6.1f} MB  {elapsed:6.2f} s  {rate}  exit {rc}  "
+                  f"peak RSS {peak_kib / 1024:.0f} MiB")
             path.unlink()
     if "typical" in speed and "adversarial" in speed:
         print(f"typical / adversarial: {speed['typical'] / speed['adversarial']:.2f}x (target <= 3)")
