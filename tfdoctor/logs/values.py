@@ -238,16 +238,17 @@ def _py_from_compact(digits: str) -> str:
 
 
 # Lines that state one value: (regex whose first group is it, where it goes, how much it is trusted).
-_ONE_VALUE = (
-    (RE_SMI_Q_CUDA, "nvidia_smi.cuda_version", 5),
-    (RE_KERNEL_REPORTED, "system.proc_driver_version", 6),
-    (RE_DRIVER_CUDA_OLDER, "nvidia_smi.cuda_version", 3),
-    (RE_DSO_REPORTED, "system.libcuda_version", 5),
-    (RE_DEVICE_QUERY, "nvidia_smi.cuda_version", 4),
-    (RE_NVRM_CLIENT, "system.libcuda_version", 5),
-    (RE_NVRM_KERNEL, "system.proc_driver_version", 5),
-    (RE_CUDA_VERSION_ANY, "nvidia_smi.cuda_version", 2),  # nvidia-smi's wording, pasted inside other text
-    (RE_DRIVER_PROSE, "nvidia_smi.driver_version", 1),
+# An optional 4th item: lower-case words one of which the line must hold for the regex to be tried.
+_ONE_VALUE: tuple[tuple[Any, ...], ...] = (
+    (RE_SMI_Q_CUDA, "nvidia_smi.cuda_version", 5, ("cuda version",)),
+    (RE_KERNEL_REPORTED, "system.proc_driver_version", 6, ("kernel reported version",)),
+    (RE_DRIVER_CUDA_OLDER, "nvidia_smi.cuda_version", 3, ("which is older",)),
+    (RE_DSO_REPORTED, "system.libcuda_version", 5, ("libcuda reported version",)),
+    (RE_DEVICE_QUERY, "nvidia_smi.cuda_version", 4, ("/ runtime version",)),
+    (RE_NVRM_CLIENT, "system.libcuda_version", 5, ("the client has the version",)),
+    (RE_NVRM_KERNEL, "system.proc_driver_version", 5, ("kernel module has the version",)),
+    (RE_CUDA_VERSION_ANY, "nvidia_smi.cuda_version", 2, ("cuda version",)),  # nvidia-smi's words elsewhere
+    (RE_DRIVER_PROSE, "nvidia_smi.driver_version", 1, ("driver", "nvidia")),
 )
 
 
@@ -419,19 +420,19 @@ class Values:
                 self.set("system.os", value, 4)  # as the person wrote it
 
     def _versions(self, line: str, low: str) -> None:
-        m = RE_DRIVER_VERSION.search(line)
+        m = RE_DRIVER_VERSION.search(line) if "driver version" in low else None
         if m:
             self.set("nvidia_smi.driver_version", m.group(1), 5)
             self.set("nvidia_smi.cuda_version", m.group(2), 5)
-        for rx, key, priority in _ONE_VALUE:
-            m = rx.search(line)
+        for rx, key, priority, *gate in _ONE_VALUE:
+            m = rx.search(line) if not gate or _has(low, gate[0]) else None
             if m:
                 self.set(key, m.group(1), priority)
-        m = RE_NCCL_CUDA_DRIVER.search(line)
+        m = RE_NCCL_CUDA_DRIVER.search(line) if "cudadriverversion" in low else None
         if m:
             n = int(m.group(1))
             self.set("nvidia_smi.cuda_version", f"{n // 1000}.{n % 1000 // 10}", 5)
-        m = RE_CUDNN_LOADED.search(line)
+        m = RE_CUDNN_LOADED.search(line) if "loaded cudnn version" in low else None
         if m:
             from tfdoctor.versions import cudnn_from_int
 
