@@ -65,3 +65,20 @@ def test_a_signature_without_triggers_is_tried_on_every_line():
     hits = ev.match_line("a zebra crossing 42", "a zebra crossing 42", frozenset(), unanchored=(sig,))
     assert [(s.kind, m.group(1)) for s, m in hits] == [("test-unanchored", "42")]
     assert ev.UNANCHORED == ()  # the shipped signatures all declare theirs
+
+
+def test_read_chunks_keeps_lines_whole_cuts_long_ones_and_stops_at_the_limit():
+    import io
+
+    from tfdoctor.logs.lines import MAX_LINE, read_chunks
+
+    data = b"".join(b"line %d\n" % i for i in range(300_000)) + b"x" * (MAX_LINE * 5) + b"\nlast"
+    chunks = list(read_chunks(io.BytesIO(data), size=1 << 16))
+    assert all(c.endswith(b"\n") for c in chunks[:-1]) and chunks[-1] == b"last"
+    lines = b"".join(chunks).split(b"\n")
+    assert lines[:2] == [b"line 0", b"line 1"] and lines[299_999] == b"line 299999"
+    assert lines[300_000].strip(b"x") == b"" and lines[301] == b"line 301"  # no line split
+    assert max(map(len, chunks)) <= (1 << 16) + MAX_LINE + 1  # bounded, whatever the lines
+    assert sum(map(len, read_chunks(io.BytesIO(data), limit=1000))) <= 1000 + 1
+    one = list(read_chunks(io.BytesIO(b"y" * (10 << 20)), size=1 << 20))  # one 10 MB line: 4 KB kept
+    assert one == [b"y" * MAX_LINE + b"\n"]

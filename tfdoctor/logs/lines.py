@@ -77,7 +77,8 @@ def read_lines(fh: BinaryIO, cap: int = MAX_LINE, limit: int = MAX_READ) -> Iter
 def read_chunks(fh: BinaryIO, cap: int = MAX_LINE, limit: int = MAX_READ,
                 size: int = 1 << 20) -> Iterator[bytes]:
     """Stream a binary file as chunks of whole lines (bytes, each ending in a newline but perhaps the
-    last): bounded memory, a line longer than `cap` bytes cut there (the rest dropped unread), at most
+    last): at most `size` + `cap` bytes held; a line still open after `cap` bytes at the end of a block
+    is cut there (the rest dropped unread; the reader looks at MAX_LINE characters of any line); at most
     `limit` bytes read."""
     carry, skipping, total = b"", False, 0
     while total < limit:
