@@ -22,7 +22,12 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 CORPUS = Path(__file__).parent / "data" / "explain"
-SPLITS = {"dev": CORPUS, "holdout": CORPUS / "holdout", "holdout2": CORPUS / "holdout2"}
+SPLITS = {
+    "dev": CORPUS,
+    "holdout": CORPUS / "holdout",
+    "holdout2": CORPUS / "holdout2",
+    "holdout3": CORPUS / "holdout3",
+}
 
 
 def cases(split: str = "dev") -> list[dict]:
@@ -127,7 +132,7 @@ def score(split: str = "dev") -> Score:
     return result
 
 
-if __name__ == "__main__":  # python tests/corpus.py [dev|holdout] [-v]
+if __name__ == "__main__":  # python tests/corpus.py [dev|holdout|holdout2|holdout3] [-v]
     which = sys.argv[1] if len(sys.argv) > 1 else "dev"
     s = score(which)
     print(s.table())
