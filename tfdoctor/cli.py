@@ -297,11 +297,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help()
             return EXIT_USAGE
         module = importlib.import_module(f"tfdoctor.commands.{args.command}")
-        if args.command in PROBING and not getattr(args, "from_report", None):
-            from tfdoctor import proc
+        if args.command not in PROBING:
+            return module.run(args)
+        from tfdoctor import proc
 
+        if not getattr(args, "from_report", None):
             proc.enable_subreaper()  # grandchildren that setsid away from a probe are ours to kill
-        return module.run(args)
+        try:
+            with proc.guarded():  # SIGTERM, SIGHUP, SIGQUIT unwind the run; its processes die with it
+                return module.run(args)
+        except proc.Stopped as stop:
+            print(f"tfdoctor: stopped by {stop.name}", file=sys.stderr)
+            return 128 + stop.signum
     except UsageError as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_USAGE

@@ -18,19 +18,29 @@ session of their own (the commands' sessions, or one they made with setsid), nev
 another running command nor a child in tfdoctor's own session: right after a command that was
 killed or whose pipes a descendant still holds, and in `shutdown()`, which also kills every
 command still running (the CLI calls it on exit).
+
+Every command also carries `TFDOCTOR_RUN=<token of this process>` in its environment, which its
+descendants inherit: `shutdown()` kills whatever still carries it, so a grandchild that left with
+setsid is found even where tfdoctor is not the subreaper (a program calling the Python API).
+
+`guarded()` wraps a run (the CLI's probing commands, `tfdoctor.check()`): a termination signal
+(SIGTERM from timeout(1), Slurm or Kubernetes; SIGHUP; SIGQUIT) raises `Stopped` in the main thread,
+so the run unwinds (no partial file is left) and, however it ends, everything it started is killed.
+Commands asked for once it is ending are refused, so no probe thread starts one behind its back.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 HEAD_BYTES = 1 << 20  # kept from the start of each stream
 TAIL_BYTES = 4 << 20  # kept from the end of each stream
@@ -41,6 +51,9 @@ READER_GRACE = 2.0  # seconds to wait for the pipes to close once the child is g
 _LOCK = threading.Lock()  # held while a child is spawned, and while orphans are swept
 _LIVE: set[int] = set()  # pids of the commands running now (each the leader of its own group)
 _SUBREAPER = False
+_CLOSED = False  # the run is ending: no new command starts
+MARK = "TFDOCTOR_RUN"  # in every command's environment: this process's token, inherited by descendants
+_TOKEN = f"{os.getpid()}-{os.urandom(6).hex()}"
 
 
 @dataclass(frozen=True)
@@ -316,13 +329,121 @@ def sweep_orphans(group: int | None = None, limit: float = 1.0) -> int:
         time.sleep(0.005)
 
 
+def _marked() -> list[int]:
+    """Processes (other than this one) whose environment carries this process's MARK token."""
+    needle = f"{MARK}={_TOKEN}".encode()
+    me, found = os.getpid(), []
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    for name in names:
+        if not name.isdigit() or int(name) == me:
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as fh:
+                environ = fh.read(1 << 20)
+        except OSError:
+            continue
+        if needle in environ.split(b"\0"):
+            found.append(int(name))
+    return found
+
+
 def shutdown() -> None:
-    """Kill every command still running (their whole groups) and the orphans left behind."""
+    """Kill every command still running (their whole groups), the orphans left behind and every
+    process that carries this process's MARK."""
     with _LOCK:
         live = list(_LIVE)
     for pid in live:
         _kill_group(pid)
     sweep_orphans(limit=0.5)
+    for _ in range(20):  # a marked process may fork while it is killed: go on until none is left
+        marked = _marked()
+        if not marked:
+            break
+        for pid in marked:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        sweep_orphans(limit=0.1)
+        time.sleep(0.01)
+
+
+class Stopped(BaseException):
+    """A termination signal arrived during a guarded run (see `guarded`)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+    @property
+    def name(self) -> str:
+        try:
+            return signal.Signals(self.signum).name
+        except ValueError:
+            return f"signal {self.signum}"
+
+
+STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP", "SIGQUIT") if hasattr(signal, n))
+# (signal, the disposition guarded() takes over): SIGINT while Python's own handler raises KeyboardInterrupt
+_DEFAULTS = ((signal.SIGINT, signal.default_int_handler), *((n, signal.SIG_DFL) for n in STOP_SIGNALS))
+
+
+def _raise(signum: int) -> None:
+    if signum == signal.SIGINT:
+        raise KeyboardInterrupt
+    raise Stopped(signum)
+
+
+@contextlib.contextmanager
+def guarded() -> Iterator[None]:
+    """A run: SIGTERM, SIGHUP and SIGQUIT raise `Stopped` in it, SIGINT KeyboardInterrupt (where
+    the program leaves them at their default: a handler or SIG_IGN it set keeps working), and however
+    the run ends (return, exception, KeyboardInterrupt, Stopped) every command it started, and what
+    they left, is killed; a signal during that cleanup waits for it. Handlers can only be set from the
+    main thread; elsewhere the cleanup still happens."""
+    global _CLOSED
+    ending: list[int] = []
+    previous: dict[int, Any] = {}
+
+    def stop(signum: int, frame: Any) -> None:
+        if ending:  # already on the way out: the cleanup finishes first
+            ending.append(signum)
+            return
+        _raise(signum)
+
+    with _LOCK:
+        _CLOSED = False
+    if threading.current_thread() is threading.main_thread():
+        for signum, default in _DEFAULTS:
+            if signal.getsignal(signum) == default:
+                previous[signum] = signal.signal(signum, stop)
+    try:
+        yield
+    finally:
+        ending.append(0)
+        with _LOCK:  # closed for good if the run ends by an exception: its threads may linger
+            _CLOSED = True
+        try:
+            shutdown()
+        finally:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
+    late = [n for n in ending if n]
+    if late:
+        _raise(late[0])
+    with _LOCK:
+        _CLOSED = False
+
+
+def die_of(signum: int) -> None:
+    """End this process as the signal's default action would (after `guarded` cleaned up)."""
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+    time.sleep(1)
+    os._exit(128 + signum)
 
 
 # --- run ----------------------------------------------------------------------------------------------
@@ -347,14 +468,17 @@ def run(
     """
     argv = tuple(str(a) for a in argv)
     start = time.monotonic()
+    env = {**(os.environ if env is None else env), MARK: _TOKEN}
     try:
         with _LOCK:  # registered before any sweep can see it
+            if _CLOSED:
+                return Result(argv, None, "", "", 0.0, error=f"{argv[0]} not started: tfdoctor is stopping")
             proc = subprocess.Popen(
                 argv,
                 stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                env=dict(env) if env is not None else None,
+                env=env,
                 cwd=cwd,
                 start_new_session=True,
             )
