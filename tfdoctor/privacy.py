@@ -214,26 +214,41 @@ def _userinfo(text: str, spans: list[tuple[int, int]]) -> None:
         at = text.find("@", at + 1)
 
 
+_PEM_BODY = re.compile(r"[A-Za-z0-9+/=\r\n]*")  # a key's base64 lines (matched backwards)
+
+
+def _marker(text: str, at: int) -> int:
+    """The end of a `-----BEGIN/END ... PRIVATE KEY-----` marker starting at `at`, or -1."""
+    close = text.find("-----", at + 9, at + 90)
+    return close + 5 if close >= 0 and "PRIVATE KEY" in text[at:close] else -1
+
+
 def _private_keys(text: str, spans: list[tuple[int, int]]) -> None:
-    pos = 0
-    while True:
-        begin = text.find("-----BEGIN ", pos)
-        if begin < 0:
-            return
-        head_end = text.find("-----", begin + 11)
-        if head_end < 0 or head_end - begin > 80:
-            pos = begin + 11
-            continue
-        if "PRIVATE KEY" not in text[begin:head_end]:
-            pos = head_end + 5
-            continue
-        body = head_end + 5
-        end_marker = text.find("-----END ", body)
-        if end_marker < 0:
-            spans.append((body, len(text)))
-            return
-        spans.append((body, end_marker))
-        pos = end_marker + 9
+    """Private-key blocks: from BEGIN to END (or to the end of a text cut short), and a body whose
+    BEGIN line was cut away (a trimmed log keeps only its end): the base64 lines before its END."""
+    pos, n = 0, len(text)
+    begin, end = text.find("-----BEGIN ", pos), text.find("-----END ", pos)
+    while begin >= 0 or end >= 0:
+        if begin >= 0 and (end < 0 or begin < end):
+            body = _marker(text, begin)
+            if body < 0:
+                pos = begin + 11
+            else:
+                end = end if end >= body else text.find("-----END ", body)
+                spans.append((body, end if end >= 0 else n))
+                pos = end + 9 if end >= 0 else n
+        else:  # an END with no BEGIN before it
+            if _marker(text, end) >= 0:  # back over the whole lines of base64 just before it
+                start = end - _PEM_BODY.match(text[pos:end][::-1]).end()
+                if start > pos and text[start - 1] != "\n":
+                    start = text.find("\n", start, end) + 1 or end
+                if start < end:
+                    spans.append((start, end))
+            pos = end + 9
+        if begin >= 0 and begin < pos:
+            begin = text.find("-----BEGIN ", pos)
+        if end >= 0 and end < pos:
+            end = text.find("-----END ", pos)
 
 
 def _flags(text: str, spans: list[tuple[int, int]]) -> None:
@@ -289,6 +304,17 @@ def redact_text(text: str) -> str:
         if any(literal in text for literal in literals) and pattern.search(text):
             text = pattern.sub(_token_sub, text)
     return text
+
+
+def trim_redacted(text: str, limit: int) -> str:
+    """The head and tail of a long text (`proc.trim`), its secrets redacted first: a key block the
+    cut would split loses its header, and with it what marks its body as a secret. A text within
+    the limit is left whole (the report redacts it)."""
+    if len(text) <= limit:
+        return text
+    from tfdoctor.proc import trim
+
+    return trim(redact_text(text), limit)
 
 
 def _token_sub(match: re.Match[str]) -> str:

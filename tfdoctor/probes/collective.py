@@ -25,6 +25,7 @@ from typing import Any
 from tfdoctor import proc
 from tfdoctor.checks.distributed import COLLECTIVE_JOBS, parse_tf_config
 from tfdoctor.model import Status
+from tfdoctor.privacy import trim_redacted
 from tfdoctor.probes import Context
 
 WORKER = Path(__file__).resolve().parent.parent / "worker" / "collective.py"
@@ -160,7 +161,7 @@ def probe(ctx: Context) -> dict[str, Any]:
     else:
         facts.update(ok=False, stage="unknown", timed_out=res.timed_out,
                      error=res.describe() or "the collective worker printed no result")
-    facts["log"] = proc.trim("\n".join(x for x in (other, res.stderr) if x.strip()), 8000)
+    facts["log"] = trim_redacted("\n".join(x for x in (other, res.stderr) if x.strip()), 8000)
     if res.returncode is not None and res.returncode < 0 and result is None:
         facts["error"] = res.describe()
     return facts

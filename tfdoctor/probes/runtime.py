@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from tfdoctor import proc
+from tfdoctor.privacy import trim_redacted
 from tfdoctor.probes import Context
 
 RESULT = "TFDOCTOR-RESULT "
@@ -115,8 +116,8 @@ def facts_from(res: proc.Result, python: str, timeout: float) -> dict[str, Any]:
         "signal": sig,
         "seconds": round(res.seconds, 3),
         "result_line": result is not None,
-        "log": proc.trim(log.strip()),
-        "stdout_junk": proc.trim("\n".join(junk), 4000) if junk else None,
+        "log": trim_redacted(log.strip(), 20_000),
+        "stdout_junk": trim_redacted("\n".join(junk), 4000) if junk else None,
         "error": None,
     }
     if result is not None:

