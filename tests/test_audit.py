@@ -5,6 +5,11 @@ and the cost of redacting a pathological field."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+from conftest import DATA, run_cli, write_fake
+
 from tfdoctor import proc
 from tfdoctor.privacy import REDACTED, redact_report
 from tfdoctor.probes.runtime import facts_from
@@ -37,3 +42,21 @@ def test_a_key_body_without_its_header_is_redacted() -> None:
     assert redact_text("-----END PRIVATE KEY-----") == "-----END PRIVATE KEY-----"
     certificate = "-----BEGIN CERTIFICATE-----\nMIIBPublicCertBody\n-----END CERTIFICATE-----"
     assert redact_text(certificate) == certificate
+
+
+# --- a lone nvidia-smi banner -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lines", [3, None])  # the header alone, and the whole recorded banner
+def test_a_lone_nvidia_smi_banner_does_not_pass_a_quick_check(bindir: Path, lines: int | None) -> None:
+    banner = DATA / "nvidia-smi" / "banner-535.247.01-a10g.txt"
+    show = f"head -n {lines} '{banner}'" if lines else f"cat '{banner}'"
+    write_fake(bindir, "nvidia-smi", f'case "$1" in -q*|--query*) exit 9;; esac\n{show}')
+    result = run_cli("check", "--quick", "--json", path_prepend=bindir)
+    report = result.json()
+    assert report["facts"]["nvidia_smi"]["driver_version"] == "535.247.01"
+    system = report["facts"]["system"]
+    assert system["pci_nvidia"] == [] and system["dev_nvidia"] == [], "needs a machine without a GPU"
+    assert result.returncode == 1
+    missing = next(f for f in report["findings"] if f["id"] == "driver.missing")
+    assert missing["status"] == "fail" and "nvidia-smi answered" in missing["detail"]
