@@ -5,6 +5,7 @@ and the cost of redacting a pathological field."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -60,3 +61,24 @@ def test_a_lone_nvidia_smi_banner_does_not_pass_a_quick_check(bindir: Path, line
     assert result.returncode == 1
     missing = next(f for f in report["findings"] if f["id"] == "driver.missing")
     assert missing["status"] == "fail" and "nvidia-smi answered" in missing["detail"]
+
+
+# --- one time bound for the whole run ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("quick", [True, False])
+def test_timeout_bounds_the_whole_run_with_hung_tools(bindir: Path, quick: bool) -> None:
+    """nvidia-smi, nvcc and ldconfig hang: `--timeout 3` still ends the run in about 3 s (it took
+    10 s and more when --timeout bounded the worker only)."""
+    for tool in ("nvidia-smi", "nvcc", "ldconfig"):
+        write_fake(bindir, tool, "sleep 60")
+    start = time.monotonic()
+    args = ["check", "--json", "--timeout", "3", *(["--quick"] if quick else [])]
+    result = run_cli(*args, path_prepend=bindir)
+    took = time.monotonic() - start
+    assert result.returncode == 1, result.stderr
+    report = result.json()
+    assert report["facts"]["nvidia_smi"]["error_kind"] == "timeout"
+    assert took < 8, f"the run took {took:.1f} s under --timeout 3"
+    if not quick:
+        assert report["facts"]["runtime"]["timed_out"] is True

@@ -30,7 +30,7 @@ def _count(text: str) -> int:
 
 
 def _timeout(text: str) -> float:
-    """Seconds for the TensorFlow worker: finite, positive, at most a day."""
+    """Seconds for the whole run: finite, positive, at most a day."""
     import math
 
     try:
@@ -83,9 +83,9 @@ def _add_probe_options(p: argparse.ArgumentParser) -> None:
         type=_timeout,
         default=None,
         metavar="S",
-        help="seconds the TensorFlow worker may run before it is stopped (default 300; a GPU whose"
-        " kernels are JIT-compiled on first use can need minutes); the other probes keep their own"
-        " short limits",
+        help="seconds the whole run may take, the TensorFlow worker and every other probe included"
+        " (default 300; a GPU whose kernels are JIT-compiled on first use can need minutes); each"
+        " short command also keeps its own limit of 10 s",
     )
     p.add_argument(
         "--memory-limit",

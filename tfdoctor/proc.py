@@ -52,6 +52,7 @@ _LOCK = threading.Lock()  # held while a child is spawned, and while orphans are
 _LIVE: set[int] = set()  # pids of the commands running now (each the leader of its own group)
 _SUBREAPER = False
 _CLOSED = False  # the run is ending: no new command starts
+_DEADLINE: float | None = None  # time.monotonic() by which every command of the run has ended
 MARK = "TFDOCTOR_RUN"  # in every command's environment: this process's token, inherited by descendants
 _TOKEN = f"{os.getpid()}-{os.urandom(6).hex()}"
 
@@ -420,22 +421,26 @@ def guarded() -> Iterator[None]:
         for signum, default in _DEFAULTS:
             if signal.getsignal(signum) == default:
                 previous[signum] = signal.signal(signum, stop)
+    stopped = False
     try:
         yield
+    except Stopped:
+        stopped = True  # the process ends: its probes' threads may not start anything any more
+        raise
     finally:
         ending.append(0)
-        with _LOCK:  # closed for good if the run ends by an exception: its threads may linger
+        with _LOCK:
             _CLOSED = True
         try:
             shutdown()
         finally:
             for signum, handler in previous.items():
                 signal.signal(signum, handler)
-    late = [n for n in ending if n]
+            late = [n for n in ending if n]
+            with _LOCK:
+                _CLOSED = stopped or bool(late)
     if late:
         _raise(late[0])
-    with _LOCK:
-        _CLOSED = False
 
 
 def die_of(signum: int) -> None:
@@ -444,6 +449,28 @@ def die_of(signum: int) -> None:
     os.kill(os.getpid(), signum)
     time.sleep(1)
     os._exit(128 + signum)
+
+
+@contextlib.contextmanager
+def bounded(seconds: float) -> Iterator[None]:
+    """One time bound for everything run inside: each command's own timeout is cut to what is
+    left of it (`--timeout` bounds the whole run, hung tools included)."""
+    global _DEADLINE
+    previous = _DEADLINE
+    _DEADLINE = time.monotonic() + seconds
+    if previous is not None:
+        _DEADLINE = min(previous, _DEADLINE)
+    try:
+        yield
+    finally:
+        _DEADLINE = previous
+
+
+def left(seconds: float) -> float:
+    """`seconds`, or less if the run's bound (see `bounded`) comes sooner."""
+    if _DEADLINE is None:
+        return seconds
+    return max(0.0, min(seconds, _DEADLINE - time.monotonic()))
 
 
 # --- run ----------------------------------------------------------------------------------------------
@@ -460,7 +487,8 @@ def run(
     head_bytes: int = HEAD_BYTES,
     tail_bytes: int = TAIL_BYTES,
 ) -> Result:
-    """Run argv (no shell) in its own session; on exit or timeout kill the whole process group.
+    """Run argv (no shell) in its own session; on exit or timeout (cut to the run's bound, see
+    `bounded`) kill the whole process group.
 
     stdout and stderr keep at most head_bytes + tail_bytes each (see the module docstring);
     `on_line` sees each stdout line as it arrives; `max_bytes` kills the command once it has
@@ -468,6 +496,7 @@ def run(
     """
     argv = tuple(str(a) for a in argv)
     start = time.monotonic()
+    timeout = left(timeout)
     env = {**(os.environ if env is None else env), MARK: _TOKEN}
     try:
         with _LOCK:  # registered before any sweep can see it

@@ -140,9 +140,9 @@ def facts_from(res: proc.Result, python: str, timeout: float) -> dict[str, Any]:
     if res.error:
         facts["error"] = f"the TensorFlow worker could not be started: {res.error}"
     elif res.timed_out:
-        facts["error"] = (f"the TensorFlow worker did not finish within {timeout:g} s and was killed"
-                          " with its process group")
-        facts["steps"] = _interrupted(facts["steps"], f"timed out after {timeout:g} s (--timeout)")
+        facts["error"] = (f"the TensorFlow worker did not finish within {proc.seconds(timeout)} and was"
+                          " killed with its process group")
+        facts["steps"] = _interrupted(facts["steps"], f"timed out after {proc.seconds(timeout)} (--timeout)")
     elif sig:
         facts["error"] = f"the TensorFlow worker was killed by {sig} (exit status {res.returncode})"
         facts["steps"] = _interrupted(facts["steps"], f"killed by {sig}")
@@ -187,6 +187,6 @@ def probe(
         return {"ran": False, "python": ctx.python, "steps": [], "error": error}
     on_line = step_events(progress) if progress is not None else None
     res = proc.run(worker_argv(ctx, extra), timeout=ctx.worker_timeout, env=worker_env(ctx), on_line=on_line)
-    facts = facts_from(res, ctx.python, ctx.worker_timeout)
+    facts = facts_from(res, ctx.python, res.limit or ctx.worker_timeout)
     facts["worker"] = str(WORKER)
     return facts
