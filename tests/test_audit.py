@@ -5,6 +5,7 @@ and the cost of redacting a pathological field."""
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 from conftest import DATA, run_cli, write_fake
 
 from tfdoctor import proc
+from tfdoctor.model import Status
 from tfdoctor.privacy import REDACTED, redact_report
 from tfdoctor.probes.runtime import facts_from
 
@@ -82,3 +84,20 @@ def test_timeout_bounds_the_whole_run_with_hung_tools(bindir: Path, quick: bool)
     assert took < 8, f"the run took {took:.1f} s under --timeout 3"
     if not quick:
         assert report["facts"]["runtime"]["timed_out"] is True
+
+
+# --- the worker's host memory is capped ---------------------------------------------------------------
+
+
+def test_the_worker_is_stopped_past_its_memory_cap() -> None:
+    """The real worker on the CPU, given a cap below what importing TensorFlow takes: stopped with its
+    group, and the report says why."""
+    from tfdoctor.checks.runtime import runtime
+    from tfdoctor.probes import Context, worker_memory_mib
+    from tfdoctor.probes import runtime as rprobe
+
+    assert 2048 <= worker_memory_mib() <= 8192
+    facts = rprobe.probe(Context(python=sys.executable, worker_timeout=300, worker_memory_mib=200))
+    assert facts["memory_exceeded_mib"] == 200 and "200 MiB" in facts["error"]
+    found = [f for f in runtime({"runtime": facts}, None) if f.id == "runtime.worker-crashed"]
+    assert found and found[0].status == Status.FAIL and "too much memory" in found[0].title

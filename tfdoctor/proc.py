@@ -68,6 +68,7 @@ class Result:
     error: str | None = None  # could not start (not found, permission denied, ...)
     dropped: int = 0  # bytes of output read but not kept (the middle of a long output)
     output_limit: bool = False  # killed because it printed more than max_bytes
+    memory_limit: bool = False  # killed because its resident memory passed max_rss
     limit: float | None = None  # the timeout it ran under, in seconds
 
     @property
@@ -83,6 +84,8 @@ class Result:
             return f"{self.argv[0]} did not answer within {limit} and was killed"
         if self.output_limit:
             return f"{self.argv[0]} printed far more than expected and was killed"
+        if self.memory_limit:
+            return f"{self.argv[0]} used more memory than it may and was killed"
         if self.returncode is not None and self.returncode < 0:
             try:
                 name = signal.Signals(-self.returncode).name
@@ -473,6 +476,28 @@ def left(seconds: float) -> float:
     return max(0.0, min(seconds, _DEADLINE - time.monotonic()))
 
 
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def _resident(pid: int) -> int | None:
+    """Bytes of memory a process holds (resident set), or None once it is gone or unreadable."""
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as fh:
+            return int(fh.read(256).split()[1]) * _PAGE
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _watch_memory(proc: subprocess.Popen, limit: int, tripped: threading.Event) -> None:
+    while proc.poll() is None:
+        used = _resident(proc.pid)
+        if used is not None and used > limit:
+            tripped.set()
+            _kill_group(proc.pid)
+            return
+        time.sleep(0.2)
+
+
 # --- run ----------------------------------------------------------------------------------------------
 
 
@@ -486,13 +511,16 @@ def run(
     max_bytes: int | None = None,
     head_bytes: int = HEAD_BYTES,
     tail_bytes: int = TAIL_BYTES,
+    max_rss: int | None = None,
 ) -> Result:
     """Run argv (no shell) in its own session; on exit or timeout (cut to the run's bound, see
     `bounded`) kill the whole process group.
 
     stdout and stderr keep at most head_bytes + tail_bytes each (see the module docstring);
     `on_line` sees each stdout line as it arrives; `max_bytes` kills the command once it has
-    printed that much in all (for a command whose answer is short, e.g. `python -c ...`).
+    printed that much in all (for a command whose answer is short, e.g. `python -c ...`);
+    `max_rss` kills it once its resident memory passes that many bytes (looked at a few times a
+    second: a GPU's own memory is not host memory, so unlike RLIMIT_AS this never breaks CUDA).
     """
     argv = tuple(str(a) for a in argv)
     start = time.monotonic()
@@ -541,12 +569,15 @@ def run(
         fd = os.dup(proc.stdin.fileno())
         proc.stdin.close()
         threading.Thread(target=_writer, args=(fd, (stdin or "").encode()), daemon=True).start()
+    too_big = threading.Event()
+    if max_rss is not None:
+        threading.Thread(target=_watch_memory, args=(proc, max_rss, too_big), daemon=True).start()
 
     timed_out = False
     try:
         proc.wait(timeout=max(0.0, timeout))
     except subprocess.TimeoutExpired:
-        timed_out = not over.is_set()
+        timed_out = not over.is_set() and not too_big.is_set()
         _kill_group(proc.pid)
         try:
             proc.wait(timeout=5)
@@ -560,7 +591,7 @@ def run(
     # Orphans (a grandchild that left the group with setsid) are swept now when something is amiss:
     # a kill, or pipes a descendant still holds open; else at exit (shutdown), which spares every
     # command a scan of /proc.
-    if timed_out or over.is_set():
+    if timed_out or over.is_set() or too_big.is_set():
         sweep_orphans(group=proc.pid)
     for t in threads:
         t.join(0.05)
@@ -578,6 +609,7 @@ def run(
         timed_out=timed_out,
         dropped=out.dropped + err.dropped,
         output_limit=over.is_set(),
+        memory_limit=too_big.is_set(),
         limit=timeout,
     )
 

@@ -186,7 +186,12 @@ def probe(
         error = f"the worker script is missing: {WORKER}"
         return {"ran": False, "python": ctx.python, "steps": [], "error": error}
     on_line = step_events(progress) if progress is not None else None
-    res = proc.run(worker_argv(ctx, extra), timeout=ctx.worker_timeout, env=worker_env(ctx), on_line=on_line)
+    res = proc.run(worker_argv(ctx, extra), timeout=ctx.worker_timeout, env=worker_env(ctx), on_line=on_line,
+                   max_rss=ctx.worker_memory_mib << 20)
     facts = facts_from(res, ctx.python, res.limit or ctx.worker_timeout)
+    if res.memory_limit:
+        facts["memory_exceeded_mib"] = ctx.worker_memory_mib
+        facts["error"] = (f"the TensorFlow worker held more than {ctx.worker_memory_mib} MiB of host memory"
+                          " and was stopped with its process group")
     facts["worker"] = str(WORKER)
     return facts
