@@ -101,3 +101,37 @@ def test_the_worker_is_stopped_past_its_memory_cap() -> None:
     assert facts["memory_exceeded_mib"] == 200 and "200 MiB" in facts["error"]
     found = [f for f in runtime({"runtime": facts}, None) if f.id == "runtime.worker-crashed"]
     assert found and found[0].status == Status.FAIL and "too much memory" in found[0].title
+
+
+# --- untrusted JSON: deep nesting and huge integers keep their evidence ------------------------------
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+@pytest.mark.parametrize("value", [
+    '{"cluster": {"worker": ["a:1"]}, "task": ' + DEEP + "}",
+    '{"cluster": {"worker": ["a:1"]}, "task": {"type": "worker", "index": ' + "9" * 5000 + "}}",
+])
+def test_tf_config_hostile_json_is_a_problem_not_a_crash(value: str) -> None:
+    from tfdoctor.checks.distributed import parse_tf_config
+
+    _config, problems = parse_tf_config(value)
+    assert problems and all(p.status == Status.FAIL for p in problems)
+    assert len(problems[0].detail) < 2000
+
+
+def test_a_deeply_nested_worker_result_line_keeps_the_rest_of_the_run() -> None:
+    step = 'TFDOCTOR-STEP {"name": "import", "status": "pass", "seconds": 1.0}\n'
+    res = proc.Result(("python", "worker.py"), 0, step + "TFDOCTOR-RESULT " + DEEP + "\n",
+                      "I planted log line\n", 1.0)
+    facts = facts_from(res, "python", 300)
+    assert "planted log line" in facts["log"] and facts["steps"][0]["name"] == "import"
+    assert facts["error"]
+
+
+def test_a_deeply_nested_collective_line_keeps_the_others() -> None:
+    from tfdoctor.probes.collective import PEER, RESULT, parse_output
+
+    result, peers, other = parse_output(f"{PEER} {DEEP}\n{RESULT} {{\"ok\": true}}\nplain line")
+    assert result == {"ok": True} and peers == [] and "plain line" in other

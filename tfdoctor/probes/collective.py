@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tfdoctor import proc
+from tfdoctor import jsonsafe, proc
 from tfdoctor.checks.distributed import COLLECTIVE_JOBS, parse_tf_config
 from tfdoctor.model import Status
 from tfdoctor.privacy import trim_redacted
@@ -104,14 +104,14 @@ def parse_output(stdout: str) -> tuple[dict[str, Any] | None, list[dict[str, Any
     result, peers, other = None, [], []
     for line in stdout.splitlines():
         marker, _, payload = line.partition(" ")
-        try:
+        try:  # nesting and numbers bounded: a hostile line costs that line only
             if marker == RESULT and result is None:
-                result = json.loads(payload)
+                result = jsonsafe.loads(payload)
                 continue
             if marker == PEER:
-                peers.append(json.loads(payload))
+                peers.append(jsonsafe.loads(payload))
                 continue
-        except json.JSONDecodeError:
+        except jsonsafe.InputError:
             pass
         other.append(line)
     return result, peers, "\n".join(other)

@@ -17,12 +17,11 @@ These survive a crash or timeout: they are read back from the STEP lines that di
 
 from __future__ import annotations
 
-import json
 import signal
 from pathlib import Path
 from typing import Any, Callable
 
-from tfdoctor import proc
+from tfdoctor import jsonsafe, proc
 from tfdoctor.privacy import trim_redacted
 from tfdoctor.probes import Context
 
@@ -58,9 +57,10 @@ def _signal_name(returncode: int | None) -> str | None:
 
 
 def _json(text: str) -> Any:
+    """A line's JSON, or None: bounded nesting and numbers (a hostile line costs that line only)."""
     try:
-        return json.loads(text)
-    except ValueError:
+        return jsonsafe.loads(text)
+    except jsonsafe.InputError:
         return None
 
 
