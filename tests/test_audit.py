@@ -135,3 +135,49 @@ def test_a_deeply_nested_collective_line_keeps_the_others() -> None:
 
     result, peers, other = parse_output(f"{PEER} {DEEP}\n{RESULT} {{\"ok\": true}}\nplain line")
     assert result == {"ok": True} and peers == [] and "plain line" in other
+
+
+# --- secret shapes the audit found unredacted ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("text, secret", [
+    ("conda install -c https://conda.anaconda.org/t/ab-PlantedCondaTok42/private x", "PlantedCondaTok42"),
+    ("https://repo.anaconda.cloud/t/PlantedAnacondaTok7/main/linux-64", "PlantedAnacondaTok7"),
+    ("git clone https://PlantedGitTok0123456789abcdef@github.com/org/repo", "PlantedGitTok0123456789abcdef"),
+    ("machine pypi.example.com login bob password PlantedNetrc99", "PlantedNetrc99"),
+    ("machine pypi.example.com\n  login bob\n  password PlantedNetrc98\n", "PlantedNetrc98"),
+    ("https://hooks.slack.com/services/T0PLANTED/B0PLANTED/PlantedSlackHook00", "PlantedSlackHook00"),
+])
+def test_secret_shapes_found_by_the_audit_are_redacted(text: str, secret: str) -> None:
+    from tfdoctor.privacy import redact_text
+
+    out = redact_text(text)
+    assert "Planted" not in out and REDACTED in out, out
+    report = redact_report({"facts": {"runtime": {"log": f"I log\n{text}\nI more"}}})
+    assert secret not in str(report)
+
+
+@pytest.mark.parametrize("text", [
+    "git clone https://deployer@github.com/org/repo",
+    "the password is wrong, try again",
+    "ls /mnt/t/data and /srv/t/x/",
+])
+def test_ordinary_text_near_those_shapes_is_kept(text: str) -> None:
+    from tfdoctor.privacy import redact_text
+
+    assert redact_text(text) == text
+
+
+def test_anonymize_replaces_a_known_gpu_uuid_written_without_its_prefix() -> None:
+    from tfdoctor.privacy import anonymize
+
+    uuid = "b42dd28e-ffdd-8720-1df0-98bd8cdc05b1"
+    report = {"facts": {
+        "nvml": {"gpus": [{"index": 0, "uuid": f"GPU-{uuid}"}]},
+        "system": {"env": {"CUDA_VISIBLE_DEVICES": uuid}},
+        "runtime": {"log": f"device {uuid.upper()} and GPU-{uuid} chosen"},
+    }}
+    out = anonymize(report)
+    assert uuid not in str(out).lower(), out
+    assert out["facts"]["nvml"]["gpus"][0]["uuid"] == "GPU-<uuid-0>"
+    assert "<uuid-0>" in out["facts"]["system"]["env"]["CUDA_VISIBLE_DEVICES"]

@@ -124,7 +124,13 @@ _TOKENS = [
     (("AIza",), _Lazy(r"(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])")),
     (("eyJ",), _Lazy(r"(?<![A-Za-z0-9_.-])eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}")),
     (("earer", "EARER"), _Lazy(r"(?i)(?<![A-Za-z0-9_])bearer[ \t]+[A-Za-z0-9._~+/=-]{8,}")),
+    # Slack webhooks: the path is the credential (https://api.slack.com/messaging/webhooks)
+    (("hooks.slack.com/",), _Lazy(r"(?<=hooks\.slack\.com/)(?:services|workflows|triggers)/[A-Za-z0-9/_-]+")),
+    # Anaconda channel tokens: https://conda.anaconda.org/t/<TOKEN>/channel
+    # (https://docs.anaconda.com/anacondaorg/user-guide/tasks/work-with-tokens/)
+    (("/t/",), _Lazy(r"(?<=/t/)[A-Za-z0-9][A-Za-z0-9_-]{7,}(?=/)")),
 ]
+_NETRC_PASSWORD = _Lazy(r"(?<![\w.-])(?:password|passwd)[ \t]+([^\s]+)")
 _USER_FLAG = _Lazy(r"(?<!\S)(?:-u|--user)(?:[ \t]+|=)([^\s'\"]+)")
 _P_FLAG = _Lazy(r"(?<!\S)-p(?:[ \t]+([^\s'\"-][^\s'\"]*)|([^\s'\"]+))")
 _PASSWORD_TOOLS = _Lazy(r"(?<![\w-])(?:sshpass|mysql\w*|mariadb\w*)(?![\w-])")
@@ -210,6 +216,8 @@ def _userinfo(text: str, spans: list[tuple[int, int]]) -> None:
         user, colon, password = left.partition(":")
         if colon and password and not password.startswith("<") and start < at:
             spans.append((start, at))
+        elif not colon and text[max(0, start - 3):start] == "://" and _token_like(left):
+            spans.append((start, at))  # https://TOKEN@github.com: a token alone as the user
         floor = at + 1
         at = text.find("@", at + 1)
 
@@ -221,6 +229,21 @@ def _marker(text: str, at: int) -> int:
     """The end of a `-----BEGIN/END ... PRIVATE KEY-----` marker starting at `at`, or -1."""
     close = text.find("-----", at + 9, at + 90)
     return close + 5 if close >= 0 and "PRIVATE KEY" in text[at:close] else -1
+
+
+def _token_like(value: str) -> bool:
+    """A URL's user part that is a credential, not a name: long, letters and digits mixed."""
+    return len(value) >= 16 and any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+
+
+def _netrc(text: str, spans: list[tuple[int, int]]) -> None:
+    """`password SECRET` (and `passwd`) in a .netrc, whose words are separated by blanks only."""
+    lowered = text.translate(_ASCII_LOWER)
+    if "machine" not in lowered and "default" not in lowered:
+        return
+    for m in _NETRC_PASSWORD.finditer(lowered):
+        if _value_ok(text[m.start(1):m.end(1)]):
+            spans.append(m.span(1))
 
 
 def _private_keys(text: str, spans: list[tuple[int, int]]) -> None:
@@ -296,7 +319,7 @@ def redact_text(text: str) -> str:
     """Replace anything in free text that is a credential by its structure (see the module doc)."""
     if not isinstance(text, str) or not text:
         return text
-    for find in (_private_keys, _assignments, _userinfo, _flags):
+    for find in (_private_keys, _assignments, _userinfo, _flags, _netrc):
         spans: list[tuple[int, int]] = []
         find(text, spans)
         text = _apply(text, spans)
@@ -538,8 +561,13 @@ class _Anonymizer:
 
     def _uuid(self, value: str) -> str:
         if value not in self.uuids:
-            prefix = value.split("-", 1)[0] if value[:4] in ("GPU-", "MIG-") else "GPU"
-            self.uuids[value] = f"{prefix}-<uuid-{len(self.uuids)}>"
+            prefixed = value[:4] in ("GPU-", "MIG-")
+            holder = f"{value[:3] if prefixed else 'GPU'}-<uuid-{len(self.uuids)}>"
+            self.uuids[value] = holder
+            if prefixed and len(value) > 12:  # the same UUID written without its prefix
+                bare = value[4:]
+                for form in (bare, bare.lower(), bare.upper()):
+                    self.uuids.setdefault(form, holder[4:])
         return self.uuids[value]
 
     def _serial(self, value: str) -> str:
@@ -581,8 +609,8 @@ class _Anonymizer:
     def text(self, text: str) -> str:
         if not text:
             return text
-        for value, holder in self.uuids.items():  # known UUIDs, also when not in the GPU-xxxx form
-            if len(value) >= 8 and value in text:
+        for value, holder in sorted(self.uuids.items(), key=lambda kv: -len(kv[0])):  # GPU-x before x
+            if len(value) >= 8 and value in text:  # known UUIDs, also when not in the GPU-xxxx form
                 text = text.replace(value, holder)
         text = _UUID.sub(lambda m: self._uuid(m.group(0)), text)
         for value, holder in self.serials.items():
