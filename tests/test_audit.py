@@ -181,3 +181,18 @@ def test_anonymize_replaces_a_known_gpu_uuid_written_without_its_prefix() -> Non
     assert uuid not in str(out).lower(), out
     assert out["facts"]["nvml"]["gpus"][0]["uuid"] == "GPU-<uuid-0>"
     assert "<uuid-0>" in out["facts"]["system"]["env"]["CUDA_VISIBLE_DEVICES"]
+
+
+def test_notebook_html_drops_what_the_terminal_drops() -> None:
+    """A saved report's text with bidi overrides and escape sequences: the notebook's HTML shows it
+    as the terminal does."""
+    from tfdoctor.render.notebook import html
+
+    nasty = "ok\u202eevil\u2066x\u2069 \x1b]0;pwned\x07\x1b[2Jdone"
+    report = {"mode": "quick", "environment": {"os": nasty}, "facts": {}, "summary": {"status": "fail"},
+              "findings": [{"id": "driver.missing", "status": "fail", "title": nasty, "detail": nasty,
+                            "fix": nasty, "docs": None, "caused_by": None}]}
+    out = html(report)
+    for bad in ("\u202e", "\u2066", "\u2069", "\x1b", "pwned", "[2J"):
+        assert bad not in out
+    assert "okevilx done" in out
