@@ -196,3 +196,17 @@ def test_notebook_html_drops_what_the_terminal_drops() -> None:
     for bad in ("\u202e", "\u2066", "\u2069", "\x1b", "pwned", "[2J"):
         assert bad not in out
     assert "okevilx done" in out
+
+
+def test_a_field_packed_with_secret_like_spots_is_redacted_whole() -> None:
+    """The audit's pathological field cost seconds per MB in the passes; such a text is no log, so
+    it goes whole (bench/bench_redaction.py measures the cost). An ordinary log stays readable."""
+    from tfdoctor.privacy import redact_text
+
+    hostile = "user:PlantedDense@" * 20_000
+    out = redact_text(hostile)
+    assert "Planted" not in out and out.startswith(REDACTED) and len(out) < 200
+    log = "I0000 gpu_device.cc:2022] Created device /job:localhost/replica:0 signal key session\n" * 5000
+    assert redact_text(log) == log
+    field = redact_report({"facts": {"runtime": {"log": hostile}}})["facts"]["runtime"]["log"]
+    assert "Planted" not in field
