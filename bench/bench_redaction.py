@@ -22,7 +22,7 @@ LOG_LINE = ("I0000 00:00:1700000000.000000 1234 gpu_device.cc:2022] Created devi
             "replica:0/task:0/device:GPU:0 with 78000 MB memory: -> device: 0, name: NVIDIA H100, compute"
             " capability: 9.0\n")
 UNITS = ["@", "a:b@", "password=ab ", "token ", "-p x ", "-----END PRIVATE KEY-----", "https://Tok0123456789abc@",
-         "machine password ab ", "/t/abcdefghij/", "-----BEGIN "]
+         "machine password ab ", "/t/abcdefghij/", "-----BEGIN ", "key=ab "]
 
 
 def texts(mb: float) -> dict[str, str]:

@@ -316,14 +316,15 @@ def _apply(text: str, spans: list[tuple[int, int]]) -> str:
 
 
 def _dense(text: str) -> bool:
-    """Whether a text holds more secret-like spots (names, '@', key markers, -p/-u flags) than any
-    log does: one every 32 characters, beyond the first 4096. Counted at C speed, so a hostile
-    field costs a few milliseconds per MB here instead of seconds in the passes."""
-    limit = max(4096, len(text) >> 5)
-    if len(text) <= limit:
+    """Whether a text holds more secret-like spots than any log does: an '@', a key marker or a
+    -p/-u flag every 32 characters, or a secret-like word (key, token, session...) every 16, in a
+    text over 32 KB. Counted at C speed, so a hostile field costs milliseconds per MB here instead
+    of seconds in the passes."""
+    if len(text) <= 4096 * 8:
         return False
     spots = text.count("@") + text.count("-----") + text.count(" -p") + text.count(" -u")
-    return spots > limit or spots + len(_HIT.findall(text.translate(_ASCII_LOWER))) > limit
+    words = len(_HIT.findall(text.translate(_ASCII_LOWER)))
+    return spots > max(4096, len(text) >> 5) or words > len(text) >> 4
 
 
 def redact_text(text: str) -> str:
