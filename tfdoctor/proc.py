@@ -356,7 +356,8 @@ def _marked() -> list[int]:
 
 def shutdown() -> None:
     """Kill every command still running (their whole groups), the orphans left behind and every
-    process that carries this process's MARK."""
+    process that carries this process's MARK (one whose parent was still dying during the sweep,
+    or that went to init where this process is not the subreaper)."""
     with _LOCK:
         live = list(_LIVE)
     for pid in live:
