@@ -82,8 +82,6 @@ def test_timeout_bounds_the_whole_run_with_hung_tools(bindir: Path, quick: bool)
     report = result.json()
     assert report["facts"]["nvidia_smi"]["error_kind"] == "timeout"
     assert took < 8, f"the run took {took:.1f} s under --timeout 3"
-    if not quick:
-        assert report["facts"]["runtime"]["timed_out"] is True
 
 
 # --- the worker's host memory is capped ---------------------------------------------------------------
