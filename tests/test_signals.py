@@ -72,15 +72,13 @@ def _start(argv: list[str], mark: str, cwd: Path) -> subprocess.Popen:
 def _signal_at(child: subprocess.Popen, mark: str, point: str, signum: int) -> tuple[int, str]:
     """Send signum at the point; the child's exit status and stderr once it ended."""
     delay = POINTS[point]
-    if delay is None:
-        time.sleep(0.3)
-    else:
-        deadline = time.monotonic() + 120
-        while not _worker_seen(mark):
-            assert child.poll() is None, child.communicate()
-            assert time.monotonic() < deadline, "the worker never started"
-            time.sleep(0.05)
-        time.sleep(delay)
+    started = (lambda: len(_marked(mark)) > 1) if delay is None else (lambda: _worker_seen(mark))
+    deadline = time.monotonic() + 120
+    while not started():  # "starting": the first command tfdoctor runs (--python is checked first)
+        assert child.poll() is None, child.communicate()
+        assert time.monotonic() < deadline, "the run never got there"
+        time.sleep(0.02)
+    time.sleep(delay or 0)
     assert child.poll() is None, "the run ended before the signal"
     child.send_signal(signum)
     _, err = child.communicate(timeout=60)
