@@ -89,6 +89,14 @@ def _open_stream(target: Path) -> int:
 
 
 def _umask() -> int:
+    """This process's umask, read without setting it (Linux), else set and put back at once."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
