@@ -102,8 +102,14 @@ def check(
         skip=_names(skip, "skip"),
         from_report=os.fspath(from_report) if from_report is not None else None,
     )
+    from tfdoctor import proc
+
     try:
-        return report_for(request, interface=_interface())
+        with proc.guarded():  # nothing the check starts outlives it, however it ends
+            return report_for(request, interface=_interface())
+    except proc.Stopped as stop:  # SIGTERM/SIGHUP/SIGQUIT at their default: end as they would have
+        proc.die_of(stop.signum)
+        raise
     except UsageError as exc:
         raise InputError(str(exc).removeprefix("tfdoctor: ")) from None
     except (ReportError, CompatError) as exc:

@@ -504,6 +504,10 @@ ENTRIES: dict[str, Entry] = {
         "A tfdoctor check raised: a bug in tfdoctor; the check counts as failed and the rest of the "
         "report is intact.",
     ),
+    "tfdoctor.nothing-verified": Entry(
+        "Every check the selection (--only/--skip) ran skipped: nothing was judged, so the run does not "
+        "pass (with --allow-cpu on a machine without a GPU it warns).",
+    ),
 }
 
 # The ids `explain` and `check` share (a contract: these stay).

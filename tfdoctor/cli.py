@@ -30,7 +30,7 @@ def _count(text: str) -> int:
 
 
 def _timeout(text: str) -> float:
-    """Seconds for the TensorFlow worker: finite, positive, at most a day."""
+    """Seconds for the whole run: finite, positive, at most a day."""
     import math
 
     try:
@@ -83,9 +83,9 @@ def _add_probe_options(p: argparse.ArgumentParser) -> None:
         type=_timeout,
         default=None,
         metavar="S",
-        help="seconds the TensorFlow worker may run before it is stopped (default 300; a GPU whose"
-        " kernels are JIT-compiled on first use can need minutes); the other probes keep their own"
-        " short limits",
+        help="seconds the whole run may take, the TensorFlow worker and every other probe included"
+        " (default 300; a GPU whose kernels are JIT-compiled on first use can need minutes); each"
+        " short command also keeps its own limit of 10 s",
     )
     p.add_argument(
         "--memory-limit",
@@ -297,11 +297,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help()
             return EXIT_USAGE
         module = importlib.import_module(f"tfdoctor.commands.{args.command}")
-        if args.command in PROBING and not getattr(args, "from_report", None):
-            from tfdoctor import proc
+        if args.command not in PROBING:
+            return module.run(args)
+        from tfdoctor import proc
 
+        if not getattr(args, "from_report", None):
             proc.enable_subreaper()  # grandchildren that setsid away from a probe are ours to kill
-        return module.run(args)
+        try:
+            with proc.guarded():  # SIGTERM, SIGHUP, SIGQUIT unwind the run; its processes die with it
+                return module.run(args)
+        except proc.Stopped as stop:
+            print(f"tfdoctor: stopped by {stop.name}", file=sys.stderr)
+            return 128 + stop.signum
     except UsageError as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_USAGE

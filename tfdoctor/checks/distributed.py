@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from tfdoctor import jsonsafe
 from tfdoctor.checks import check
 from tfdoctor.checks import remedies as rm
 from tfdoctor.model import Finding, Status
@@ -313,9 +314,11 @@ def _task_problems(
 def parse_tf_config(text: str) -> tuple[ClusterConfig | None, list[Problem]]:
     """TF_CONFIG text -> (the cluster, problems). The config is None when it cannot be used at all."""
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return None, [_json_problem(text, exc)]
+        data = jsonsafe.loads(text)  # nesting and numbers bounded: a hostile value is a problem, not a crash
+    except jsonsafe.InputError as exc:
+        if isinstance(exc.__cause__, json.JSONDecodeError):
+            return None, [_json_problem(text, exc.__cause__)]
+        return None, [_invalid(f"TF_CONFIG cannot be read: it is {exc}", f"TF_CONFIG={_quote(text, 200)}")]
     if not isinstance(data, dict):
         return None, [_invalid("TF_CONFIG is not a JSON object", f"TF_CONFIG={_quote(text, 200)}")]
     cluster = data.get("cluster")

@@ -126,8 +126,15 @@ def driver_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     nvml = fc.section(facts, "nvml") or {}
     notes, strong = _evidence(facts)
     log_notes, log_strong, kinds, items = _log_absence(facts)
-    direct = source in ("nvml", "nvidia_smi") or nvml.get("available") is True
-    if version and not log_strong and (direct or not strong):
+    # nvidia-smi's word alone, with no NVIDIA device on the PCI bus, in /dev or through NVML, is not
+    # a driver: a stray or fake `nvidia-smi` on PATH prints a banner just the same
+    lone_smi = source == "nvidia_smi" and nvml.get("available") is not True and fc.no_gpu_attached(facts) \
+        and not fc.as_list(fc.get(facts, "system", "dev_nvidia"))
+    if lone_smi:
+        notes.append(f"nvidia-smi answered (driver {version}) but no NVIDIA device is on the PCI bus,"
+                     " in /dev or through NVML")
+    direct = source == "nvml" or nvml.get("available") is True or (source == "nvidia_smi" and not lone_smi)
+    if version and not log_strong and not lone_smi and (direct or not strong):
         cuda = fc.cuda_driver_version(facts)
         cuda_text = f" (CUDA {cuda})" if cuda else ""
         via = {"nvml": "NVML", "nvidia_smi": "nvidia-smi", "system": "/proc/driver/nvidia/version"}[source]

@@ -108,6 +108,15 @@ def _worker_failure(facts: dict[str, Any], rt: dict[str, Any]) -> Finding | None
             fix=fix,
             docs=cat.NV_SMI,
         )
+    if rt.get("memory_exceeded_mib"):
+        return _finding(
+            "runtime.worker-crashed",
+            Status.FAIL,
+            f"The TensorFlow worker used too much memory{_interrupted_step(rt)} and was stopped",
+            detail=f"{error}. A few GiB is what TensorFlow needs with the CUDA libraries loaded; far more"
+            " means something in the environment runs away (a sitecustomize.py, a huge TF_* setting).",
+            fix=f"Run `{cmd}` and watch its memory (`top -p PID`)",
+        )
     if rt.get("signal") or (not rt.get("result_line") and rt.get("returncode")):
         where = _interrupted_step(rt)
         hint = ""

@@ -12,18 +12,19 @@ import html as _html
 import re
 from typing import Any
 
+from tfdoctor.render import sanitize
 from tfdoctor.render.terminal import TITLES, area, system_line, verdict
 
 MARKS = {"pass": "✓", "warn": "!", "fail": "✗", "skip": "–"}
 COLORS = {"pass": "#2e7d32", "warn": "#b26a00", "fail": "#c62828", "skip": "#757575"}
 RICH_STYLES = {"pass": "green", "warn": "yellow", "fail": "bold red", "skip": "dim"}
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _URL = re.compile(r"^https?://[^\s\"'<>]+$")
 
 
 def clean(value: Any) -> str:
-    """Text with control characters (escape sequences included) removed."""
-    return _CONTROL.sub("", "" if value is None else str(value))
+    """Text as the terminal shows it: escape sequences, control characters and bidirectional
+    overrides removed (render/sanitize.py)."""
+    return sanitize.text("" if value is None else str(value))
 
 
 def esc(value: Any) -> str:

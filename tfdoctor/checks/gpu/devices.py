@@ -292,7 +292,7 @@ def _from_log(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]) -> list
     ]
 
 
-@check("gpu.count-below-required", "gpu.count-ok")
+@check("gpu.count-below-required", "gpu.count-ok", judges="require_gpus")
 def count_required(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     used = (
         "options.require_gpus",
