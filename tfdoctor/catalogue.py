@@ -506,6 +506,21 @@ ENTRIES: dict[str, Entry] = {
     ),
 }
 
+# --- log: what a paste says that no diagnosis explains ---------------------------------------------
+# Any finding tfdoctor can name explains the error lines it cannot (most are that failure's echoes).
+_NAMED = tuple(i for i in ENTRIES if i != "tfdoctor.check-crashed")
+ENTRIES["log.program-error"] = Entry(
+    "The log's error code is one the stack documents as a program's error (an invalid argument, a"
+    " kernel's fault), not an installation problem.",
+    "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html",
+    _NAMED,
+)
+ENTRIES["log.unrecognized"] = Entry(
+    "The log has error lines no finding explains: tfdoctor says it does not know rather than pass them.",
+    None,
+    (*_NAMED, "log.program-error"),
+)
+
 # The ids `explain` and `check` share (a contract: these stay).
 CONTRACT_IDS = (
     "driver.missing",
