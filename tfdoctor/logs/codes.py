@@ -51,7 +51,7 @@ def in_line(line: str, low: str) -> list[se.Code]:
 def _long(message: str) -> bool:
     """A message distinctive enough to count anywhere in a line that names its library."""
     words = message.split()
-    return len(message) >= 22 and (len(words) >= 3 or max(len(w) for w in words) >= 14)
+    return len(message) >= 26 or (len(message) >= 22 and max(len(w) for w in words) >= 14)
 
 
 # Long messages by their longest word: a line's words pick the few worth a substring test.
@@ -73,7 +73,7 @@ def _messages(line: str, low: str) -> list[se.Code]:
             if message in low:
                 out += _named(se.BY_MESSAGE[message], low)
     if ":" in low:
-        parts = low.split(":", 12)
+        parts = low.split(":")
         for before, part in zip(parts, parts[1:]):
             part = part.strip().strip("'\"`").rstrip(".")
             key, codes = _message_prefix(part)

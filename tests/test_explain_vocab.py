@@ -1,0 +1,158 @@
+"""`explain` reads the stack's errors by code (tfdoctor/stackerrors.py), names the harmless notices
+of healthy logs, and says which error lines it does not recognise. Pasted lines are real, copied
+from the thread named beside them; the two built here say so."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import run_cli
+
+from tfdoctor import logs
+from tfdoctor.compat import load_matrix
+from tfdoctor.report import explain_report
+
+MATRIX = load_matrix()
+
+
+def bad(text: str) -> dict[str, str | None]:
+    """Failing or warning ids -> what explains them (None: a root cause)."""
+    report = explain_report(text, MATRIX)
+    return {f.id: f.caused_by for f in report.findings if str(f.status) in ("fail", "warn")}
+
+
+# --- errors by code ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text, root", [
+    # https://github.com/NVIDIA/nvidia-container-toolkit/issues/210 (rootless podman, CDI)
+    ("podman run --rm --device nvidia.com/gpu=all ubuntu nvidia-smi -L\n"
+     "Failed to initialize NVML: Insufficient Permissions", "nvml.no-permission"),
+    # https://github.com/NVIDIA/nvidia-docker/issues/1523 (the container toolkit's hook)
+    ("docker: Error response from daemon: OCI runtime create failed: container_linux.go:367: starting"
+     " container process caused: process_linux.go:495: container init caused: Running hook #0:: error"
+     " running hook: exit status 1, stdout: , stderr: nvidia-container-cli: initialization error: nvml"
+     " error: insufficient permissions: unknown.", "nvml.no-permission"),
+    # https://github.com/NVIDIA/nvidia-container-toolkit/issues/251 (device cgroup lost on daemon-reload)
+    ("root@098b49afe624:/# nvidia-smi\nFailed to initialize NVML: Unknown Error", "nvml.no-permission"),
+    # https://github.com/microsoft/WSL/issues/6014
+    ("RuntimeError: CUDA runtime implicit initialization on GPU:0 failed. Status: all CUDA-capable devices"
+     " are busy or unavailable", "cuda.init-failed"),
+])
+def test_errors_are_read_by_code(text, root):
+    found = bad(text)
+    assert found.get(root, "absent") is None, found
+    assert [i for i, cause in found.items() if cause is None] == [root]
+
+
+def test_the_nvml_code_becomes_the_fact_the_probe_records():
+    facts = logs.read_text("Failed to initialize NVML: Insufficient Permissions")
+    assert facts["nvml"]["error_kind"] == "no-permission"
+    assert facts["log"]["evidence"][0]["code"] == "NVML_ERROR_NO_PERMISSION"
+    assert facts["log"]["unrecognized"] == []
+
+
+def test_a_bare_library_message_is_not_anyones_error():
+    # built here: TensorFlow's own status words are not cudaErrorInvalidValue's "invalid argument"
+    facts = logs.read_text("tensorflow.python.framework.errors_impl.InvalidArgumentError: Invalid argument:"
+                           " Incompatible shapes: [32,10] vs. [32] [Op:Mul] on /device:GPU:0")
+    assert facts["log"]["evidence"] == []
+
+
+# --- harmless noise, by name ---------------------------------------------------------------------
+
+# https://github.com/kr-colab/ReLERNN/issues/63
+HEALTHY_2_15 = """\
+2025-02-09 09:37:32.334610: E external/local_xla/xla/stream_executor/cuda/cuda_dnn.cc:9261] Unable to register cuDNN factory: Attempting to register factory for plugin cuDNN when one has already been registered
+2025-02-09 09:37:32.334667: E external/local_xla/xla/stream_executor/cuda/cuda_fft.cc:607] Unable to register cuFFT factory: Attempting to register factory for plugin cuFFT when one has already been registered
+2025-02-09 09:37:32.335925: E external/local_xla/xla/stream_executor/cuda/cuda_blas.cc:1515] Unable to register cuBLAS factory: Attempting to register factory for plugin cuBLAS when one has already been registered
+2025-02-09 09:37:32.343117: I tensorflow/core/platform/cpu_feature_guard.cc:182] This TensorFlow binary is optimized to use available CPU instructions in performance-critical operations.
+To enable the following instructions: AVX2 AVX512F FMA, in other operations, rebuild TensorFlow with the appropriate compiler flags.
+2025-02-09 09:37:33.337631: W tensorflow/compiler/tf2tensorrt/utils/py_utils.cc:38] TF-TRT Warning: Could not find TensorRT
+2025-02-09 09:37:34.496341: I external/local_xla/xla/stream_executor/cuda/cuda_executor.cc:901] successful NUMA node read from SysFS had negative value (-1), but there must be at least one NUMA node, so returning NUMA node zero. See more at https://github.com/torvalds/linux/blob/v6.0/Documentation/ABI/testing/sysfs-bus-pci#L344-L355
+"""
+# https://github.com/bmaltais/kohya_ss/issues/3320 (absl's own prefix)
+HEALTHY_ABSL = """\
+E0000 00:00:1751448150.986970   10148 cuda_dnn.cc:8579] Unable to register cuDNN factory: Attempting to register factory for plugin cuDNN when one has already been registered
+E0000 00:00:1751448150.991431   10148 cuda_blas.cc:1407] Unable to register cuBLAS factory: Attempting to register factory for plugin cuBLAS when one has already been registered
+"""
+# https://github.com/tensorflow/tensorflow/issues/58859 (TensorRT's libraries absent, TF 2.11)
+TENSORRT_2_11 = """\
+2023-01-03 06:14:25.643163: I tensorflow/core/util/port.cc:104] oneDNN custom operations are on. You may see slightly different numerical results due to floating-point round-off errors from different computation orders. To turn them off, set the environment variable `TF_ENABLE_ONEDNN_OPTS=0`.
+2023-01-03 06:14:26.332093: W tensorflow/compiler/xla/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library 'libnvinfer.so.7'; dlerror: libnvinfer.so.7: cannot open shared object file: No such file or directory; LD_LIBRARY_PATH: :/home/suryanarayanay/miniconda3/envs/tf/lib/
+2023-01-03 06:14:26.332190: W tensorflow/compiler/xla/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library 'libnvinfer_plugin.so.7'; dlerror: libnvinfer_plugin.so.7: cannot open shared object file: No such file or directory; LD_LIBRARY_PATH: :/home/suryanarayanay/miniconda3/envs/tf/lib/
+2023-01-03 06:14:26.332207: W tensorflow/compiler/tf2tensorrt/utils/py_utils.cc:38] TF-TRT Warning: Cannot dlopen some TensorRT libraries. If you would like to use Nvidia GPU with TensorRT, please make sure the missing libraries mentioned above are installed properly.
+"""
+# https://github.com/minimaxir/gpt-2-simple/issues/232 (WSL2: no NUMA node file, logged at E)
+NUMA_WSL2 = """\
+2020-09-23 13:18:47.411232: E tensorflow/stream_executor/cuda/cuda_gpu_executor.cc:969] could not open file to read NUMA node: /sys/bus/pci/devices/0000:01:00.0/numa_node
+Your kernel may have been built without NUMA support.
+"""
+
+
+@pytest.mark.parametrize("text, names", [
+    (HEALTHY_2_15, {"factory-registered", "cpu-features", "tensorrt-missing", "numa-node"}),
+    (HEALTHY_ABSL, {"factory-registered"}),
+    (TENSORRT_2_11, {"onednn", "tensorrt-missing"}),
+    (NUMA_WSL2, {"numa-node"}),
+])
+def test_harmless_notices_are_named_and_never_a_warning(text, names):
+    assert bad(text) == {}
+    facts = logs.read_text(text)
+    assert set(facts["log"]["noise"]) == names
+    assert facts["log"]["evidence"] == [] and facts["log"]["unrecognized"] == []
+
+
+# --- what it does not know, it says ---------------------------------------------------------------
+
+# https://github.com/NVIDIA/nccl/issues/1039 (an error tfdoctor has no mechanism for)
+UNKNOWN = ("2023/10/26 12:12:06 2023-10-26 12:12:06.704113: E hybridbackend/tensorflow/distribute/nccl/"
+           "nccl_collective.cc:461] NCCL communication aborted: unhandled system error")
+# https://github.com/MiteshPuthran/Speech-Emotion-Analyzer/issues/52 (a model's shapes: no installation fault)
+ONLY_ERROR = "ValueError: Shapes (None, 4) and (None, 10) are incompatible"
+
+
+def test_an_error_line_nothing_explains_is_shown_never_a_pass():
+    facts = logs.read_text(ONLY_ERROR)
+    assert facts["log"]["unrecognized"] == [{"line": 1, "text": ONLY_ERROR}]
+    report = explain_report(ONLY_ERROR, MATRIX)
+    assert str(report.status) == "warn"
+    (finding,) = [f for f in report.findings if f.id == "log.unrecognized"]
+    assert finding.evidence == (f"line 1: {ONLY_ERROR}",)
+
+
+def test_the_only_line_an_nvml_error_is_not_a_pass_in_the_terminal_or_json(tmp_path):
+    paste = tmp_path / "paste.txt"
+    paste.write_text("Failed to initialize NVML: Insufficient Permissions\n")
+    text = run_cli("explain", str(paste))
+    assert "0 failures — nothing in this output" not in text.stdout and "✓" not in text.stdout
+    assert "No permission to query the NVIDIA driver" in text.stdout
+    data = json.loads(run_cli("explain", str(paste), "--json").stdout)
+    assert data["summary"]["status"] == "warn"
+    assert [f["id"] for f in data["findings"] if f["status"] == "warn"] == ["nvml.no-permission"]
+
+
+def test_unrecognised_lines_are_explained_by_a_root_cause_when_there_is_one():
+    found = bad(UNKNOWN)
+    assert found == {"nccl.error": None}  # the NCCL sentence is a mechanism it knows
+    found = bad(ONLY_ERROR + "\n" + "Failed to initialize NVML: Insufficient Permissions")
+    assert found == {"nvml.no-permission": None, "log.unrecognized": "nvml.no-permission"}
+
+
+def test_a_program_error_code_is_said_to_be_the_programs():
+    # https://github.com/tensorflow/tensorflow/issues/2033 (conv3d shapes, after one epoch)
+    found = bad("F tensorflow/stream_executor/cuda/cuda_dnn.cc:427] could not set cudnn filter descriptor:"
+                " CUDNN_STATUS_BAD_PARAM")
+    assert found == {"log.program-error": None}
+
+
+def test_healthy_logs_carry_no_unrecognised_line():
+    for text in (HEALTHY_2_15, HEALTHY_ABSL, TENSORRT_2_11, NUMA_WSL2):
+        assert logs.read_text(text)["log"]["unrecognized_count"] == 0
+
+
+def test_unrecognised_lines_are_capped_and_counted():  # built here
+    facts = logs.read_text("\n".join(f"ValueError: case {i} is wrong" for i in range(500)))
+    assert len(facts["log"]["unrecognized"]) == logs.MAX_UNRECOGNIZED
+    assert facts["log"]["unrecognized_count"] == 500
