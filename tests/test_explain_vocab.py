@@ -7,13 +7,14 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import run_cli
+from conftest import ROOT, run_cli
 
 from tfdoctor import logs
 from tfdoctor.compat import load_matrix
 from tfdoctor.report import explain_report
 
 MATRIX = load_matrix()
+NOISE = ROOT / "tests" / "data" / "noise"  # healthy logs; sources in its SOURCES.md and beside each use
 
 
 def bad(text: str) -> dict[str, str | None]:
@@ -63,32 +64,13 @@ def test_a_bare_library_message_is_not_anyones_error():
 # --- harmless noise, by name ---------------------------------------------------------------------
 
 # https://github.com/kr-colab/ReLERNN/issues/63
-HEALTHY_2_15 = """\
-2025-02-09 09:37:32.334610: E external/local_xla/xla/stream_executor/cuda/cuda_dnn.cc:9261] Unable to register cuDNN factory: Attempting to register factory for plugin cuDNN when one has already been registered
-2025-02-09 09:37:32.334667: E external/local_xla/xla/stream_executor/cuda/cuda_fft.cc:607] Unable to register cuFFT factory: Attempting to register factory for plugin cuFFT when one has already been registered
-2025-02-09 09:37:32.335925: E external/local_xla/xla/stream_executor/cuda/cuda_blas.cc:1515] Unable to register cuBLAS factory: Attempting to register factory for plugin cuBLAS when one has already been registered
-2025-02-09 09:37:32.343117: I tensorflow/core/platform/cpu_feature_guard.cc:182] This TensorFlow binary is optimized to use available CPU instructions in performance-critical operations.
-To enable the following instructions: AVX2 AVX512F FMA, in other operations, rebuild TensorFlow with the appropriate compiler flags.
-2025-02-09 09:37:33.337631: W tensorflow/compiler/tf2tensorrt/utils/py_utils.cc:38] TF-TRT Warning: Could not find TensorRT
-2025-02-09 09:37:34.496341: I external/local_xla/xla/stream_executor/cuda/cuda_executor.cc:901] successful NUMA node read from SysFS had negative value (-1), but there must be at least one NUMA node, so returning NUMA node zero. See more at https://github.com/torvalds/linux/blob/v6.0/Documentation/ABI/testing/sysfs-bus-pci#L344-L355
-"""
+HEALTHY_2_15 = (NOISE / "relernn-tf2.15.txt").read_text()
 # https://github.com/bmaltais/kohya_ss/issues/3320 (absl's own prefix)
-HEALTHY_ABSL = """\
-E0000 00:00:1751448150.986970   10148 cuda_dnn.cc:8579] Unable to register cuDNN factory: Attempting to register factory for plugin cuDNN when one has already been registered
-E0000 00:00:1751448150.991431   10148 cuda_blas.cc:1407] Unable to register cuBLAS factory: Attempting to register factory for plugin cuBLAS when one has already been registered
-"""
+HEALTHY_ABSL = (NOISE / "kohya-absl.txt").read_text()
 # https://github.com/tensorflow/tensorflow/issues/58859 (TensorRT's libraries absent, TF 2.11)
-TENSORRT_2_11 = """\
-2023-01-03 06:14:25.643163: I tensorflow/core/util/port.cc:104] oneDNN custom operations are on. You may see slightly different numerical results due to floating-point round-off errors from different computation orders. To turn them off, set the environment variable `TF_ENABLE_ONEDNN_OPTS=0`.
-2023-01-03 06:14:26.332093: W tensorflow/compiler/xla/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library 'libnvinfer.so.7'; dlerror: libnvinfer.so.7: cannot open shared object file: No such file or directory; LD_LIBRARY_PATH: :/home/suryanarayanay/miniconda3/envs/tf/lib/
-2023-01-03 06:14:26.332190: W tensorflow/compiler/xla/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library 'libnvinfer_plugin.so.7'; dlerror: libnvinfer_plugin.so.7: cannot open shared object file: No such file or directory; LD_LIBRARY_PATH: :/home/suryanarayanay/miniconda3/envs/tf/lib/
-2023-01-03 06:14:26.332207: W tensorflow/compiler/tf2tensorrt/utils/py_utils.cc:38] TF-TRT Warning: Cannot dlopen some TensorRT libraries. If you would like to use Nvidia GPU with TensorRT, please make sure the missing libraries mentioned above are installed properly.
-"""
+TENSORRT_2_11 = (NOISE / "tf58859-tensorrt-2.11.txt").read_text()
 # https://github.com/minimaxir/gpt-2-simple/issues/232 (WSL2: no NUMA node file, logged at E)
-NUMA_WSL2 = """\
-2020-09-23 13:18:47.411232: E tensorflow/stream_executor/cuda/cuda_gpu_executor.cc:969] could not open file to read NUMA node: /sys/bus/pci/devices/0000:01:00.0/numa_node
-Your kernel may have been built without NUMA support.
-"""
+NUMA_WSL2 = (NOISE / "gpt2simple-wsl2-numa.txt").read_text()
 
 
 @pytest.mark.parametrize("text, names", [
