@@ -33,6 +33,9 @@ MAX_UNRECOGNIZED = 20  # unrecognised error lines kept (the count keeps going)
 MAX_SEEN = 200_000  # distinct lines remembered to skip repeats
 SHORT_LINE = 24  # shorter lines are read again when repeated
 QUOTE = 300  # characters of a line quoted as evidence
+# One C-level scan each: a word of some harmless notice, a word of some library's error code.
+_NOISE_WORD = re.compile("|".join(sorted({re.escape(words[0]) for _, words, _ in se.NOISE})))
+_CODE_WORD = re.compile("|".join(codes.TRIGGERS))
 _FAILED_IMPORT = re.compile(r"(?:-{2,}>\s{0,3}\d{1,6}\s{1,4})?"
                             r"(?:import tensorflow\b|from tensorflow[\w.]{0,40} import)")
 
@@ -93,7 +96,7 @@ class Reader:
             self._seen.add(key)
         low = line.lower()
         self.values.line_no = self.lines
-        notice = se.noise(low)
+        notice = se.noise(low) if _NOISE_WORD.search(low) else None
         if notice:  # a harmless notice, by name: never evidence of a failure
             self.noise[notice] = self.noise.get(notice, 0) + 1
             if self.source == "explain":
@@ -102,7 +105,7 @@ class Reader:
         self._module_error(line, low)
         here: set[tuple[str, Any]] = set()
         found = [{**codes.item(code), "line": self.lines, "text": line[:QUOTE]}
-                 for code in codes.in_line(line, low)] if any(t in low for t in codes.TRIGGERS) else []
+                 for code in codes.in_line(line, low)] if _CODE_WORD.search(low) else []
         apis = {se.by_name(i["code"]).api for i in found}  # type: ignore[union-attr]
         for sig, m in ev.match_line(line, low):
             if _SAID_BY_CODE.get(sig.kind) in apis:
