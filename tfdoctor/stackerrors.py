@@ -615,11 +615,13 @@ LIBRARIES: tuple[Library, ...] = (
 
 
 def library(name: str) -> Library | None:
-    """'libcudnn_ops.so.9' | 'cublas64_12.dll' | 'libnvinfer.so.7' -> its row (the longest stem that fits)."""
+    """'libcudnn_ops.so.9' | 'cublas64_12.dll' | 'libnvinfer.so.7' -> its row: the longest stem the
+    file's stem is, or opens followed by a non-letter ("cudnn_ops", "cudart64_110")."""
     stem = name.lower().removeprefix("lib").split(".", 1)[0]
     best = None
     for lib in LIBRARIES:
-        if stem.startswith(lib.stem) and (best is None or len(lib.stem) > len(best.stem)):
+        fits = stem == lib.stem or (stem.startswith(lib.stem) and not stem[len(lib.stem)].isalpha())
+        if fits and (best is None or len(lib.stem) > len(best.stem)):
             best = lib
     return best
 

@@ -40,7 +40,7 @@ _FAILED_IMPORT = re.compile(r"(?:-{2,}>\s{0,3}\d{1,6}\s{1,4})?"
                             r"(?:import tensorflow\b|from tensorflow[\w.]{0,40} import)")
 
 
-def _item(sig: ev.Signature, m: Any, line: str, line_no: int) -> dict[str, Any] | None:
+def _item(sig: ev.Signature, m: Any, line: str, line_no: int) -> dict[str, Any]:
     item: dict[str, Any] = {"kind": sig.kind, "line": line_no, "text": line[:QUOTE], **sig.data}
     for name, value in zip(sig.fields, m.groups()):
         if value:
@@ -110,9 +110,7 @@ class Reader:
         for sig, m in ev.match_line(line, low):
             if _SAID_BY_CODE.get(sig.kind) in apis:
                 continue
-            item = _item(sig, m, line, self.lines)
-            if item is not None:
-                found.append(item)
+            found.append(_item(sig, m, line, self.lines))
         for item in found:
             key = (item["kind"], item.get("library") or item.get("error") or item.get("status"))
             if key in here:  # two spellings of one failure on one line are one piece of evidence
