@@ -213,3 +213,19 @@ def test_a_library_that_did_not_load_yields_its_finding_or_nothing(lib):
         assert bad == {}
     else:
         assert lib.outcome in bad, bad
+
+
+
+@pytest.mark.parametrize("kind", [k for k in se.MECHANISMS if k != "dlopen-failed"])
+def test_each_python_level_mechanism_is_evidence_for_its_finding_in_a_real_paste(kind):
+    from corpus import cases  # the development corpus: real pastes, sources in its cases.toml
+
+    from tfdoctor import logs
+
+    finding = se.MECHANISMS[kind]
+    for case in (c for c in cases("dev") if finding in c["ids"]):
+        text = case["path"].read_text(encoding="utf-8", errors="replace")
+        if kind in logs.read_text(text)["log"]["counts"]:
+            assert finding in _bad(text), case["file"]
+            return
+    pytest.fail(f"no development case shows {kind} as evidence for {finding}")
