@@ -73,8 +73,13 @@ TENSORRT_2_11 = (NOISE / "tf58859-tensorrt-2.11.txt").read_text()
 NUMA_WSL2 = (NOISE / "gpt2simple-wsl2-numa.txt").read_text()
 
 
+# https://github.com/TheLastBen/fast-stable-diffusion/issues/1597 (TF 2.11's oneDNN CPU notice)
+ONEDNN_2_11 = (NOISE / "fast-sd-onednn-tensorrt.txt").read_text()
+
+
 @pytest.mark.parametrize("text, names", [
     (HEALTHY_2_15, {"factory-registered", "cpu-features", "tensorrt-missing", "numa-node"}),
+    (ONEDNN_2_11, {"cpu-features", "onednn", "tensorrt-missing"}),
     (HEALTHY_ABSL, {"factory-registered"}),
     (TENSORRT_2_11, {"onednn", "tensorrt-missing"}),
     (NUMA_WSL2, {"numa-node"}),
@@ -138,3 +143,17 @@ def test_unrecognised_lines_are_capped_and_counted():  # built here
     facts = logs.read_text("\n".join(f"ValueError: case {i} is wrong" for i in range(500)))
     assert len(facts["log"]["unrecognized"]) == logs.MAX_UNRECOGNIZED
     assert facts["log"]["unrecognized_count"] == 500
+
+
+@pytest.mark.parametrize("line", [
+    "ValueError: Shapes (None, 4) and (None, 10) are incompatible",
+    "Failed to initialize NVML: Insufficient Permissions",
+    "docker: Error response from daemon: could not select device driver \"\" with capabilities: [[gpu]].",
+    "FATAL: kernel too old",
+    "nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown.",
+])
+def test_every_error_form_holds_a_trigger_word(line):  # built here
+    from tfdoctor.logs.errorlines import TRIGGERS, is_error
+
+    assert is_error(line, False)
+    assert any(word in line.lower() for word in TRIGGERS)

@@ -643,6 +643,8 @@ NOISE: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("onednn", ("onednn custom operations",), "oneDNN CPU optimisations are on: informational"),
     ("cpu-features", ("optimized to use available cpu instructions",),
      "the CPU supports instructions this build does not use: a speed note, not an error"),
+    ("cpu-features", ("to use the following cpu instructions",),
+     "the CPU supports instructions this build does not use: a speed note, not an error"),
     ("cpu-features", ("binary was not compiled to use",),
      "the CPU supports instructions this build does not use: a speed note, not an error"),
     ("cpu-features", ("rebuild tensorflow with the appropriate compiler flags",),

@@ -27,6 +27,9 @@ _ERROR = re.compile(
     r"|Failed to \w)"
 )
 _FIRST = frozenset("EF0123456789")
+# Lower-case words one of which every error line's text holds (a cheap prefilter); the severity prefix
+# is told by the raw line's first character.
+TRIGGERS = ("error", "exception", "fatal", "failed to", "critical")
 
 
 def severe(raw: str) -> bool:
