@@ -1,11 +1,13 @@
 """The stack's errors in a log, by code: a name (CUDA_ERROR_NO_DEVICE, cudaErrorInsufficientDriver,
 NVML_ERROR_NO_PERMISSION, CUDNN_STATUS_NOT_INITIALIZED, CUBLAS_STATUS_ALLOC_FAILED, ncclSystemError),
 a number where the line says whose it is ("cuda runtime error (35)", "cuInit: ... (303)"), or the
-library's own message after a colon ("Failed to initialize NVML: Insufficient Permissions"), all
-looked up in one table (tfdoctor/stackerrors.py) and turned into the evidence the checks read.
+library's own message: a distinctive one anywhere in a line that names its library ("no CUDA-capable
+device is detected"), a short one after its library's words ("Failed to initialize NVML: Insufficient
+Permissions", "CUDA error: out of memory"). All are looked up in one table (tfdoctor/stackerrors.py)
+and turned into the evidence the checks read.
 
-Recognition is by table lookup, not by sentence: two bounded regexes and a dictionary per line, and
-only on lines holding one of TRIGGERS.
+Recognition is by table lookup, not by sentence: two bounded regexes and dictionary lookups per line,
+and only on lines holding one of TRIGGERS.
 """
 
 from __future__ import annotations
