@@ -503,18 +503,15 @@ _ROWS: tuple[tuple[str, int, str, str, str], ...] = (
 )
 CODES: tuple[Code, ...] = tuple(Code(*row) for row in _ROWS)
 
-# Texts older releases printed for the same codes (cudart 10-11, TensorFlow's own wording).
+# Other texts printed for the same codes: older cudart's, TensorFlow's on too old a driver, nvidia-smi's.
 OLDER_MESSAGES = {
     "all cuda-capable devices are busy or unavailable": "cudaErrorDevicesUnavailable",
-    "cudageterrorstring symbol": "cudaErrorInsufficientDriver",  # TensorFlow's, on too old a driver
+    "cudageterrorstring symbol": "cudaErrorInsufficientDriver",
     "driver/library version mismatch": "NVML_ERROR_LIB_RM_VERSION_MISMATCH",
-    "unknown error": "cudaErrorUnknown",
 }
 
-# Lower-case words that open a name of each API, and words a line must hold for a bare message of
-# that API to count (a message is plain English: "out of memory" alone could be anything's).
-PREFIXES = {"CUresult": "cuda_error_", "cudaError_t": "cudaerror", "nvmlReturn_t": "nvml_",
-            "cudnnStatus_t": "cudnn_status_", "cublasStatus_t": "cublas_status_", "ncclResult_t": "nccl"}
+# Words a line must hold for a bare message of each API to count (a message is plain English: "out of
+# memory" alone could be anyone's).
 CONTEXT = {"CUresult": ("cuda", "cuinit", "gpu"), "cudaError_t": ("cuda", "gpu"), "nvmlReturn_t": ("nvml",),
            "cudnnStatus_t": ("cudnn",), "cublasStatus_t": ("cublas", "blas"), "ncclResult_t": ("nccl",)}
 
@@ -537,6 +534,9 @@ def _snake(camel: str) -> str:
     return "".join(out)
 
 
+_RUNTIME_ONLY = {98: "NO_BINARY_FOR_GPU"}  # cudaErrorInvalidDeviceFunction: no kernel for this GPU
+
+
 def _error_names() -> dict[tuple[str, int], str]:
     driver = {c.number: _strip(c.name) for c in CODES if c.api == "CUresult"}
     names = {}
@@ -549,7 +549,6 @@ def _error_names() -> dict[tuple[str, int], str]:
     return names
 
 
-_RUNTIME_ONLY = {98: "NO_BINARY_FOR_GPU"}  # cudaErrorInvalidDeviceFunction: no kernel for this GPU
 _ERROR_NAMES = _error_names()
 
 BY_NAME: dict[str, Code] = {c.name: c for c in CODES}
@@ -627,44 +626,37 @@ def library(name: str) -> Library | None:
 
 
 # --- harmless lines: TensorFlow prints them on healthy machines -----------------------------------
-# (name, lower-case words that identify the line, why it is harmless). A line holding all the words of
-# one entry is read as that notice: never evidence of a failure, never an unrecognised error.
-NOISE: tuple[tuple[str, tuple[str, ...], str], ...] = (
-    ("tensorrt-missing", ("tensorrt",),
-     "TensorRT is optional (TF-TRT only); TensorFlow uses the GPU without it"),
-    ("tensorrt-missing", ("libnvinfer",), "TensorRT's library: optional, TF-TRT only"),
-    ("numa-node", ("numa node",),
-     "the kernel reports no NUMA affinity for the GPU (-1); TensorFlow uses node 0"),
-    ("numa-node", ("numa_node",), "no NUMA node file for the device (WSL2, some VMs): informational"),
-    ("factory-registered", ("factory", "already been registered"),
-     "cuDNN/cuFFT/cuBLAS plugins registered twice when several XLA/TF modules load: informational"),
-    ("factory-registered", ("unable to register", "factory"),
-     "cuDNN/cuFFT/cuBLAS plugins registered twice when several XLA/TF modules load: informational"),
-    ("onednn", ("onednn custom operations",), "oneDNN CPU optimisations are on: informational"),
-    ("cpu-features", ("optimized to use available cpu instructions",),
-     "the CPU supports instructions this build does not use: a speed note, not an error"),
-    ("cpu-features", ("to use the following cpu instructions",),
-     "the CPU supports instructions this build does not use: a speed note, not an error"),
-    ("cpu-features", ("binary was not compiled to use",),
-     "the CPU supports instructions this build does not use: a speed note, not an error"),
-    ("cpu-features", ("rebuild tensorflow with the appropriate compiler flags",),
-     "the CPU supports instructions this build does not use: a speed note, not an error"),
-    ("grappler-layout", ("layout failed", "permutation"),
-     "Grappler's layout optimizer skipped a graph it cannot rewrite: the graph runs unoptimised"),
-)
+# name -> (why it is harmless, the forms it takes: lower-case words a line holds all of). Such a line
+# is read as that notice: never evidence of a failure, never an unrecognised error.
+_CPU = "the CPU supports instructions this build does not use: a speed note, not an error"
+NOISE: dict[str, tuple[str, tuple[tuple[str, ...], ...]]] = {
+    "tensorrt-missing": ("TensorRT is optional (TF-TRT only); TensorFlow uses the GPU without it",
+                         (("tensorrt",), ("libnvinfer",))),
+    "numa-node": ("the kernel reports no NUMA affinity for the GPU (-1, or no numa_node file in WSL2 and"
+                  " some VMs); TensorFlow uses node 0", (("numa node",), ("numa_node",))),
+    "factory-registered": ("cuDNN/cuFFT/cuBLAS plugins registered twice as XLA and TensorFlow load:"
+                           " informational", (("factory", "already been registered"),
+                                              ("unable to register", "factory"))),
+    "onednn": ("oneDNN CPU optimisations are on: informational", (("onednn custom operations",),)),
+    "cpu-features": (_CPU, (("optimized to use available cpu instructions",),
+                            ("to use the following cpu instructions",),
+                            ("binary was not compiled to use",),
+                            ("rebuild tensorflow with the appropriate compiler flags",))),
+    "grappler-layout": ("Grappler's layout optimizer skipped a graph it cannot rewrite: it runs"
+                        " unoptimised", (("layout failed", "permutation"),)),
+}
 
 
 def noise(low: str) -> str | None:
     """The harmless notice a lower-case line is, by name (None: not one)."""
-    for name, words, _ in NOISE:
-        if all(w in low for w in words):
+    for name, (_, forms) in NOISE.items():
+        if any(all(w in low for w in words) for words in forms):
             return name
     return None
 
 
 # --- mechanisms read from a log's sentences (tfdoctor/logs/evidence.py) and what they are evidence for
-MECHANISMS = {
-    "dlopen-failed": "by library (LIBRARIES)",
+MECHANISMS = {  # (a library that did not load: by LIBRARIES above)
     "avx": "cpu.avx-missing",  # Illegal instruction, "compiled to use AVX"
     "glibc": "system.glibc-too-old",  # version `GLIBC_2.29' not found
     "numpy-abi": "python.numpy-abi-mismatch",  # _ARRAY_API not found, numpy.core.multiarray failed to import

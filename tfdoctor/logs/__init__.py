@@ -34,7 +34,8 @@ MAX_SEEN = 200_000  # distinct lines remembered to skip repeats
 SHORT_LINE = 24  # shorter lines are read again when repeated
 QUOTE = 300  # characters of a line quoted as evidence
 # One C-level scan each: a word of some harmless notice, a word of some library's error code.
-_NOISE_WORD = re.compile("|".join(sorted({re.escape(words[0]) for _, words, _ in se.NOISE})))
+_NOISE_WORD = re.compile("|".join(sorted({re.escape(words[0]) for _, forms in se.NOISE.values()
+                                            for words in forms})))
 _CODE_WORD = re.compile("|".join(codes.TRIGGERS))
 _FAILED_IMPORT = re.compile(r"(?:-{2,}>\s{0,3}\d{1,6}\s{1,4})?"
                             r"(?:import tensorflow\b|from tensorflow[\w.]{0,40} import)")
