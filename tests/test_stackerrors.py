@@ -165,6 +165,7 @@ def _bad(text: str) -> dict[str, str | None]:
     return {f.id: f.caused_by for f in report.findings if str(f.status) in ("fail", "warn")}
 
 
+# Built here: each code of the table, named in one absl-prefixed error line as TensorFlow prints them.
 @pytest.mark.parametrize("code", [c for c in se.CODES if c.finding], ids=lambda c: c.name)
 def test_a_code_by_name_yields_its_finding(code):
     bad = _bad(f"E0000 00:00:1700000000.000000  1 gpu_util.cc:12] INTERNAL: {code.name}")
@@ -179,7 +180,7 @@ def test_a_code_of_the_program_is_said_so_and_blames_nothing(code):
     assert bad == {"log.program-error": None}
 
 
-def test_numbers_and_messages_name_the_same_code():
+def test_numbers_and_messages_name_the_same_code():  # the two forms TensorFlow and PyTorch print
     by_number = _bad("RuntimeError: cuda runtime error (35) : CUDA driver version is insufficient for CUDA"
                      " runtime version at /pytorch/aten/src/THC/THCGeneral.cpp:50")
     assert by_number == {"driver.too-old": None}
