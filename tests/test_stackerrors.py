@@ -230,3 +230,15 @@ def test_each_python_level_mechanism_is_evidence_for_its_finding_in_a_real_paste
             assert finding in _bad(text), case["file"]
             return
     pytest.fail(f"no development case shows {kind} as evidence for {finding}")
+
+
+LEADS = {"CUresult": "CUDA error: ", "cudaError_t": "CUDA error: ",
+         "nvmlReturn_t": "Failed to initialize NVML: ", "cublasStatus_t": "cuBLAS error: ",
+         "ncclResult_t": "NCCL error: ", "cudnnStatus_t": "cuDNN error: "}
+
+
+# Built here: each library message after the words its library prints before it.
+@pytest.mark.parametrize("code", [c for c in se.CODES if c.finding and c.message], ids=lambda c: c.name)
+def test_a_code_by_its_message_yields_its_finding(code):
+    bad = _bad(f"E0000 00:00:1700000000.000000  1 gpu_util.cc:12] {LEADS[code.api]}{code.message}")
+    assert code.finding in bad and bad[code.finding] is None, bad
