@@ -157,3 +157,18 @@ def test_every_error_form_holds_a_trigger_word(line):  # built here
 
     assert is_error(line, False)
     assert any(word in line.lower() for word in TRIGGERS)
+
+
+def test_a_program_code_beside_a_real_failure_is_that_failures_echo():
+    # https://github.com/tensorflow/tensorflow/issues/30254 (cuDNN 7.0 on driver 384)
+    text = (
+        "2019-07-25 05:52:04.890160: E tensorflow/stream_executor/cuda/cuda_dnn.cc:455] could not create"
+        " cudnn handle: CUDNN_STATUS_NOT_INITIALIZED\n"
+        "2019-07-25 05:52:04.890268: E tensorflow/stream_executor/cuda/cuda_dnn.cc:463] possibly"
+        " insufficient driver version: 384.183.0\n"
+        "2019-07-25 05:52:04.890282: E tensorflow/stream_executor/cuda/cuda_dnn.cc:427] could not destroy"
+        " cudnn handle: CUDNN_STATUS_BAD_PARAM\n"
+    )
+    found = bad(text)
+    assert [i for i, cause in found.items() if cause is None] == ["cudnn.init-failed"], found
+    assert found["log.program-error"] == "cudnn.init-failed"

@@ -53,7 +53,7 @@ def _item(sig: ev.Signature, m: Any, line: str, line_no: int) -> dict[str, Any]:
     return item
 
 
-# A sentence about cuDNN's failure adds nothing where the same line names cuDNN's status code.
+# A sentence about cuDNN's failure adds nothing where the same line names the status that explains it.
 _SAID_BY_CODE = {"cudnn-failed": "cudnnStatus_t"}
 
 
@@ -107,7 +107,9 @@ class Reader:
         here: set[tuple[str, Any]] = set()
         found = [{**codes.item(code), "line": self.lines, "text": line[:QUOTE]}
                  for code in codes.in_line(line, low)] if _CODE_WORD.search(low) else []
-        apis = {se.by_name(i["code"]).api for i in found}  # type: ignore[union-attr]
+        # the code says what failed, unless it is only a program's error ("could not create cudnn handle:
+        # CUDNN_STATUS_NOT_SUPPORTED" is still cuDNN failing to start)
+        apis = {se.BY_NAME[i["code"]].api for i in found if not i.get("reason")}
         for sig, m in ev.match_line(line, low):
             if _SAID_BY_CODE.get(sig.kind) in apis:
                 continue
