@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from tfdoctor import stackerrors
+
 _LEADING_INT = re.compile(r"\d{1,9}")
 _NUMERIC = re.compile(r"\d{1,9}(?:\.\d{1,9}){0,5}")
 
@@ -106,21 +108,14 @@ def release(text: Any, what: str = "version") -> tuple[int, ...]:
 
 def library_family(name: str) -> str:
     """'libcudart.so.11.0' -> 'cuda-runtime'; 'libcuda.so.1' -> 'driver'; 'cudnn64_8.dll' -> 'cudnn'."""
+    lib = stackerrors.library(name)
+    if lib is not None:  # the libraries TensorFlow loads by name
+        return lib.family
     stem = name.lower().removeprefix("lib").split(".", 1)[0]
-    if stem in ("cuda", "nvcuda", "nvidia-ml"):
-        return "driver"
-    if stem.startswith("cudnn"):
-        return "cudnn"
-    if stem.startswith("nvinfer"):
-        return "tensorrt"
-    if stem.startswith("nccl"):
-        return "nccl"
     if stem.startswith(("tensorflow_framework", "_pywrap_tensorflow")):
         return "tensorflow"
     if stem.startswith("msvcp"):
         return "msvc"
-    if stem.startswith("cupti"):
-        return "cupti"
     return "cuda-runtime"
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from tfdoctor import catalogue as cat
 from tfdoctor import facts as fc
+from tfdoctor import stackerrors
 from tfdoctor import versions as v
 from tfdoctor.checks import check, moot_without_gpu, skipped
 from tfdoctor.checks import remedies as rm
@@ -210,10 +211,10 @@ def _no_device_fix(facts: dict[str, Any]) -> str:
             " every GPU); in a container start it with `--gpus all`")
 
 
-_INIT_ERRORS = {"NO_DEVICE", "DEVICES_UNAVAILABLE", "COMPAT_NOT_SUPPORTED_ON_DEVICE"}
+_INIT_ERRORS = stackerrors.errors_for("cuda.init-failed")
 _INIT_FIXES: dict[str, tuple[str, Any]] = {
     "NO_DEVICE": ("no GPU is visible to this process.", _no_device_fix),
-    "DEVICES_UNAVAILABLE": (
+    "DEVICE_UNAVAILABLE": (
         "every GPU is busy or in a compute mode that refuses another process.",
         "nvidia-smi -q -d COMPUTE  # 'Exclusive_Process' and a running process explain it; stop that process"
         " or, as root: sudo nvidia-smi -i 0 -c DEFAULT",

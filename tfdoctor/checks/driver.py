@@ -10,6 +10,7 @@ from typing import Any
 
 from tfdoctor import catalogue as cat
 from tfdoctor import facts as fc
+from tfdoctor import stackerrors
 from tfdoctor import versions as v
 from tfdoctor.checks import check, skipped
 from tfdoctor.checks import remedies as rm
@@ -71,6 +72,7 @@ _WHY = {
     "nouveau": ("the nouveau driver is in use", True, "nouveau"),
     "devnodes": ("the GPU device files (/dev/nvidia0, ...) do not exist", True, None),
     "libcuda": ("libcuda (the driver's CUDA library) was not found", True, None),
+    "libnvml": ("libnvidia-ml (the driver's NVML library) was not found", True, None),
 }
 
 
@@ -92,7 +94,7 @@ def _log_absence(facts: dict[str, Any]) -> tuple[list[str], bool, set[str], list
         notes.append(f"{libcuda[0].get('library')} (the driver's CUDA library) could not be loaded")
         strong = True
         items += libcuda
-    stub = fc.cuda_errors(facts, "SHARED_OBJECT_INIT_FAILED", "STUB_LIBRARY")
+    stub = fc.cuda_errors(facts, *stackerrors.errors_for("driver.missing"))
     if stub:
         notes.append("cuInit failed to load the driver (CUDA error 303/34)")
         items += stub
@@ -264,7 +266,7 @@ def _newest_runnable(matrix: Any, facts: dict[str, Any], driver: str, platform: 
 
 def _too_old_evidence(facts: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(hard evidence the driver is too old, soft evidence: it works with limits)."""
-    hard = (fc.cuda_errors(facts, "INSUFFICIENT_DRIVER", "UNSUPPORTED_PTX_VERSION")
+    hard = (fc.cuda_errors(facts, *stackerrors.errors_for("driver.too-old"))
             + fc.log_items(facts, "ngc-driver"))
     soft = fc.log_items(facts, "driver-cuda-older")
     return hard, soft
@@ -428,7 +430,8 @@ def library_mismatch(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             or fc.get(facts, "system", "libcuda_version"))
     if kernel and user and _differ(kernel, user):
         evidence.append(f"kernel module {kernel} but driver library {user}")
-    items = fc.log_items(facts, "lib-mismatch") + fc.cuda_errors(facts, "SYSTEM_DRIVER_MISMATCH")
+    items = (fc.log_items(facts, "lib-mismatch")
+             + fc.cuda_errors(facts, *stackerrors.errors_for("driver.library-mismatch")))
     for item in items:
         if item.get("kernel") and item.get("library"):
             text = f"kernel module {item['kernel']} but driver library {item['library']}"

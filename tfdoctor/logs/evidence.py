@@ -1,10 +1,10 @@
 """Evidence in a log: the mechanisms that failed, named once whatever the wording.
 
-A signature names a *mechanism* (a library that did not load, a CUDA error, a cuDNN status, an
-out-of-memory), not a finding id: the checks decide what it means, together with the facts. The
-CUDA driver and runtime report the same errors under three spellings (CUDA_ERROR_NO_DEVICE,
-cudaErrorNoDevice, "no CUDA-capable device is detected") and TensorFlow prints numeric codes
-("UNKNOWN ERROR (303)"): all become one error name here.
+A signature names a *mechanism* (a library that did not load, a cuDNN handle that could not be
+created, an out-of-memory), not a finding id: the checks decide what it means, together with the
+facts. The stack's error *codes* (CUDA_ERROR_NO_DEVICE, cudaErrorNoDevice, "no CUDA-capable device is
+detected", NVML_ERROR_NO_PERMISSION, CUDNN_STATUS_*, CUBLAS_STATUS_*, ncclSystemError) are not
+sentences: tfdoctor/logs/codes.py reads them through one table (tfdoctor/stackerrors.py).
 
 Each signature is gated by lower-case anchor substrings (a cheap `in` test) before its regex runs;
 every regex is bounded, so a hostile 4 KB line costs a few linear scans.
@@ -30,61 +30,6 @@ def _sig(kind: str, anchors: str | tuple[str, ...], pattern: str, fields: tuple[
          flags: int = re.IGNORECASE, **data: Any) -> Signature:
     anchors = (anchors,) if isinstance(anchors, str) else anchors
     return Signature(kind, anchors, re.compile(pattern, flags), fields, data)
-
-
-# CUDA error names: the driver API's CUDA_ERROR_X, the runtime's cudaErrorX and their messages.
-# Numeric codes from the CUDA driver API (cuda.h, CUresult).
-CUDA_CODES = {
-    "1": "INVALID_VALUE", "2": "OUT_OF_MEMORY", "3": "NOT_INITIALIZED", "34": "STUB_LIBRARY",
-    "35": "INSUFFICIENT_DRIVER", "46": "DEVICES_UNAVAILABLE", "100": "NO_DEVICE", "101": "INVALID_DEVICE",
-    "200": "INVALID_IMAGE", "209": "NO_BINARY_FOR_GPU", "218": "INVALID_PTX",
-    "222": "UNSUPPORTED_PTX_VERSION",
-    "303": "SHARED_OBJECT_INIT_FAILED", "400": "INVALID_HANDLE", "700": "ILLEGAL_ADDRESS",
-    "715": "ILLEGAL_INSTRUCTION", "716": "MISALIGNED_ADDRESS", "719": "LAUNCH_FAILED",
-    "803": "SYSTEM_DRIVER_MISMATCH", "804": "COMPAT_NOT_SUPPORTED_ON_DEVICE", "999": "UNKNOWN",
-}
-# cudaGetErrorString / cuGetErrorString texts -> the same names.
-CUDA_MESSAGES = {
-    "no cuda-capable device is detected": "NO_DEVICE",
-    "all cuda-capable devices are busy or unavailable": "DEVICES_UNAVAILABLE",
-    "cuda-capable device(s) is/are busy or unavailable": "DEVICES_UNAVAILABLE",
-    "cuda driver version is insufficient for cuda runtime version": "INSUFFICIENT_DRIVER",
-    "forward compatibility was attempted on non supported hw": "COMPAT_NOT_SUPPORTED_ON_DEVICE",
-    "system has unsupported display driver / cuda driver combination": "SYSTEM_DRIVER_MISMATCH",
-    "no kernel image is available for execution on the device": "NO_BINARY_FOR_GPU",
-    "device kernel image is invalid": "INVALID_IMAGE",
-    "the provided ptx was compiled with an unsupported toolchain": "UNSUPPORTED_PTX_VERSION",
-    "a ptx jit compilation failed": "INVALID_PTX",
-    "an illegal memory access was encountered": "ILLEGAL_ADDRESS",
-    "an illegal instruction was encountered": "ILLEGAL_INSTRUCTION",
-    "misaligned address": "MISALIGNED_ADDRESS",
-    "unspecified launch failure": "LAUNCH_FAILED",
-    "cuda driver is a stub library": "STUB_LIBRARY",
-    "cudageterrorstring symbol": "INSUFFICIENT_DRIVER",
-}
-_CAMEL = {  # cudaErrorX -> X in the driver API's spelling, where they differ
-    "MEMORYALLOCATION": "OUT_OF_MEMORY", "NOKERNELIMAGEFORDEVICE": "NO_BINARY_FOR_GPU",
-    "INSUFFICIENTDRIVER": "INSUFFICIENT_DRIVER", "NODEVICE": "NO_DEVICE", "ILLEGALADDRESS": "ILLEGAL_ADDRESS",
-    "LAUNCHFAILURE": "LAUNCH_FAILED", "DEVICESUNAVAILABLE": "DEVICES_UNAVAILABLE",
-    "SYSTEMDRIVERMISMATCH": "SYSTEM_DRIVER_MISMATCH",
-    "COMPATNOTSUPPORTEDONDEVICE": "COMPAT_NOT_SUPPORTED_ON_DEVICE",
-    "INITIALIZATIONERROR": "NOT_INITIALIZED", "UNKNOWN": "UNKNOWN", "STUBLIBRARY": "STUB_LIBRARY",
-    "INVALIDPTX": "INVALID_PTX", "UNSUPPORTEDPTXVERSION": "UNSUPPORTED_PTX_VERSION",
-    "INVALIDDEVICEFUNCTION": "NO_BINARY_FOR_GPU", "MISALIGNEDADDRESS": "MISALIGNED_ADDRESS",
-    "ILLEGALINSTRUCTION": "ILLEGAL_INSTRUCTION",
-}
-
-
-def cuda_error_name(raw: str) -> str | None:
-    """'CUDA_ERROR_NO_DEVICE' | 'cudaErrorNoDevice' | '(303)' | a message -> 'NO_DEVICE' style."""
-    text = raw.strip()
-    if text.upper().startswith("CUDA_ERROR_"):
-        return text[11:].upper()
-    if text.startswith("cudaError"):
-        return _CAMEL.get(text[9:].upper())
-    if text.isdigit():
-        return CUDA_CODES.get(text)
-    return CUDA_MESSAGES.get(text.lower())
 
 
 # Library families TensorFlow dlopens, by file stem (Linux sonames and Windows DLL names).
@@ -117,8 +62,6 @@ SIGNATURES: tuple[Signature, ...] = (
          why="kernel"),
     _sig("no-driver", "driver was not detected", r"NVIDIA Driver was not detected", why="container"),
     _sig("no-driver", "no nvidia driver", r"found no NVIDIA driver on your system", why="kernel"),
-    _sig("no-driver", ("driver not loaded", "nvml_error_driver_not_loaded"),
-         r"NVML: Driver Not Loaded|NVML_ERROR_DRIVER_NOT_LOADED|Driver Not Loaded", why="kernel"),
     _sig("no-driver", "nvidia-smi", r"nvidia-smi'?:? (?:command )?not found|'nvidia-smi' is not recognized",
          why="smi-missing"),
     _sig("no-driver", ("no nvidia gpu", "no nvidia graphics", "no nvidia devices"),
@@ -136,7 +79,7 @@ SIGNATURES: tuple[Signature, ...] = (
          why="libcuda"),
     # --- user-space driver library and kernel module disagree ------------------------------------
     _sig("lib-mismatch", "mismatch",
-         r"Driver/library version mismatch|NVML_ERROR_LIB_RM_VERSION_MISMATCH|"
+         r"Driver/library version mismatch|"
          r"API mismatch: the NVIDIA kernel module"
          r"(?: has version (\d{3}\.\d{1,3}(?:\.\d{1,3})?))?"
          r"(?:.{0,80}?component has version (\d{3}\.\d{1,3}(?:\.\d{1,3})?))?",
@@ -145,13 +88,8 @@ SIGNATURES: tuple[Signature, ...] = (
          r"kernel version (\d{3}\.\d{1,3}(?:\.\d{1,3})?) does not match DSO version "
          r"(\d{3}\.\d{1,3}(?:\.\d{1,3})?)",
          ("kernel", "library")),
-    _sig("lib-mismatch", "rm_version_mismatch", r"LIB_RM_VERSION_MISMATCH"),
-    # --- CUDA errors, whatever the spelling --------------------------------------------------------
+    # --- CUDA's initialisation (its error codes: tfdoctor/logs/codes.py) ----------------------------
     _sig("cuinit", "cuinit", r"(?:failed call to|call to) cuInit(?: result)?:? ?(.{0,160})", ("rest",)),
-    _sig("cuda-error", "cuda_error_", r"\bCUDA_ERROR_([A-Z_]{3,40})\b", ("upper",)),
-    _sig("cuda-error", "cudaerror", r"\bcudaError([A-Za-z]{3,40})\b", ("camel",)),
-    _sig("cuda-error", tuple(CUDA_MESSAGES), "(" + "|".join(re.escape(m) for m in CUDA_MESSAGES) + ")",
-         ("message",)),
     _sig("driver-cuda-older", "older than the ptx compiler",
          r"driver's CUDA version is (\d{1,2}\.\d{1,2}) which is older than the PTX compiler version "
          r"(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)", ("driver_cuda", "need")),
@@ -164,23 +102,19 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("cudnn-version", ("cudnn library", "but source was compiled with"),
          r"(?<![\d.])(\d[\d.]{0,12})(?:\s{0,4}\(compatibility version \d{1,8}\))?"
          r"\s{0,4}but source was compiled with:?\s{0,4}(\d[\d.]{0,12}\d)", ("loaded", "compiled")),
-    _sig("cudnn-failed", "cudnn_status_", r"CUDNN_STATUS_([A-Z_]{3,40})", ("status",)),
     _sig("cudnn-failed", ("cudnn handle", "dnn library initialization failed", "cudnn failed to initialize",
                           "cudnn launch failure"),
          r"Could not create cudnn handle|DNN library initialization failed|cuDNN failed to initialize|"
          r"cuDNN launch failure", status="INIT"),
     _sig("cublas-failed", ("cublas", "blas"),
-         r"failed to create cublas handle|CUBLAS_STATUS_([A-Z_]{3,40})|Blas \w{0,12}GEMM launch failed|"
+         r"failed to create cublas handle|Blas \w{0,12}GEMM launch failed|"
          r"BLAS operation using StreamExecutor without BLAS support|"
-         r"cublas (?:handle|library) (?:was )?not initialized",
-         ("status",)),
+         r"cublas (?:handle|library) (?:was )?not initialized"),
     # --- memory -----------------------------------------------------------------------------------
-    _sig("oom", ("oom", "exhausted", "out of memory", "out_of_memory", "alloc_failed", "memoryallocation",
-                 "failed to allocate"),
+    _sig("oom", ("oom", "exhausted", "out of memory", "failed to allocate"),
          r"\bOOM when allocating|ResourceExhaustedError|RESOURCE_EXHAUSTED|Resource exhausted|"
          r"Out of memory while trying to allocate|"
-         r"CUDA_ERROR_OUT_OF_MEMORY|CUDNN_STATUS_ALLOC_FAILED|CUBLAS_STATUS_ALLOC_FAILED|cudaErrorMemoryAllocation|"
-         r"CUDA (?:runtime )?error: out of memory|failed to allocate .{1,40} from device"),
+         r"failed to allocate .{1,40} from device"),
     _sig("memory-free", "freememory",
          r"totalMemory:\s{0,3}(\d{1,6}(?:\.\d{1,3})?)\s{0,2}([GM]i?B)\s{1,4}freeMemory:\s{0,3}(\d{1,6}(?:\.\d{1,3})?)"
          r"\s{0,2}([GM]i?B)", ("total", "total_unit", "free", "free_unit")),
@@ -228,7 +162,6 @@ SIGNATURES: tuple[Signature, ...] = (
          r"ptxas too old|ptxas does not support CC|Your CUDA software stack is old", soft=True),
     # --- NCCL -------------------------------------------------------------------------------------
     _sig("nccl-error", "nccl",
-         r"nccl(?:InternalError|SystemError|UnhandledCudaError|InvalidUsage|InvalidArgument|RemoteError)|"
          r"NCCL (?:error|failure)|NCCL communication aborted|ncclCommInitRank failed|"
          r"NCCL operation \w{1,40} failed|"
          r"nccl\w{0,20}\.cc:\d{1,6}\s{0,2}:?\s{0,2}(?:Internal|Unknown|Unavailable)\w{0,20}:"),

@@ -7,6 +7,7 @@ from typing import Any
 
 from tfdoctor import catalogue as cat
 from tfdoctor import facts as fc
+from tfdoctor import stackerrors
 from tfdoctor.checks import check, skipped
 from tfdoctor.checks import remedies as rm
 from tfdoctor.model import Finding, Status
@@ -629,7 +630,7 @@ def out_of_memory(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     ]
 
 
-_FAULTS = ("ILLEGAL_ADDRESS", "LAUNCH_FAILED", "ILLEGAL_INSTRUCTION", "MISALIGNED_ADDRESS")
+_FAULTS = stackerrors.errors_for("gpu.illegal-address")
 _XID_FAULTS = ("13", "31", "43")
 
 
