@@ -446,8 +446,17 @@ def container_driver_libraries(facts: dict[str, Any], matrix: Any) -> list[Findi
     the image carries has its own version and fails against the host's kernel module."""
     container = fc.container(facts)
     kernel = fc.text(fc.get(facts, "system", "proc_driver_version")) or fc.driver_version(facts)[0]
+    shadowed = fc.log_items(facts, "image-driver-lib")  # the toolkit could not mount over the image's copy
+    if shadowed:
+        return [_image_driver_library(facts, container or "docker", shadowed)]
     if not container or not kernel:
         return []
+    reported = fc.text(fc.get(facts, "system", "libcuda_version"))
+    # the toolkit's hook ("nvml error: ...") runs on the host before the container exists: its mismatch
+    # is the host's own
+    host_side = any("nvml error" in str(i.get("text", "")).lower() for i in fc.log_items(facts, "lib-mismatch"))
+    if reported and not host_side and v.vtuple(reported)[:1] >= (100,) and v.differ(reported, kernel):
+        return [_image_driver_library(facts, container, [], reported, kernel)]
     wrong = []
     for lib in _loaded(facts):
         version = str(lib.get("version") or "")
@@ -476,3 +485,30 @@ def container_driver_libraries(facts: dict[str, Any], matrix: Any) -> list[Findi
             facts=("runtime.loaded_libraries", "system.proc_driver_version", "system.container"),
         )
     ]
+
+
+def _image_driver_library(facts: dict[str, Any], container: str, items: list[dict[str, Any]],
+                          version: str | None = None, kernel: str | None = None) -> Finding:
+    """The image's own libcuda / libnvidia-ml: the toolkit failed to mount over it, or CUDA reported its
+    version beside a different kernel module."""
+    name = str(items[0].get("library")) if items else "libcuda"
+    if version:
+        title = f"This {container} image's libcuda is {version}, but the host's kernel module is {kernel}"
+        why = (" Inside a container the user-space driver libraries must be the host's, injected at start;"
+               " this one came with the image (often the cuda-compat package or a driver package).")
+    else:
+        title = f"This {container} image carries its own {name}, so the host's cannot be mounted"
+        why = (" The NVIDIA Container Toolkit mounts the host driver's libraries into the container at start;"
+               f" the image already has {name} at that path, so the container cannot start with the GPU.")
+    return Finding(
+        "cuda.container-driver-libraries",
+        Status.FAIL,
+        title,
+        detail=why.strip() + " It is the image, not a driver update on the host.",
+        fix="Rebuild the image without NVIDIA driver packages (no libnvidia-compute-*, libnvidia-ml*, cuda-drivers,"
+        " cuda-compat, nor a copied libcuda.so*): e.g. `RUN apt-get remove -y 'libnvidia-*'` in the Dockerfile,"
+        " then start it with `--gpus all` so the toolkit injects the host's libraries",
+        docs=cat.NV_CONTAINER,
+        facts=("log.evidence", "system.libcuda_version", "system.proc_driver_version", "system.container"),
+        evidence=fc.quote(facts, items),
+    )

@@ -152,6 +152,7 @@ class Reader:
                             cudnn_from_int(str(item.get("compiled", ""))), 6)
         elif item["kind"] == "lib-mismatch" and item.get("kernel"):
             self.values.set("system.proc_driver_version", item["kernel"], 5)
+            self.values.set("system.libcuda_version", item.get("library"), 5)
 
     def facts(self) -> dict[str, Any]:
         log: dict[str, Any] = {

@@ -134,6 +134,20 @@ SIGNATURES: tuple[Signature, ...] = (
          r"(?:Kernel driver in use|module)\W{0,4}nouveau|^nouveau\s+\d", why="nouveau"),
     _sig("no-driver", "libcuda", r"libcuda reported version is: Not found|Failed to find libcuda",
          why="libcuda"),
+    # --- containers: the runtime that hands the host's GPU and driver to a container ---------------
+    # docker without the NVIDIA runtime (--gpus needs the container toolkit), podman/CDI without a spec
+    _sig("no-driver", ("with capabilities: [[gpu]]", "unknown or invalid runtime name", "unknown runtime specified"),
+         r"could not select device driver \"\w{0,20}\" with capabilities: \[\[gpu\]\]|"
+         r"unknown or invalid runtime name: nvidia|Unknown runtime specified nvidia", why="container-runtime"),
+    _sig("no-driver", "cdi device",
+         r"unresolvable CDI devices?|failed to inject CDI devices|CDI device injection failed", why="cdi"),
+    # the toolkit refuses an image whose CUDA needs a newer host driver (NVIDIA_REQUIRE_CUDA)
+    _sig("container-cuda", "unsatisfied condition",
+         r"requirement error: unsatisfied condition: cuda\s{0,2}>=?\s{0,2}(\d{1,2}\.\d{1,2})", ("need",)),
+    # the toolkit cannot mount the host's driver library over the image's own copy
+    _sig("image-driver-lib", "file exists",
+         r"mount error: file creation failed: \S{0,300}?/(lib(?:cuda|nvidia-[\w-]{1,30})\.so(?:\.\d{1,6}){0,4}):"
+         r" file exists", ("library",)),
     # --- user-space driver library and kernel module disagree ------------------------------------
     _sig("lib-mismatch", "mismatch",
          r"Driver/library version mismatch|NVML_ERROR_LIB_RM_VERSION_MISMATCH|"

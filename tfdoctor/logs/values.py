@@ -191,7 +191,9 @@ RE_CONDA = re.compile(r"\b(?:ana|mini|mamba|micro)(?:conda|forge)3?\b|/envs/\w|"
                       r"conda (?:install|activate|create)|"
                       r"\|Anaconda", re.IGNORECASE)
 RE_CONTAINER = re.compile(r"docker run\b|nvidia-docker|/\.dockerenv|\bdocker exec\b|podman run\b|"
-                          r"^== TensorFlow ==$|"
+                          r"^== TensorFlow ==$|nvidia-container-cli\b|Error response from daemon\b|"
+                          r"OCI runtime (?:create )?failed|\bCDI devices?\b|Emulate Docker CLI|"
+                          r"\b(?:docker|podman) (?:container|image)\b|"
                           r"NVIDIA Release \d\d\.\d\d", re.IGNORECASE)
 _WINDOWS_KEYS = (":\\", ".dll", "wddm", "win", "tensorflow-intel", "ps ", ".\\tensorflow", "\\site-packages",
                  "\\appdata")
@@ -589,7 +591,8 @@ class Values:
                 and RE_CONDA.search(line):
             hints["conda"] = 1
         if "container" not in hints and ("docker" in low or "podman" in low or "release" in low
-                                         or "==" in low) \
+                                         or "==" in low or "container" in low or "oci runtime" in low
+                                         or "cdi device" in low or "daemon" in low) \
                 and RE_CONTAINER.search(line):
             hints["container"] = 1
         if any(k in low for k in _OS_KEYS):
