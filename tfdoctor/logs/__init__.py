@@ -26,6 +26,16 @@ MAX_ITEMS_PER_KIND = 12  # evidence items kept per mechanism (the count keeps go
 MAX_SEEN = 200_000  # distinct lines remembered to skip repeats
 SHORT_LINE = 24  # shorter lines are read again when repeated
 QUOTE = 300  # characters of a line quoted as evidence
+# Keras 3's sources live in keras/src/ (Keras 2's in keras/engine, keras/layers, ...): a traceback through
+# them that ends in an API error (an argument, attribute, class or module that is not there) is Keras 2
+# code meeting Keras 3
+_KERAS3_FRAME = re.compile(r"keras[/\\]src[/\\]")
+_API_ERROR = re.compile(
+    r"^(?:[\w.]{1,60}\.)?(?:ValueError|TypeError|AttributeError|ImportError|ModuleNotFoundError)\b:?\s{0,3}"
+    r"[^\n]{0,200}?(?:not recognized|[Uu]nrecognized keyword|unexpected keyword argument|has no attribute|"
+    r"[Cc]ould not (?:locate|interpret|deserialize)|no longer supported|cannot import name|No module named|"
+    r"Only instances of `?keras\.|is not supported in Keras 3|was removed)")
+KERAS3_WINDOW = 80  # lines from a keras/src frame to the exception that ends its traceback
 _FAILED_IMPORT = re.compile(r"(?:-{2,}>\s{0,3}\d{1,6}\s{1,4})?"
                             r"(?:import tensorflow\b|from tensorflow[\w.]{0,40} import)")
 
@@ -82,6 +92,7 @@ class Reader:
         self.lines = 0
         self._seen: set[int] = set()
         self._module_error_at: int | None = None
+        self._keras3_frame_at: int | None = None
 
     def feed(self, raw: str) -> None:
         self.lines += 1
@@ -109,6 +120,8 @@ class Reader:
         low = line.lower()
         self.values.line_no = self.lines
         self._module_error(line, low)
+        if "keras" in low or self._keras3_frame_at is not None:
+            self._keras3(line, low)
         here: set[tuple[str, Any]] = set()
         for sig, m in ev.match_line(line, low):
             item = _item(sig, m, line, self.lines)
@@ -139,6 +152,22 @@ class Reader:
                 self._module_error_at = None
                 self.items.append({"kind": "tf-missing", "line": self.lines, "text": line[:QUOTE]})
                 self.counts["tf-missing"] = self.counts.get("tf-missing", 0) + 1
+
+    def _keras3(self, line: str, low: str) -> None:
+        """An API error at the end of a traceback through Keras 3's keras/src/ frames."""
+        if "keras" in low and ("src" in low) and _KERAS3_FRAME.search(line):
+            self._keras3_frame_at = self.lines
+            return
+        if self._keras3_frame_at is None:
+            return
+        if self.lines - self._keras3_frame_at > KERAS3_WINDOW:
+            self._keras3_frame_at = None
+        elif "error" in low and _API_ERROR.match(line):
+            self._keras3_frame_at = None
+            if self.counts.get("keras3", 0) < MAX_ITEMS_PER_KIND:
+                self.items.append({"kind": "keras3", "line": self.lines, "text": line[:QUOTE],
+                                   "via": "keras/src traceback"})
+            self.counts["keras3"] = self.counts.get("keras3", 0) + 1
 
     def _item_values(self, item: dict[str, Any]) -> None:
         """Values an evidence line states outright (versions TensorFlow printed in its error)."""
