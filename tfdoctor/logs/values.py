@@ -73,6 +73,10 @@ RE_DIST_DASH = re.compile(r"\b(tensorflow(?:[-_](?:gpu|cpu|intel))?)-(\d{1,2}\.\
                           r"\d{1,10})?)(?![\d-])", re.IGNORECASE)
 RE_DIST_SPACE = re.compile(r"\b(tensorflow(?:-gpu|-cpu|-intel)?) (\d{1,2}\.\d{1,3}\.\d{1,3}\S{0,12}) "
                            r"(?:requires|has requirement|depends on)")
+RE_FREEZE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60})==(\d{1,4}(?:\.[0-9A-Za-z+!]{1,12}){0,5})$")  # pip freeze
+# pip's resolver names installed distributions: "tensorflow-gpu 2.11.0 requires absl-py>=1.0.0, but you have ..."
+RE_REQUIRER = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60}) (\d{1,4}(?:\.[0-9A-Za-z+!]{1,12}){0,5}) "
+                         r"(?:requires|has requirement) ")
 RE_INSTALLED = re.compile(r"\b([A-Za-z][A-Za-z0-9._-]{0,60})-(\d{1,4}(?:\.[0-9A-Za-z+]{1,12}){0,5})\b")
 RE_WHEEL = re.compile(r"\b(" + _TF_DISTS.replace("-", "_") + r"|" + _TF_DISTS + r")-"
                       r"(\d{1,2}\.\d{1,3}\.\d{1,3}"
@@ -174,7 +178,7 @@ RE_KERNEL = re.compile(r"\b(\d\.\d{1,2}\.\d{1,3}(?:-\d{1,5})?(?:\.\d{1,5})?-"
 RE_WINDOWS = re.compile(
     r"(?:^|[\s'\"(=])[A-Za-z]:\\|\b(?:cudart|cublas|cudnn|cufft|curand|cusolver|cusparse)64_\d{1,4}\.dll|"
     r"\bnvcuda\.dll|"
-    r"^PS [A-Za-z]:\\|\bWDDM\b|\btensorflow-intel\b|\bwin_amd64\b|\bwin32\b|\bWin(?:dows)? ?(?:7|8|10|11)\b|"
+    r"^PS [A-Za-z]:\\|\bWDDM\b|\btensorflow[-_]intel\b|\bwin_amd64\b|\bwin32\b|\bWin(?:dows)? ?(?:7|8|10|11)\b|"
     r"(?:^|\s)\.\\tensorflow[/\\]|"  # TensorFlow's Windows builds log sources as .\tensorflow/core/...
     r"\\(?:Lib\\)?site-packages\\|\\AppData\\(?:Local|Roaming)\\",  # backslash paths without a drive
     re.IGNORECASE,
@@ -205,7 +209,7 @@ RE_CONTAINER = re.compile(r"docker run\b|nvidia-docker|/\.dockerenv|\bdocker exe
                           r"OCI runtime (?:create )?failed|\bCDI devices?\b|Emulate Docker CLI|"
                           r"\b(?:docker|podman) (?:container|image)\b|"
                           r"NVIDIA Release \d\d\.\d\d", re.IGNORECASE)
-_WINDOWS_KEYS = (":\\", ".dll", "wddm", "win", "tensorflow-intel", "ps ", ".\\tensorflow", "\\site-packages",
+_WINDOWS_KEYS = (":\\", ".dll", "wddm", "win", "tensorflow-intel", "tensorflow_intel", "ps ", ".\\tensorflow", "\\site-packages",
                  "\\appdata")
 _LINUX_KEYS = (".so", "/", "linux", "ubuntu", "centos", "debian", "fedora", "rhel", "rocky", "numa", "nvrm",
                "nixos", "nccl info", ".sh",
@@ -349,8 +353,10 @@ class Values:
         if not any(name.startswith(p) for p in _INTEREST) or len(self.dists) >= MAX_DISTS:
             return
         self.dists.setdefault(name, version)
-        if re.fullmatch(_TF_DISTS, name) and name != "tensorflow-intel":
-            self.set("tensorflow.version", version, priority)
+        if re.fullmatch(_TF_DISTS, name):
+            # tensorflow-intel is what `tensorflow` installs on Windows, at its version: a list that shows
+            # only it still shows TensorFlow's version
+            self.set("tensorflow.version", version, priority - (name == "tensorflow-intel"))
 
     # -- per line
     def feed(self, line: str, low: str, line_no: int) -> None:
@@ -382,6 +388,10 @@ class Values:
             self._tensorflow(line, low)
         if "python" in low or "-cp" in low or "\\py\\" in low:
             self._python(line, low)
+        if " requires " in low or " has requirement " in low:
+            m = RE_REQUIRER.match(line)
+            if m:
+                self._dist(m.group(1), m.group(2), 4)
         if ("==" in line or "successfully installed" in low
                 or RE_PIP_ROW.match(line[2:] if line.startswith("- ") else line)):
             self._packages(line, low)
@@ -537,6 +547,10 @@ class Values:
         if "successfully installed" in low:
             for pm in RE_INSTALLED.finditer(line[line.lower().index("successfully installed") + 22:]):
                 self._dist(pm.group(1), pm.group(2), 5)
+            return
+        m = RE_FREEZE.match(line)
+        if m:  # a `pip freeze` row is an installed distribution, like a `pip list` row
+            self._dist(m.group(1), m.group(2), 5)
             return
         for pm in RE_PIP_EQ.finditer(line):
             name = pm.group(1).lower()
