@@ -262,6 +262,13 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("nccl-unsupported", "ncclallreduce",
          r"No OpKernel was registered to support Op '?Nccl\w{0,20}|Op type not registered '?Nccl\w{0,20}"),
     _sig("nccl-unsupported", "nccl", r"NCCL is not (?:supported|available) on (?:Windows|this platform)"),
+    # --- the cluster TensorFlow was told about (TF_CONFIG, a ClusterSpec) --------------------------
+    _sig("cluster-config", ("was not defined in job", "is not a valid task_type", "task type must be worker"),
+         r"Task (\d{1,6}) was not defined in job \\?\"?(\w{1,40})|(\w{1,40}) is not a valid task_type in the cluster|"
+         r"If \"cluster\" is not set in TF_CONFIG, task type must be WORKER",
+         ("index", "job", "task_type"), problem="task"),
+    _sig("cluster-config", "could not parse port for local server",
+         r"Could not parse port for local server from \"?([^\"\s]{0,80})", ("address",), problem="address"),
     # --- the GPU itself -----------------------------------------------------------------------------
     _sig("xid", "xid", r"\bXid\b.{0,40}?\):? (\d{1,3})\b", ("code",)),
     _sig("gpu-lost", ("fallen off the bus", "gpu is lost", "unable to determine the device handle"),
@@ -281,13 +288,20 @@ SIGNATURES: tuple[Signature, ...] = (
          r"module compiled against (?:API|ABI) version|numpy\.(?:dtype|ndarray) size changed|"
          r"_ARRAY_API not found|"
          r"NumPy 2\.\d{1,2}\.\d{1,2} as it may crash|numpy\.core\.umath failed to import"),
-    _sig("protobuf", ("descriptors cannot", "google.protobuf", "protobuf", "protocol buffer"),
+    # code written for an older NumPy meeting a newer one: aliases removed in NumPy 1.24 and 2.0
+    _sig("numpy-abi", ("was removed in the numpy", "module 'numpy' has no attribute"),
+         r"`np\.\w{1,20}` was removed in the NumPy 2\.0 release|"
+         r"module 'numpy' has no attribute '(?:object|bool|int|float|complex|str|long|unicode)'"),
+    _sig("protobuf", ("descriptors cannot", "google.protobuf", "protobuf", "protocol buffer", "messagefactory",
+                      "symboldatabase", "descriptorpool"),
          r"Descriptors cannot (?:not )?be created directly|"
          r"cannot import name '\w{1,40}' from 'google\.protobuf|"
          r"Protobuf (?:Gencode|gencode) version|Detected (?:mismatched|incompatible) Protobuf|"
          r"(?:requires|compiled against) version [\d.]{1,12} of the Protocol Buffer runtime library|"
          r"Couldn't build proto file into descriptor pool|"
-         r"module 'google\.protobuf\.\w{1,40}' has no attribute"),
+         r"module 'google\.protobuf\.\w{1,40}' has no attribute|"
+         # protobuf 6 (5.x deprecations removed) under code generated for an older one
+         r"'(?:MessageFactory|SymbolDatabase|DescriptorPool)' object has no attribute '\w{1,40}'"),
     _sig("keras3", ("kerastensor", "keras 3", "keras core", "tf_keras", "legacy_keras", "keras.src",
                     "keras.engine", "keras_tensor"),
          r"A KerasTensor (?:cannot|is symbolic)|"
