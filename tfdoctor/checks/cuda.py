@@ -454,7 +454,8 @@ def container_driver_libraries(facts: dict[str, Any], matrix: Any) -> list[Findi
     reported = fc.text(fc.get(facts, "system", "libcuda_version"))
     # the toolkit's hook ("nvml error: ...") runs on the host before the container exists: its mismatch
     # is the host's own
-    host_side = any("nvml error" in str(i.get("text", "")).lower() for i in fc.log_items(facts, "lib-mismatch"))
+    host_side = any("nvml error" in str(i.get("text", "")).lower()
+                    for i in fc.log_items(facts, "lib-mismatch"))
     if reported and not host_side and v.vtuple(reported)[:1] >= (100,) and v.differ(reported, kernel):
         return [_image_driver_library(facts, container, [], reported, kernel)]
     wrong = []
@@ -505,8 +506,9 @@ def _image_driver_library(facts: dict[str, Any], container: str, items: list[dic
         Status.FAIL,
         title,
         detail=why.strip() + " It is the image, not a driver update on the host.",
-        fix="Rebuild the image without NVIDIA driver packages (no libnvidia-compute-*, libnvidia-ml*, cuda-drivers,"
-        " cuda-compat, nor a copied libcuda.so*): e.g. `RUN apt-get remove -y 'libnvidia-*'` in the Dockerfile,"
+        fix="Rebuild the image without NVIDIA driver packages (no libnvidia-compute-*, libnvidia-ml*,"
+        " cuda-drivers, cuda-compat, nor a copied libcuda.so*): e.g. `RUN apt-get remove -y 'libnvidia-*'`"
+        " in the Dockerfile,"
         " then start it with `--gpus all` so the toolkit injects the host's libraries",
         docs=cat.NV_CONTAINER,
         facts=("log.evidence", "system.libcuda_version", "system.proc_driver_version", "system.container"),

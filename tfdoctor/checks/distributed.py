@@ -479,8 +479,10 @@ def _rejected(facts: dict[str, Any]) -> list[Finding]:
     if item.get("problem") == "address":
         shown = repr(item["address"]) if item.get("address") else "(an empty address)"
         fid, title = "distributed.address-invalid", f"TensorFlow could not parse this task's address {shown}"
-        fix = "Give every task a host:port with a port from 1 to 65535 in TF_CONFIG's cluster (or the ClusterSpec)"
-        detail = "This task's own address in the cluster it was given has no usable port, so its server cannot start."
+        fix = ("Give every task a host:port with a port from 1 to 65535 in TF_CONFIG's cluster (or the"
+               " ClusterSpec)")
+        detail = ("This task's own address in the cluster it was given has no usable port, so its server"
+                  " cannot start.")
     else:
         job = item.get("job") or item.get("task_type") or "its job"
         what = f"task {item['index']} of {job}" if item.get("index") else f"task type {job}"

@@ -387,8 +387,8 @@ def _too_old(
     if ngc:
         detail += f" The container image needs driver {ngc.get('need')}; the host runs {ngc.get('have')}."
     if any(i.get("kind") == "container-cuda" for i in hard):
-        detail += (f" The NVIDIA Container Toolkit refused to start an image built for CUDA {cuda}: the host's"
-                   " driver must be upgraded (or use an image of an older CUDA).")
+        detail += (f" The NVIDIA Container Toolkit refused to start an image built for CUDA {cuda}: the"
+                   " host's driver must be upgraded (or use an image of an older CUDA).")
     if fc.cuda_errors(facts, "COMPAT_NOT_SUPPORTED_ON_DEVICE", "SYSTEM_DRIVER_MISMATCH"):
         detail += (" CUDA's forward-compatibility library (cuda-compat, common in container images) stood in"
                    " for the old driver and was refused: it works only on data-center GPUs and on the driver"

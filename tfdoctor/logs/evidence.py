@@ -136,9 +136,11 @@ SIGNATURES: tuple[Signature, ...] = (
          why="libcuda"),
     # --- containers: the runtime that hands the host's GPU and driver to a container ---------------
     # docker without the NVIDIA runtime (--gpus needs the container toolkit), podman/CDI without a spec
-    _sig("no-driver", ("with capabilities: [[gpu]]", "unknown or invalid runtime name", "unknown runtime specified"),
+    _sig("no-driver",
+         ("with capabilities: [[gpu]]", "unknown or invalid runtime name", "unknown runtime specified"),
          r"could not select device driver \"\w{0,20}\" with capabilities: \[\[gpu\]\]|"
-         r"unknown or invalid runtime name: nvidia|Unknown runtime specified nvidia", why="container-runtime"),
+         r"unknown or invalid runtime name: nvidia|Unknown runtime specified nvidia",
+         why="container-runtime"),
     _sig("no-driver", "cdi device",
          r"unresolvable CDI devices?|failed to inject CDI devices|CDI device injection failed", why="cdi"),
     # the toolkit refuses an image whose CUDA needs a newer host driver (NVIDIA_REQUIRE_CUDA)
@@ -146,8 +148,8 @@ SIGNATURES: tuple[Signature, ...] = (
          r"requirement error: unsatisfied condition: cuda\s{0,2}>=?\s{0,2}(\d{1,2}\.\d{1,2})", ("need",)),
     # the toolkit cannot mount the host's driver library over the image's own copy
     _sig("image-driver-lib", "file exists",
-         r"mount error: file creation failed: \S{0,300}?/(lib(?:cuda|nvidia-[\w-]{1,30})\.so(?:\.\d{1,6}){0,4}):"
-         r" file exists", ("library",)),
+         r"mount error: file creation failed: \S{0,300}?/"
+         r"(lib(?:cuda|nvidia-[\w-]{1,30})\.so(?:\.\d{1,6}){0,4}): file exists", ("library",)),
     # --- user-space driver library and kernel module disagree ------------------------------------
     _sig("lib-mismatch", "mismatch",
          r"Driver/library version mismatch|NVML_ERROR_LIB_RM_VERSION_MISMATCH|"
@@ -264,7 +266,8 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("nccl-unsupported", "nccl", r"NCCL is not (?:supported|available) on (?:Windows|this platform)"),
     # --- the cluster TensorFlow was told about (TF_CONFIG, a ClusterSpec) --------------------------
     _sig("cluster-config", ("was not defined in job", "is not a valid task_type", "task type must be worker"),
-         r"Task (\d{1,6}) was not defined in job \\?\"?(\w{1,40})|(\w{1,40}) is not a valid task_type in the cluster|"
+         r"Task (\d{1,6}) was not defined in job \\?\"?(\w{1,40})|"
+         r"(\w{1,40}) is not a valid task_type in the cluster|"
          r"If \"cluster\" is not set in TF_CONFIG, task type must be WORKER",
          ("index", "job", "task_type"), problem="task"),
     _sig("cluster-config", "could not parse port for local server",
@@ -292,8 +295,8 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("numpy-abi", ("was removed in the numpy", "module 'numpy' has no attribute"),
          r"`np\.\w{1,20}` was removed in the NumPy 2\.0 release|"
          r"module 'numpy' has no attribute '(?:object|bool|int|float|complex|str|long|unicode)'"),
-    _sig("protobuf", ("descriptors cannot", "google.protobuf", "protobuf", "protocol buffer", "messagefactory",
-                      "symboldatabase", "descriptorpool"),
+    _sig("protobuf", ("descriptors cannot", "google.protobuf", "protobuf", "protocol buffer",
+                      "messagefactory", "symboldatabase", "descriptorpool"),
          r"Descriptors cannot (?:not )?be created directly|"
          r"cannot import name '\w{1,40}' from 'google\.protobuf|"
          r"Protobuf (?:Gencode|gencode) version|Detected (?:mismatched|incompatible) Protobuf|"

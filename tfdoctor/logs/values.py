@@ -73,8 +73,8 @@ RE_DIST_DASH = re.compile(r"\b(tensorflow(?:[-_](?:gpu|cpu|intel))?)-(\d{1,2}\.\
                           r"\d{1,10})?)(?![\d-])", re.IGNORECASE)
 RE_DIST_SPACE = re.compile(r"\b(tensorflow(?:-gpu|-cpu|-intel)?) (\d{1,2}\.\d{1,3}\.\d{1,3}\S{0,12}) "
                            r"(?:requires|has requirement|depends on)")
-RE_FREEZE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60})==(\d{1,4}(?:\.[0-9A-Za-z+!]{1,12}){0,5})$")  # pip freeze
-# pip's resolver names installed distributions: "tensorflow-gpu 2.11.0 requires absl-py>=1.0.0, but you have ..."
+# a `pip freeze` row; pip's resolver names installed distributions ("tensorflow-gpu 2.11.0 requires ...")
+RE_FREEZE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60})==(\d{1,4}(?:\.[0-9A-Za-z+!]{1,12}){0,5})$")
 RE_REQUIRER = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60}) (\d{1,4}(?:\.[0-9A-Za-z+!]{1,12}){0,5}) "
                          r"(?:requires|has requirement) ")
 RE_INSTALLED = re.compile(r"\b([A-Za-z][A-Za-z0-9._-]{0,60})-(\d{1,4}(?:\.[0-9A-Za-z+]{1,12}){0,5})\b")
@@ -152,7 +152,8 @@ RE_CVD = re.compile(r"CUDA_VISIBLE_DEVICES['\"\]]{0,2}\s{0,3}[=:]\s{0,3}(['\"\[]
 RE_SMI_MIG_MODE = re.compile(r"^\|[^|]{0,80}\|[^|]{0,80}\|\s{0,40}(Enabled|Disabled)(\*?)\s{0,4}\|$")
 RE_SMI_MIG_ROW = re.compile(r"^\|\s{0,4}(\d{1,2})\s{1,6}(\d{1,3})\s{1,6}(\d{1,3})\s{1,6}(\d{1,3})\s{0,4}\|"
                             r"\s{0,20}\d{1,7}MiB\s{0,3}/\s{0,3}(\d{1,7})MiB")
-RE_SMI_L_MIG = re.compile(r"^MIG (\d{1,2}g\.\d{1,4}gb)\s{1,10}Device\s{1,4}(\d{1,2}): \(UUID: (MIG-[\w/-]{1,80})\)")
+RE_SMI_L_MIG = re.compile(r"^MIG (\d{1,2}g\.\d{1,4}gb)\s{1,10}Device\s{1,4}(\d{1,2}): "
+                          r"\(UUID: (MIG-[\w/-]{1,80})\)")
 # TF_CONFIG as set or printed: `export TF_CONFIG='{...}'`, `TF_CONFIG={...}`, a Python dict in
 # os.environ["TF_CONFIG"] = json.dumps({...}), Estimator's "TF_CONFIG environment variable: {...}"
 RE_TF_CONFIG = re.compile(r"TF_CONFIG['\"\]]{0,2}(?: environment variable)?\s{0,3}[=:]\s{0,3}"
@@ -178,7 +179,8 @@ RE_KERNEL = re.compile(r"\b(\d\.\d{1,2}\.\d{1,3}(?:-\d{1,5})?(?:\.\d{1,5})?-"
 RE_WINDOWS = re.compile(
     r"(?:^|[\s'\"(=])[A-Za-z]:\\|\b(?:cudart|cublas|cudnn|cufft|curand|cusolver|cusparse)64_\d{1,4}\.dll|"
     r"\bnvcuda\.dll|"
-    r"^PS [A-Za-z]:\\|\bWDDM\b|\btensorflow[-_]intel\b|\bwin_amd64\b|\bwin32\b|\bWin(?:dows)? ?(?:7|8|10|11)\b|"
+    r"^PS [A-Za-z]:\\|\bWDDM\b|\btensorflow[-_]intel\b|\bwin_amd64\b|\bwin32\b|"
+    r"\bWin(?:dows)? ?(?:7|8|10|11)\b|"
     r"(?:^|\s)\.\\tensorflow[/\\]|"  # TensorFlow's Windows builds log sources as .\tensorflow/core/...
     r"\\(?:Lib\\)?site-packages\\|\\AppData\\(?:Local|Roaming)\\",  # backslash paths without a drive
     re.IGNORECASE,
@@ -209,8 +211,8 @@ RE_CONTAINER = re.compile(r"docker run\b|nvidia-docker|/\.dockerenv|\bdocker exe
                           r"OCI runtime (?:create )?failed|\bCDI devices?\b|Emulate Docker CLI|"
                           r"\b(?:docker|podman) (?:container|image)\b|"
                           r"NVIDIA Release \d\d\.\d\d", re.IGNORECASE)
-_WINDOWS_KEYS = (":\\", ".dll", "wddm", "win", "tensorflow-intel", "tensorflow_intel", "ps ", ".\\tensorflow", "\\site-packages",
-                 "\\appdata")
+_WINDOWS_KEYS = (":\\", ".dll", "wddm", "win", "tensorflow-intel", "tensorflow_intel", "ps ", ".\\tensorflow",
+                 "\\site-packages", "\\appdata")
 _LINUX_KEYS = (".so", "/", "linux", "ubuntu", "centos", "debian", "fedora", "rhel", "rocky", "numa", "nvrm",
                "nixos", "nccl info", ".sh",
                "dmesg", "modprobe", "lsmod", "ld_library_path", "@")
