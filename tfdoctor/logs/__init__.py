@@ -60,6 +60,19 @@ def _item(sig: ev.Signature, m: Any, line: str, line_no: int) -> dict[str, Any] 
     return item
 
 
+def _optional_dependencies(items: list[dict[str, Any]]) -> None:
+    """TensorRT is optional: a library its dlerror names ("Could not load dynamic library
+    'libnvinfer_plugin.so.7'; dlerror: libnvrtc.so.11.1: cannot open ...") was missing for TensorRT,
+    not for TensorFlow's own CUDA start-up, so it counts as TensorRT's."""
+    optional = next((i["library"] for i in items if i["kind"] == "dlopen-failed"
+                     and i.get("family") == "tensorrt"), None)
+    if optional is None:
+        return
+    for item in items:
+        if item["kind"] == "dlopen-failed" and item.get("family") != "tensorrt":
+            item["family"], item["needed_by"] = "tensorrt", optional
+
+
 def _cuinit_error(rest: str) -> str | None:
     """'CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected' | 'UNKNOWN ERROR (303)' -> a name."""
     upper = rest.upper()
@@ -123,10 +136,10 @@ class Reader:
         if "keras" in low or self._keras3_frame_at is not None:
             self._keras3(line, low)
         here: set[tuple[str, Any]] = set()
-        for sig, m in ev.match_line(line, low):
-            item = _item(sig, m, line, self.lines)
-            if item is None:
-                continue
+        found = [item for item in (_item(sig, m, line, self.lines) for sig, m in ev.match_line(line, low))
+                 if item is not None]
+        _optional_dependencies(found)
+        for item in found:
             key = (item["kind"], item.get("library") or item.get("error") or item.get("status"))
             if key in here:  # two spellings of one failure on one line are one piece of evidence
                 continue
