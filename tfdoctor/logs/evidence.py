@@ -312,7 +312,9 @@ SIGNATURES: tuple[Signature, ...] = (
          r"Keras (?:3|Core) only supports|only supports V3 `?\.keras|TF_USE_LEGACY_KERAS|"
          r"No module named '?keras\.(?:engine|src\.engine|legacy|layers\.experimental|wrappers)|"
          r"`?keras\.\w{1,40}`? (?:is|was) (?:removed|not available) in Keras 3|in Keras 3|"
-         r"(?:install|use) `?tf_keras`?|from keras\.src"),
+         r"(?:install|use) `?tf_keras`?|from keras\.src|"
+         # Keras 3's own modules (keras/src, and keras/_tf_keras behind tf.keras) lacking a Keras 2 name
+         r"module '(?:keras\._tf_keras|keras\.src)[\w.]{0,60}' has no attribute"),
     _sig("tf-missing", "no module named",
          r"No module named ['\"]?tensorflow['\"]?(?![\w-]|\.\w)"),
     _sig("tf-native-failed", ("native tensorflow runtime", "_pywrap_tensorflow", "dll load failed"),
