@@ -185,3 +185,13 @@ def test_a_library_tensorrts_dlerror_names_is_tensorrts_not_tensorflows():
     assert not failing(dependency + "\n" + created)
     own = trt.replace("libnvinfer.so.6", "libcudart.so.10.1")  # TensorFlow's own dlopen of libcudart
     assert "cuda.libraries-missing" in failing(own)
+
+
+def test_the_toolkits_stub_libcuda_on_an_images_path_is_the_images():
+    found = failing(corpus("327"))
+    assert set(found) == {"cuda.container-driver-libraries"}
+    assert "stubs" in found["cuda.container-driver-libraries"].fix
+    ld_path = line_of("327", "/lib64/stubs:")
+    assert "cuda.container-driver-libraries" not in failing(ld_path)  # outside a container: not an image's
+    found = failing(corpus("326"))
+    assert found["driver.missing"].caused_by == "cuda.container-driver-libraries"

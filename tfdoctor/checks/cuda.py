@@ -449,6 +449,9 @@ def container_driver_libraries(facts: dict[str, Any], matrix: Any) -> list[Findi
     shadowed = fc.log_items(facts, "image-driver-lib")  # the toolkit could not mount over the image's copy
     if shadowed:
         return [_image_driver_library(facts, container or "docker", shadowed)]
+    stub = fc.log_items(facts, "stub-libcuda") + fc.cuda_errors(facts, "STUB_LIBRARY")
+    if container and fc.log_items(facts, "stub-libcuda"):  # the image puts the toolkit's stub on the path
+        return [_image_driver_library(facts, container, stub, stub=True)]
     if not container or not kernel:
         return []
     reported = fc.text(fc.get(facts, "system", "libcuda_version"))
@@ -489,11 +492,17 @@ def container_driver_libraries(facts: dict[str, Any], matrix: Any) -> list[Findi
 
 
 def _image_driver_library(facts: dict[str, Any], container: str, items: list[dict[str, Any]],
-                          version: str | None = None, kernel: str | None = None) -> Finding:
-    """The image's own libcuda / libnvidia-ml: the toolkit failed to mount over it, or CUDA reported its
-    version beside a different kernel module."""
-    name = str(items[0].get("library")) if items else "libcuda"
-    if version:
+                          version: str | None = None, kernel: str | None = None,
+                          stub: bool = False) -> Finding:
+    """The image's own libcuda / libnvidia-ml: the toolkit failed to mount over it, CUDA reported its
+    version beside a different kernel module, or the CUDA toolkit's stub is on the library path."""
+    name = str(items[0].get("library") or "libcuda") if items else "libcuda"
+    if stub:
+        title = f"This {container} image loads the CUDA toolkit's stub libcuda instead of the host's driver"
+        why = (" The stub (…/lib64/stubs/libcuda.so) only satisfies the linker at build time; on the library"
+               " path at run time it shadows the libcuda.so.1 the toolkit injects from the host, and every"
+               " CUDA call fails (CUDA_ERROR_STUB_LIBRARY).")
+    elif version:
         title = f"This {container} image's libcuda is {version}, but the host's kernel module is {kernel}"
         why = (" Inside a container the user-space driver libraries must be the host's, injected at start;"
                " this one came with the image (often the cuda-compat package or a driver package).")
@@ -506,10 +515,13 @@ def _image_driver_library(facts: dict[str, Any], container: str, items: list[dic
         Status.FAIL,
         title,
         detail=why.strip() + " It is the image, not a driver update on the host.",
-        fix="Rebuild the image without NVIDIA driver packages (no libnvidia-compute-*, libnvidia-ml*,"
-        " cuda-drivers, cuda-compat, nor a copied libcuda.so*): e.g. `RUN apt-get remove -y 'libnvidia-*'`"
-        " in the Dockerfile,"
-        " then start it with `--gpus all` so the toolkit injects the host's libraries",
+        fix=("Take the stubs folder off the image's library path: drop …/lib64/stubs from ENV LD_LIBRARY_PATH"
+             " and from /etc/ld.so.conf.d (then ldconfig) in the Dockerfile; keep it only for the build step"
+             " that links against libcuda" if stub else
+             "Rebuild the image without NVIDIA driver packages (no libnvidia-compute-*, libnvidia-ml*,"
+             " cuda-drivers, cuda-compat, nor a copied libcuda.so*): e.g. `RUN apt-get remove -y"
+             " 'libnvidia-*'` in the Dockerfile, then start it with `--gpus all` so the toolkit injects the"
+             " host's libraries"),
         docs=cat.NV_CONTAINER,
         facts=("log.evidence", "system.libcuda_version", "system.proc_driver_version", "system.container"),
         evidence=fc.quote(facts, items),

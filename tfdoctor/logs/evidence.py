@@ -146,6 +146,10 @@ SIGNATURES: tuple[Signature, ...] = (
     # the toolkit refuses an image whose CUDA needs a newer host driver (NVIDIA_REQUIRE_CUDA)
     _sig("container-cuda", "unsatisfied condition",
          r"requirement error: unsatisfied condition: cuda\s{0,2}>=?\s{0,2}(\d{1,2}\.\d{1,2})", ("need",)),
+    # the CUDA toolkit's link-time stub libcuda reached at run time (ldd/ldconfig, LD_LIBRARY_PATH)
+    _sig("stub-libcuda", "stubs",
+         r"libcuda\.so(?:\.1)?\s{0,4}(?:\([^)]{0,40}\)\s{0,4})?=>\s{0,4}\S{0,200}/stubs/libcuda\.so|"
+         r"(?:^|[=:\s])/\S{0,120}/lib(?:64)?/stubs/?(?::|\s|$)"),
     # the toolkit cannot mount the host's driver library over the image's own copy
     _sig("image-driver-lib", "file exists",
          r"mount error: file creation failed: \S{0,300}?/"
