@@ -43,6 +43,12 @@ def test_docker_without_the_nvidia_runtime_is_a_container_without_the_driver():
     assert "nvidia-ctk runtime configure" in found["driver.missing"].fix
 
 
+def test_the_runtime_refusal_inside_an_escaped_daemon_message():
+    line = line_of("290", "could not select device driver")
+    escaped = line.replace('""', '\\"\\"').replace("[[gpu]]", "[[gpu compute utility]]")
+    assert "driver.missing" in failing(escaped)
+
+
 def test_cdi_without_a_spec_says_generate_it():
     found = failing(line_of("293", "unresolvable CDI"))
     assert "nvidia-ctk cdi generate" in found["driver.missing"].fix

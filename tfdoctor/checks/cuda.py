@@ -450,7 +450,7 @@ def container_driver_libraries(facts: dict[str, Any], matrix: Any) -> list[Findi
     if shadowed:
         return [_image_driver_library(facts, container or "docker", shadowed)]
     stub = fc.log_items(facts, "stub-libcuda") + fc.cuda_errors(facts, "STUB_LIBRARY")
-    if container and fc.log_items(facts, "stub-libcuda"):  # the image puts the toolkit's stub on the path
+    if container and stub:  # the image puts the toolkit's stub ahead of the host's injected libcuda
         return [_image_driver_library(facts, container, stub, stub=True)]
     if not container or not kernel:
         return []
