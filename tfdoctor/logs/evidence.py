@@ -138,7 +138,8 @@ SIGNATURES: tuple[Signature, ...] = (
     # docker without the NVIDIA runtime (--gpus needs the container toolkit), podman/CDI without a spec
     _sig("no-driver",
          ("with capabilities: [[gpu", "unknown or invalid runtime name", "unknown runtime specified"),
-         r"could not select device driver \\{0,3}\"\w{0,20}\\{0,3}\" with capabilities: \[\[gpu[\w ]{0,40}\]\]|"
+         r"could not select device driver \\{0,3}\"\w{0,20}\\{0,3}\" with capabilities: "
+         r"\[\[gpu[\w ]{0,40}\]\]|"
          r"unknown or invalid runtime name: nvidia|Unknown runtime specified nvidia",
          why="container-runtime"),
     _sig("no-driver", "cdi device",
