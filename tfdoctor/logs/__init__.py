@@ -168,7 +168,7 @@ class Reader:
 
     def _keras3(self, line: str, low: str) -> None:
         """An API error at the end of a traceback through Keras 3's keras/src/ frames."""
-        if "keras" in low and ("src" in low) and _KERAS3_FRAME.search(line):
+        if "src" in low and _KERAS3_FRAME.search(line):
             self._keras3_frame_at = self.lines
             return
         if self._keras3_frame_at is None:

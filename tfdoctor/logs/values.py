@@ -157,7 +157,7 @@ RE_SMI_L_MIG = re.compile(r"^MIG (\d{1,2}g\.\d{1,4}gb)\s{1,10}Device\s{1,4}(\d{1
 # TF_CONFIG as set or printed: `export TF_CONFIG='{...}'`, `TF_CONFIG={...}`, a Python dict in
 # os.environ["TF_CONFIG"] = json.dumps({...}), Estimator's "TF_CONFIG environment variable: {...}"
 RE_TF_CONFIG = re.compile(r"TF_CONFIG['\"\]]{0,2}(?: environment variable)?\s{0,3}[=:]\s{0,3}"
-                          r"(?:json\.dumps\(\s{0,3})?(['\"]?)\s{0,3}(\{.{0,3000})$")
+                          r"(?:json\.dumps\(\s{0,3})?(['\"]?)\s{0,3}(\{.*)")
 MAX_TF_CONFIG_LINES = 60
 # what a template field adds to the OS: its own hint "(e.g., Linux Ubuntu 16.04)", a "(WSL)" note
 RE_OS_NOTE = re.compile(r"\s{0,3}\((?:e\.g\.?,?|WSL ?2?\b)[^()]{0,60}\)", re.IGNORECASE)
@@ -418,7 +418,7 @@ class Values:
             m = RE_TF_CONFIG.search(line)
             if not m:
                 return
-            self._tf_config = [m.group(1), m.group(2)]
+            self._tf_config = [m.group(1), m.group(2)[:3000]]
         else:
             self._tf_config.append(line)
         quote, text = self._tf_config[0], " ".join(self._tf_config[1:])
