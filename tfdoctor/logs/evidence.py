@@ -311,7 +311,8 @@ SIGNATURES: tuple[Signature, ...] = (
          # protobuf 6 (5.x deprecations removed) under code generated for an older one
          r"'(?:MessageFactory|SymbolDatabase|DescriptorPool)' object has no attribute '\w{1,40}'"),
     _sig("keras3", ("kerastensor", "keras 3", "keras core", "tf_keras", "legacy_keras", "keras.src",
-                    "keras.engine", "keras_tensor"),
+                    "keras.engine", "keras_tensor", "unrecognized keyword arguments passed to",
+                    "not recognized: {"),
          r"A KerasTensor (?:cannot|is symbolic)|"
          r"KerasTensor.{0,60}(?:cannot be used|not allowed|is not supported)|"
          r"Keras (?:3|Core) only supports|only supports V3 `?\.keras|TF_USE_LEGACY_KERAS|"
@@ -319,7 +320,9 @@ SIGNATURES: tuple[Signature, ...] = (
          r"`?keras\.\w{1,40}`? (?:is|was) (?:removed|not available) in Keras 3|in Keras 3|"
          r"(?:install|use) `?tf_keras`?|from keras\.src|"
          # Keras 3's own modules (keras/src, and keras/_tf_keras behind tf.keras) lacking a Keras 2 name
-         r"module '(?:keras\._tf_keras|keras\.src)[\w.]{0,60}' has no attribute"),
+         r"module '(?:keras\._tf_keras|keras\.src)[\w.]{0,60}' has no attribute|"
+         # Keras 3's own refusals of Keras 2 arguments (layer.py, base_optimizer.py), even without frames
+         r"Unrecognized keyword arguments passed to \w{1,60}:|Argument\(s\) not recognized: \{"),
     _sig("tf-missing", "no module named",
          r"No module named ['\"]?tensorflow['\"]?(?![\w-]|\.\w)"),
     _sig("tf-native-failed", ("native tensorflow runtime", "_pywrap_tensorflow", "dll load failed"),
