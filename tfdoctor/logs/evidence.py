@@ -205,10 +205,12 @@ SIGNATURES: tuple[Signature, ...] = (
     # the BFC allocator's dump, printed only when an allocation failed: it may be all a paste shows
     # (its "ran out of memory ... The caller indicates that this is not a failure" warning is not)
     _sig("oom", ("total chunks", "sum total of in-use chunks", "see logs for memory state",
-                 "current allocation summary follows"),
-         r"^Bin \(\d{1,12}\):\s{0,20}Total Chunks: \d|^Sum Total of in-use chunks|"
-         r"ran out of memory trying to allocate [^\n]{0,60}?(?:See logs for memory state|"
-         r"Current allocation summary follows)"),
+                 "current allocation summary follows", "requested by op", "bfcallocator dump for",
+                 " of size "),
+         r"^Bin \(\d{1,12}\):\s{0,20}Total Chunks: \d|^Sum Total of in-use chunks|^BFCAllocator dump for|"
+         r"^(?:InUse|Free) at [0-9a-fA-F]{6,16} (?:next -?\d{1,12} )?of size \d|"
+         r"ran out of memory trying to allocate [^\n]{0,80}?(?:See logs for memory state|"
+         r"Current allocation summary follows|requested by op)"),
     _sig("memory-free", "freememory",
          r"totalMemory:\s{0,3}(\d{1,6}(?:\.\d{1,3})?)\s{0,2}([GM]i?B)\s{1,4}freeMemory:\s{0,3}(\d{1,6}(?:\.\d{1,3})?)"
          r"\s{0,2}([GM]i?B)", ("total", "total_unit", "free", "free_unit")),
