@@ -158,6 +158,7 @@ RE_SMI_L_MIG = re.compile(r"^MIG (\d{1,2}g\.\d{1,4}gb)\s{1,10}Device\s{1,4}(\d{1
 # os.environ["TF_CONFIG"] = json.dumps({...}), Estimator's "TF_CONFIG environment variable: {...}"
 RE_TF_CONFIG = re.compile(r"TF_CONFIG['\"\]]{0,2}(?: environment variable)?\s{0,3}[=:]\s{0,3}"
                           r"(?:json\.dumps\(\s{0,3})?(['\"]?)\s{0,3}(\{.*)")
+RE_K8S_VALUE = re.compile(r"^-?\s{0,3}value:\s{0,3}(['\"]?)\s{0,3}(\{.*)")  # under `- name: TF_CONFIG`
 MAX_TF_CONFIG_LINES = 60
 # what a template field adds to the OS: its own hint "(e.g., Linux Ubuntu 16.04)", a "(WSL)" note
 RE_OS_NOTE = re.compile(r"\s{0,3}\((?:e\.g\.?,?|WSL ?2?\b)[^()]{0,60}\)", re.IGNORECASE)
@@ -407,7 +408,7 @@ class Values:
             self._gpu_lines(line, low)
         if line.startswith("|"):
             self._smi_table(line)
-        if self._tf_config is not None or "tf_config" in low:
+        if self._tf_config is not None or "tf_config" in low or self._prev.endswith("tf_config"):
             self._tf_config_line(line)
         self._platform(line, low)
         self._prev = low
@@ -415,7 +416,8 @@ class Values:
     def _tf_config_line(self, line: str) -> None:
         """TF_CONFIG's value, on one line or spread over several (braces counted, bounded)."""
         if self._tf_config is None:
-            m = RE_TF_CONFIG.search(line)
+            m = RE_TF_CONFIG.search(line) or (RE_K8S_VALUE.match(line) if self._prev.endswith("tf_config")
+                                              else None)
             if not m:
                 return
             self._tf_config = [m.group(1), m.group(2)[:3000]]
