@@ -205,7 +205,7 @@ def test_the_toolkits_stub_libcuda_on_an_images_path_is_the_images():
 
 def test_tf_config_in_a_kubernetes_env_list():
     text = ("    - name: TF_CONFIG\n"
-            "      value: '{\"cluster\": {\"worker\": [\"w-0:2222\", \"w-1\"]}, \"task\": {\"type\": \"worker\","
-            " \"index\": 0}}'\n")
+            "      value: '{\"cluster\": {\"worker\": [\"w-0:2222\", \"w-1\"]},"
+            " \"task\": {\"type\": \"worker\", \"index\": 0}}'\n")
     assert "distributed.address-invalid" in failing(text)
     assert "TF_CONFIG" not in env("    - name: OTHER\n      value: '{\"cluster\": {}}'\n")
