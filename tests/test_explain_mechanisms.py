@@ -209,3 +209,11 @@ def test_tf_config_in_a_kubernetes_env_list():
             " \"task\": {\"type\": \"worker\", \"index\": 0}}'\n")
     assert "distributed.address-invalid" in failing(text)
     assert "TF_CONFIG" not in env("    - name: OTHER\n      value: '{\"cluster\": {}}'\n")
+
+
+def test_nvidia_smi_of_another_version_inside_a_container_is_the_images():
+    banner = line_of("035", "NVIDIA-SMI").replace("NVIDIA-SMI 460", "NVIDIA-SMI 470")
+    cuinit = line_of("010", "cuInit")  # a driver-side CUDA failure, not a device one
+    found = failing("docker run --gpus all -it my/image:latest\n" + banner + "\n" + cuinit)
+    assert found["driver.library-mismatch"].caused_by == "cuda.container-driver-libraries"
+    assert "cuda.container-driver-libraries" not in failing(banner + "\n" + cuinit)

@@ -454,11 +454,13 @@ def container_driver_libraries(facts: dict[str, Any], matrix: Any) -> list[Findi
         return [_image_driver_library(facts, container, stub, stub=True)]
     if not container or not kernel:
         return []
-    reported = fc.text(fc.get(facts, "system", "libcuda_version"))
+    splits = fc.log_items(facts, "lib-mismatch")
+    # the library version CUDA reported, or the one a split names (nvidia-smi's own beside the driver's)
+    reported = fc.text(fc.get(facts, "system", "libcuda_version")) or next(
+        (fc.text(i.get("library")) for i in splits if i.get("library") and i.get("kernel")), None)
     # the toolkit's hook ("nvml error: ...") runs on the host before the container exists: its mismatch
     # is the host's own
-    host_side = any("nvml error" in str(i.get("text", "")).lower()
-                    for i in fc.log_items(facts, "lib-mismatch"))
+    host_side = any("nvml error" in str(i.get("text", "")).lower() for i in splits)
     if reported and not host_side and v.vtuple(reported)[:1] >= (100,) and v.differ(reported, kernel):
         return [_image_driver_library(facts, container, [], reported, kernel)]
     wrong = []
@@ -503,7 +505,8 @@ def _image_driver_library(facts: dict[str, Any], container: str, items: list[dic
                " path at run time it shadows the libcuda.so.1 the toolkit injects from the host, and every"
                " CUDA call fails (CUDA_ERROR_STUB_LIBRARY).")
     elif version:
-        title = f"This {container} image's libcuda is {version}, but the host's kernel module is {kernel}"
+        title = (f"This {container} image's driver library is {version}, but the host's kernel module is"
+                 f" {kernel}")
         why = (" Inside a container the user-space driver libraries must be the host's, injected at start;"
                " this one came with the image (often the cuda-compat package or a driver package).")
     else:
