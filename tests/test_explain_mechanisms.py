@@ -217,3 +217,11 @@ def test_nvidia_smi_of_another_version_inside_a_container_is_the_images():
     found = failing("docker run --gpus all -it my/image:latest\n" + banner + "\n" + cuinit)
     assert found["driver.library-mismatch"].caused_by == "cuda.container-driver-libraries"
     assert "cuda.container-driver-libraries" not in failing(banner + "\n" + cuinit)
+
+
+def test_a_bug_in_the_users_code_under_keras3_is_not_an_api_change():
+    frame = line_of("307", "keras/src/models/sequential.py")
+    assert "keras.keras3-api-change" not in failing(
+        frame + "\nAttributeError: 'NoneType' object has no attribute 'shape'")
+    assert "keras.keras3-api-change" in failing(
+        frame + "\nAttributeError: 'Adam' object has no attribute 'get_updates'")

@@ -32,7 +32,11 @@ QUOTE = 300  # characters of a line quoted as evidence
 _KERAS3_FRAME = re.compile(r"keras[/\\]src[/\\]")
 _API_ERROR = re.compile(
     r"^(?:[\w.]{1,60}\.)?(?:ValueError|TypeError|AttributeError|ImportError|ModuleNotFoundError)\b:?\s{0,3}"
-    r"[^\n]{0,200}?(?:not recognized|[Uu]nrecognized keyword|unexpected keyword argument|has no attribute|"
+    r"[^\n]{0,200}?(?:not recognized|[Uu]nrecognized keyword|unexpected keyword argument|"
+    # a module's or a Keras class's missing name, not any object's ('NoneType' has no attribute is a bug)
+    r"module '[\w.]{1,80}' has no attribute|"
+    r"'(?:Sequential|Functional|Model|\w{0,30}Layer|\w{0,30}Optimizer|Adam|SGD|RMSprop|KerasTensor)'"
+    r" object has no attribute|"
     r"[Cc]ould not (?:locate|interpret|deserialize)|no longer supported|cannot import name|No module named|"
     r"Only instances of `?keras\.|is not supported in Keras 3|was removed)")
 KERAS3_WINDOW = 80  # lines from a keras/src frame to the exception that ends its traceback
