@@ -40,7 +40,7 @@ _API_ERROR = re.compile(
     r"[Cc]ould not (?:locate|interpret|deserialize)|no longer supported|"
     # a Keras module or name that is gone (another package missing, e.g. pydot, is not Keras 3's doing)
     r"cannot import name '\w{1,60}' from '(?:tf_)?keras|No module named '(?:tf_)?keras\.|"
-    r"Only instances of `?keras\.|is not supported in Keras 3|was removed)")
+    r"Only instances of `?keras\.|is not supported in Keras 3)")
 KERAS3_WINDOW = 80  # lines from a keras/src frame to the exception that ends its traceback
 _FAILED_IMPORT = re.compile(r"(?:-{2,}>\s{0,3}\d{1,6}\s{1,4})?"
                             r"(?:import tensorflow\b|from tensorflow[\w.]{0,40} import)")
