@@ -227,3 +227,5 @@ def test_a_bug_in_the_users_code_under_keras3_is_not_an_api_change():
         frame + "\nAttributeError: 'Adam' object has no attribute 'get_updates'")
     assert "keras.keras3-api-change" not in failing(
         frame + "\nModuleNotFoundError: No module named 'pydot'")
+    assert "keras.keras3-api-change" not in failing(
+        frame + "\nAttributeError: module 'numpy' has no attribute 'object'")

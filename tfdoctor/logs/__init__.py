@@ -34,7 +34,7 @@ _API_ERROR = re.compile(
     r"^(?:[\w.]{1,60}\.)?(?:ValueError|TypeError|AttributeError|ImportError|ModuleNotFoundError)\b:?\s{0,3}"
     r"[^\n]{0,200}?(?:not recognized|[Uu]nrecognized keyword|unexpected keyword argument|"
     # a module's or a Keras class's missing name, not any object's ('NoneType' has no attribute is a bug)
-    r"module '[\w.]{1,80}' has no attribute|"
+    r"module '(?:tf_)?keras[\w.]{0,80}' has no attribute|"
     r"'(?:Sequential|Functional|Model|\w{0,30}Layer|\w{0,30}Optimizer|Adam|SGD|RMSprop|KerasTensor)'"
     r" object has no attribute|"
     r"[Cc]ould not (?:locate|interpret|deserialize)|no longer supported|"
