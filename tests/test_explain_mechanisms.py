@@ -229,3 +229,11 @@ def test_a_bug_in_the_users_code_under_keras3_is_not_an_api_change():
         frame + "\nModuleNotFoundError: No module named 'pydot'")
     assert "keras.keras3-api-change" not in failing(
         frame + "\nAttributeError: module 'numpy' has no attribute 'object'")
+
+
+def test_stubs_after_the_injected_driver_folder_are_harmless():
+    ld_path = line_of("327", "/lib64/stubs:")
+    order = "/usr/local/nvidia/lib64:" + ld_path.replace("/usr/local/cuda/lib64/stubs:", "") + \
+        ":/usr/local/cuda/lib64/stubs"
+    assert "cuda.container-driver-libraries" not in failing("docker run --gpus all -it img\n" + order)
+    assert "cuda.container-driver-libraries" in failing("docker run --gpus all -it img\n" + ld_path)

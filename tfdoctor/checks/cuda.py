@@ -449,7 +449,8 @@ def container_driver_libraries(facts: dict[str, Any], matrix: Any) -> list[Findi
     shadowed = fc.log_items(facts, "image-driver-lib")  # the toolkit could not mount over the image's copy
     if shadowed:
         return [_image_driver_library(facts, container or "docker", shadowed)]
-    stub = fc.log_items(facts, "stub-libcuda") + fc.cuda_errors(facts, "STUB_LIBRARY")
+    stub = [i for i in fc.log_items(facts, "stub-libcuda") if not _driver_dir_first(str(i.get("text", "")))]
+    stub += fc.cuda_errors(facts, "STUB_LIBRARY")
     if container and stub:  # the image puts the toolkit's stub ahead of the host's injected libcuda
         return [_image_driver_library(facts, container, stub, stub=True)]
     if not container or not kernel:
@@ -491,6 +492,13 @@ def container_driver_libraries(facts: dict[str, Any], matrix: Any) -> list[Findi
             facts=("runtime.loaded_libraries", "system.proc_driver_version", "system.container"),
         )
     ]
+
+
+def _driver_dir_first(text: str) -> bool:
+    """A library path listing the injected driver folder (/usr/local/nvidia/lib*) ahead of the stubs: the
+    real libcuda is found first, so the stub is harmless."""
+    driver, stubs = text.find("/nvidia/lib"), text.find("/stubs")
+    return 0 <= driver < stubs
 
 
 def _image_driver_library(facts: dict[str, Any], container: str, items: list[dict[str, Any]],
