@@ -124,6 +124,7 @@ ENTRIES: dict[str, Entry] = {
         "No usable NVIDIA driver is loaded (absent, nouveau instead, no NVIDIA GPU attached, or not "
         "exposed to WSL2 or the container).",
         NV_DRIVER,
+        ("cuda.container-driver-libraries",),  # an image's stub or own libcuda hides the host's
     ),
     "driver.ok": Entry("An NVIDIA driver is loaded (version and the CUDA version it supports).", NV_SMI),
     "driver.library-mismatch": Entry(

@@ -130,8 +130,8 @@ _ROWS: tuple[tuple[str, int, str, str, str], ...] = (
     ("CUresult", 800, "CUDA_ERROR_NOT_PERMITTED", "", "capability"),
     ("CUresult", 801, "CUDA_ERROR_NOT_SUPPORTED", "", "capability"),
     ("CUresult", 802, "CUDA_ERROR_SYSTEM_NOT_READY", "", "cuda.init-failed"),
-    ("CUresult", 803, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", "", "driver.library-mismatch"),
-    ("CUresult", 804, "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE", "", "cuda.init-failed"),
+    ("CUresult", 803, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", "", "driver.too-old"),
+    ("CUresult", 804, "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE", "", "driver.too-old"),
     ("CUresult", 805, "CUDA_ERROR_MPS_CONNECTION_FAILED", "", "cuda.init-failed"),
     ("CUresult", 806, "CUDA_ERROR_MPS_RPC_FAILURE", "", "cuda.init-failed"),
     ("CUresult", 807, "CUDA_ERROR_MPS_SERVER_NOT_READY", "", "cuda.init-failed"),
@@ -317,9 +317,9 @@ _ROWS: tuple[tuple[str, int, str, str, str], ...] = (
     ("cudaError_t", 801, "cudaErrorNotSupported", "operation not supported", "capability"),
     ("cudaError_t", 802, "cudaErrorSystemNotReady", "system not yet initialized", "cuda.init-failed"),
     ("cudaError_t", 803, "cudaErrorSystemDriverMismatch",
-     "system has unsupported display driver / cuda driver combination", "driver.library-mismatch"),
+     "system has unsupported display driver / cuda driver combination", "driver.too-old"),
     ("cudaError_t", 804, "cudaErrorCompatNotSupportedOnDevice",
-     "forward compatibility was attempted on non supported HW", "cuda.init-failed"),
+     "forward compatibility was attempted on non supported HW", "driver.too-old"),
     ("cudaError_t", 805, "cudaErrorMpsConnectionFailed",
      "MPS client failed to connect to the MPS control daemon or the MPS server", "cuda.init-failed"),
     ("cudaError_t", 806, "cudaErrorMpsRpcFailure",
@@ -644,6 +644,9 @@ NOISE: dict[str, tuple[str, tuple[tuple[str, ...], ...]]] = {
                             ("rebuild tensorflow with the appropriate compiler flags",))),
     "grappler-layout": ("Grappler's layout optimizer skipped a graph it cannot rewrite: it runs"
                         " unoptimised", (("layout failed", "permutation"),)),
+    "declared-benign": ("the library itself says the message is harmless",
+                        (("this is benign",), ("indicates that this is not a failure",),
+                         ("can be safely ignored",))),
 }
 
 

@@ -46,6 +46,14 @@ def version_ge(version: Any, floor: tuple[int, ...]) -> bool:
     return bool(parts) and parts >= floor
 
 
+def differ(a: Any, b: Any) -> bool:
+    """Two known versions that are not the same: '352.63' and '352.63.0' are one, '352.63' and '361.93.2'
+    are not (False when either is unknown)."""
+    x, y = vtuple(a), vtuple(b)
+    width = max(len(x), len(y))
+    return bool(x and y) and x + (0,) * (width - len(x)) != y + (0,) * (width - len(y))
+
+
 def norm_cuda(value: Any) -> str | None:
     """'12.5.1' stays; Windows build_info's '64_112' becomes '11.2'; junk becomes None."""
     if value is None:

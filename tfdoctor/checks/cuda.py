@@ -447,8 +447,24 @@ def container_driver_libraries(facts: dict[str, Any], matrix: Any) -> list[Findi
     the image carries has its own version and fails against the host's kernel module."""
     container = fc.container(facts)
     kernel = fc.text(fc.get(facts, "system", "proc_driver_version")) or fc.driver_version(facts)[0]
+    shadowed = fc.log_items(facts, "image-driver-lib")  # the toolkit could not mount over the image's copy
+    if shadowed:
+        return [_image_driver_library(facts, container or "docker", shadowed)]
+    stub = [i for i in fc.log_items(facts, "stub-libcuda") if not _driver_dir_first(str(i.get("text", "")))]
+    stub += fc.cuda_errors(facts, "STUB_LIBRARY")
+    if container and stub:  # the image puts the toolkit's stub ahead of the host's injected libcuda
+        return [_image_driver_library(facts, container, stub, stub=True)]
     if not container or not kernel:
         return []
+    splits = fc.log_items(facts, "lib-mismatch")
+    # the library version CUDA reported, or the one a split names (nvidia-smi's own beside the driver's)
+    reported = fc.text(fc.get(facts, "system", "libcuda_version")) or next(
+        (fc.text(i.get("library")) for i in splits if i.get("library") and i.get("kernel")), None)
+    # the toolkit's hook ("nvml error: ...") runs on the host before the container exists: its mismatch
+    # is the host's own
+    host_side = any("nvml error" in str(i.get("text", "")).lower() for i in splits)
+    if reported and not host_side and v.vtuple(reported)[:1] >= (100,) and v.differ(reported, kernel):
+        return [_image_driver_library(facts, container, [], reported, kernel)]
     wrong = []
     for lib in _loaded(facts):
         version = str(lib.get("version") or "")
@@ -477,3 +493,48 @@ def container_driver_libraries(facts: dict[str, Any], matrix: Any) -> list[Findi
             facts=("runtime.loaded_libraries", "system.proc_driver_version", "system.container"),
         )
     ]
+
+
+def _driver_dir_first(text: str) -> bool:
+    """A library path listing the injected driver folder (/usr/local/nvidia/lib*) ahead of the stubs: the
+    real libcuda is found first, so the stub is harmless."""
+    driver, stubs = text.find("/nvidia/lib"), text.find("/stubs")
+    return 0 <= driver < stubs
+
+
+def _image_driver_library(facts: dict[str, Any], container: str, items: list[dict[str, Any]],
+                          version: str | None = None, kernel: str | None = None,
+                          stub: bool = False) -> Finding:
+    """The image's own libcuda / libnvidia-ml: the toolkit failed to mount over it, CUDA reported its
+    version beside a different kernel module, or the CUDA toolkit's stub is on the library path."""
+    name = str(items[0].get("library") or "libcuda") if items else "libcuda"
+    if stub:
+        title = f"This {container} image loads the CUDA toolkit's stub libcuda instead of the host's driver"
+        why = (" The stub (…/lib64/stubs/libcuda.so) only satisfies the linker at build time; on the library"
+               " path at run time it shadows the libcuda.so.1 the toolkit injects from the host, and every"
+               " CUDA call fails (CUDA_ERROR_STUB_LIBRARY).")
+    elif version:
+        title = (f"This {container} image's driver library is {version}, but the host's kernel module is"
+                 f" {kernel}")
+        why = (" Inside a container the user-space driver libraries must be the host's, injected at start;"
+               " this one came with the image (often the cuda-compat package or a driver package).")
+    else:
+        title = f"This {container} image carries its own {name}, so the host's cannot be mounted"
+        why = (" The NVIDIA Container Toolkit mounts the host driver's libraries into the container at start;"
+               f" the image already has {name} at that path, so the container cannot start with the GPU.")
+    return Finding(
+        "cuda.container-driver-libraries",
+        Status.FAIL,
+        title,
+        detail=why.strip() + " It is the image, not a driver update on the host.",
+        fix=("Take the stubs folder off the image's library path: drop …/lib64/stubs from ENV LD_LIBRARY_PATH"
+             " and from /etc/ld.so.conf.d (then ldconfig) in the Dockerfile; keep it only for the build step"
+             " that links against libcuda" if stub else
+             "Rebuild the image without NVIDIA driver packages (no libnvidia-compute-*, libnvidia-ml*,"
+             " cuda-drivers, cuda-compat, nor a copied libcuda.so*): e.g. `RUN apt-get remove -y"
+             " 'libnvidia-*'` in the Dockerfile, then start it with `--gpus all` so the toolkit injects the"
+             " host's libraries"),
+        docs=cat.NV_CONTAINER,
+        facts=("log.evidence", "system.libcuda_version", "system.proc_driver_version", "system.container"),
+        evidence=fc.quote(facts, items),
+    )

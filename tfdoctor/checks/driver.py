@@ -73,6 +73,8 @@ _WHY = {
     "devnodes": ("the GPU device files (/dev/nvidia0, ...) do not exist", True, None),
     "libcuda": ("libcuda (the driver's CUDA library) was not found", True, None),
     "libnvml": ("libnvidia-ml (the driver's NVML library) was not found", True, None),
+    "container-runtime": ("the container engine has no NVIDIA runtime to hand it the GPU", True, "container"),
+    "cdi": ("the container engine found no CDI specification for the NVIDIA GPUs", True, "cdi"),
 }
 
 
@@ -190,7 +192,7 @@ def _missing(
     facts: dict[str, Any], notes: list[str], strong: bool, kinds: set[str], used: tuple[str, ...]
 ) -> Finding:
     plat = fc.platform(facts)
-    container = fc.container(facts) or ("docker" if "container" in kinds else None)
+    container = fc.container(facts) or ("docker" if kinds & {"container", "cdi"} else None)
     nouveau = "nouveau module loaded" in notes or "nouveau" in kinds
     detail = " · ".join(notes)
     confidence = "certain" if strong else "likely"
@@ -225,6 +227,15 @@ def _missing(
             "Run on a machine with an NVIDIA GPU (a GPU instance type in the cloud, or a GPU passed through"
             " to this VM). If the CPU is what you expect here, say so: `tfdoctor check --allow-cpu`.",
             cat.NV_GPUS,
+        )
+    if "cdi" in kinds:
+        return found(
+            f"This {container} container has no access to the NVIDIA driver: no CDI specification",
+            "Podman (and Docker in CDI mode) hand a container the GPUs a CDI specification lists; without"
+            " one, nvidia.com/gpu=all names nothing.",
+            "sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml && nvidia-ctk cdi list  # must list"
+            " nvidia.com/gpu=all; regenerate it after every driver upgrade",
+            cat.NV_CONTAINER,
         )
     if container and not nouveau:
         return found(
@@ -264,10 +275,19 @@ def _newest_runnable(matrix: Any, facts: dict[str, Any], driver: str, platform: 
     return max(clean, key=lambda r: v.vtuple(r.version), default=None)
 
 
+# cuda-compat's refusals (803, 804): a driver too old for the CUDA in use, unless versions show a split
+_COMPAT = ("COMPAT_NOT_SUPPORTED_ON_DEVICE", "SYSTEM_DRIVER_MISMATCH")
+
+
 def _too_old_evidence(facts: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(hard evidence the driver is too old, soft evidence: it works with limits)."""
-    hard = (fc.cuda_errors(facts, *stackerrors.errors_for("driver.too-old"))
-            + fc.log_items(facts, "ngc-driver"))
+    hard = (fc.cuda_errors(facts, *(e for e in stackerrors.errors_for("driver.too-old") if e not in _COMPAT))
+            + fc.log_items(facts, "ngc-driver", "container-cuda"))
+    if not _version_split(facts):
+        # the forward-compatibility libcuda (cuda-compat) stands in for a driver too old for the CUDA in
+        # use, and is refused on GPUs it does not support (804) or by a driver branch it does not
+        # cover (803); with the library and kernel versions shown to differ, that split says more
+        hard += fc.cuda_errors(facts, *_COMPAT)
     soft = fc.log_items(facts, "driver-cuda-older")
     return hard, soft
 
@@ -356,8 +376,15 @@ def _too_old(
     ngc = next((i for i in hard if i.get("kind") == "ngc-driver"), None)
     if ngc and not minimum:
         minimum = ngc.get("need")
-    if not cuda and soft:
-        cuda = soft[0].get("need")
+    needs = [i.get("need") for i in hard if i.get("kind") == "container-cuda"] + [
+        i.get("need") for i in soft]
+    if not cuda and needs:
+        cuda = needs[0]
+        if not minimum and cuda and matrix is not None:
+            try:
+                minimum = matrix.min_driver(cuda, platform)
+            except Exception:  # noqa: BLE001 - a CUDA version the matrix does not know: no minimum
+                minimum = None
     branch = minimum.split(".")[0] if minimum else None
     upgrade, docs = rm.driver_install(facts, branch)
     limit = rm.driver_branch_limit(facts, matrix)
@@ -372,6 +399,13 @@ def _too_old(
     detail = ", ".join(parts) + "." if parts else "The CUDA runtime reported the driver as too old."
     if ngc:
         detail += f" The container image needs driver {ngc.get('need')}; the host runs {ngc.get('have')}."
+    if any(i.get("kind") == "container-cuda" for i in hard):
+        detail += (f" The NVIDIA Container Toolkit refused to start an image built for CUDA {cuda}: the"
+                   " host's driver must be upgraded (or use an image of an older CUDA).")
+    if fc.cuda_errors(facts, "COMPAT_NOT_SUPPORTED_ON_DEVICE", "SYSTEM_DRIVER_MISMATCH"):
+        detail += (" CUDA's forward-compatibility library (cuda-compat, common in container images) stood in"
+                   " for the old driver and was refused: it works only on data-center GPUs and on the driver"
+                   " branches it lists.")
     fix = f"{upgrade}  # driver {minimum or 'of a newer branch'} or newer"
     if limit:
         arch, last = limit
@@ -428,10 +462,12 @@ def library_mismatch(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         evidence.append(f"nvidia-smi: {smi.get('error')}")
     user = (nvml.get("driver_version") or smi.get("driver_version")
             or fc.get(facts, "system", "libcuda_version"))
-    if kernel and user and _differ(kernel, user):
+    if kernel and user and v.differ(kernel, user):
         evidence.append(f"kernel module {kernel} but driver library {user}")
     items = (fc.log_items(facts, "lib-mismatch")
              + fc.cuda_errors(facts, *stackerrors.errors_for("driver.library-mismatch")))
+    if evidence or items:  # 803 alone is a forward-compatibility refusal: see driver.too-old
+        items += fc.cuda_errors(facts, "SYSTEM_DRIVER_MISMATCH")
     for item in items:
         if item.get("kernel") and item.get("library"):
             text = f"kernel module {item['kernel']} but driver library {item['library']}"
@@ -457,8 +493,9 @@ def library_mismatch(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     ]
 
 
-def _differ(kernel: str, user: str) -> bool:
-    """'352.63' and '352.63.0' are one version; '352.63' and '361.93.2' are not."""
-    a, b = v.vtuple(kernel), v.vtuple(user)
-    width = max(len(a), len(b))
-    return bool(a and b) and a + (0,) * (width - len(a)) != b + (0,) * (width - len(b))
+def _version_split(facts: dict[str, Any]) -> bool:
+    """The text shows the user-space driver library and the kernel module at different versions."""
+    kernel = fc.get(facts, "system", "proc_driver_version")
+    user = fc.get(facts, "system", "libcuda_version")
+    return bool(fc.log_items(facts, "lib-mismatch")) or bool(
+        isinstance(kernel, str) and isinstance(user, str) and v.differ(kernel, user))

@@ -37,6 +37,22 @@ QUOTE = 300  # characters of a line quoted as evidence
 _NOISE_WORD = re.compile("|".join(sorted({re.escape(words[0]) for _, forms in se.NOISE.values()
                                             for words in forms})))
 _CODE_WORD = re.compile("|".join(codes.TRIGGERS))
+# Keras 3's sources live in keras/src/ (Keras 2's in keras/engine, keras/layers, ...): a traceback through
+# them that ends in an API error (an argument, attribute, class or module that is not there) is Keras 2
+# code meeting Keras 3
+_KERAS3_FRAME = re.compile(r"keras[/\\]src[/\\]")
+_API_ERROR = re.compile(
+    r"^(?:[\w.]{1,60}\.)?(?:ValueError|TypeError|AttributeError|ImportError|ModuleNotFoundError)\b:?\s{0,3}"
+    r"[^\n]{0,200}?(?:not recognized|[Uu]nrecognized keyword|unexpected keyword argument|"
+    # a module's or a Keras class's missing name, not any object's ('NoneType' has no attribute is a bug)
+    r"module '(?:tf_)?keras[\w.]{0,80}' has no attribute|"
+    r"'(?:Sequential|Functional|Model|\w{0,30}Layer|\w{0,30}Optimizer|Adam|SGD|RMSprop|KerasTensor)'"
+    r" object has no attribute|"
+    r"[Cc]ould not (?:locate|interpret|deserialize)|no longer supported|"
+    # a Keras module or name that is gone (another package missing, e.g. pydot, is not Keras 3's doing)
+    r"cannot import name '\w{1,60}' from '(?:tf_)?keras|No module named '(?:tf_)?keras\.|"
+    r"Only instances of `?keras\.|is not supported in Keras 3)")
+KERAS3_WINDOW = 80  # lines from a keras/src frame to the exception that ends its traceback
 _FAILED_IMPORT = re.compile(r"(?:-{2,}>\s{0,3}\d{1,6}\s{1,4})?"
                             r"(?:import tensorflow\b|from tensorflow[\w.]{0,40} import)")
 
@@ -57,6 +73,19 @@ def _item(sig: ev.Signature, m: Any, line: str, line_no: int) -> dict[str, Any]:
 _SAID_BY_CODE = {"cudnn-failed": "cudnnStatus_t"}
 
 
+def _optional_dependencies(items: list[dict[str, Any]]) -> None:
+    """TensorRT is optional: a library its dlerror names ("Could not load dynamic library
+    'libnvinfer_plugin.so.7'; dlerror: libnvrtc.so.11.1: cannot open ...") was missing for TensorRT,
+    not for TensorFlow's own CUDA start-up, so it counts as TensorRT's."""
+    optional = next((i["library"] for i in items if i["kind"] == "dlopen-failed"
+                     and i.get("family") == "tensorrt"), None)
+    if optional is None:
+        return
+    for item in items:
+        if item["kind"] == "dlopen-failed" and item.get("family") != "tensorrt":
+            item["family"], item["needed_by"] = "tensorrt", optional
+
+
 class Reader:
     """Streaming state: evidence by mechanism and the values seen."""
 
@@ -71,6 +100,7 @@ class Reader:
         self.noise: dict[str, int] = {}
         self.unrecognized: list[dict[str, Any]] = []
         self.unrecognized_count = 0
+        self._keras3_frame_at: int | None = None
 
     def feed(self, raw: str) -> None:
         self.lines += 1
@@ -104,6 +134,8 @@ class Reader:
                 self.values.feed(line, low, self.lines)
             return
         self._module_error(line, low)
+        if "keras" in low or self._keras3_frame_at is not None:
+            self._keras3(line, low)
         here: set[tuple[str, Any]] = set()
         found = [{**codes.item(code), "line": self.lines, "text": line[:QUOTE]}
                  for code in codes.in_line(line, low)] if _CODE_WORD.search(low) else []
@@ -114,6 +146,7 @@ class Reader:
             if _SAID_BY_CODE.get(sig.kind) in apis:
                 continue
             found.append(_item(sig, m, line, self.lines))
+        _optional_dependencies(found)
         for item in found:
             key = (item["kind"], item.get("library") or item.get("error") or item.get("status"))
             if key in here:  # two spellings of one failure on one line are one piece of evidence
@@ -145,6 +178,22 @@ class Reader:
                 self.items.append({"kind": "tf-missing", "line": self.lines, "text": line[:QUOTE]})
                 self.counts["tf-missing"] = self.counts.get("tf-missing", 0) + 1
 
+    def _keras3(self, line: str, low: str) -> None:
+        """An API error at the end of a traceback through Keras 3's keras/src/ frames."""
+        if "src" in low and _KERAS3_FRAME.search(line):
+            self._keras3_frame_at = self.lines
+            return
+        if self._keras3_frame_at is None:
+            return
+        if self.lines - self._keras3_frame_at > KERAS3_WINDOW:
+            self._keras3_frame_at = None
+        elif "error" in low and _API_ERROR.match(line):
+            self._keras3_frame_at = None
+            if self.counts.get("keras3", 0) < MAX_ITEMS_PER_KIND:
+                self.items.append({"kind": "keras3", "line": self.lines, "text": line[:QUOTE],
+                                   "via": "keras/src traceback"})
+            self.counts["keras3"] = self.counts.get("keras3", 0) + 1
+
     def _item_values(self, item: dict[str, Any]) -> None:
         """Values an evidence line states outright (versions TensorFlow printed in its error)."""
         from tfdoctor.versions import cudnn_from_int
@@ -157,6 +206,7 @@ class Reader:
                             cudnn_from_int(str(item.get("compiled", ""))), 6)
         elif item["kind"] == "lib-mismatch" and item.get("kernel"):
             self.values.set("system.proc_driver_version", item["kernel"], 5)
+            self.values.set("system.libcuda_version", item.get("library"), 5)
         elif item["kind"] == "nvml-error":  # NVML's own answer, as the nvml probe would record it
             self.values.set("nvml.error_kind", "no-permission", 6)
             self.values.set("nvml.error", str(item["text"])[:200], 6)

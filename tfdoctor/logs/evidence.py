@@ -77,6 +77,27 @@ SIGNATURES: tuple[Signature, ...] = (
          r"(?:Kernel driver in use|module)\W{0,4}nouveau|^nouveau\s+\d", why="nouveau"),
     _sig("no-driver", "libcuda", r"libcuda reported version is: Not found|Failed to find libcuda",
          why="libcuda"),
+    # --- containers: the runtime that hands the host's GPU and driver to a container ---------------
+    # docker without the NVIDIA runtime (--gpus needs the container toolkit), podman/CDI without a spec
+    _sig("no-driver",
+         ("with capabilities: [[gpu", "unknown or invalid runtime name", "unknown runtime specified"),
+         r"could not select device driver \\{0,3}\"\w{0,20}\\{0,3}\" with capabilities: "
+         r"\[\[gpu[\w ]{0,40}\]\]|"
+         r"unknown or invalid runtime name: nvidia|Unknown runtime specified nvidia",
+         why="container-runtime"),
+    _sig("no-driver", "cdi device",
+         r"unresolvable CDI devices?|failed to inject CDI devices|CDI device injection failed", why="cdi"),
+    # the toolkit refuses an image whose CUDA needs a newer host driver (NVIDIA_REQUIRE_CUDA)
+    _sig("container-cuda", "unsatisfied condition",
+         r"requirement error: unsatisfied condition: cuda\s{0,2}>=?\s{0,2}(\d{1,2}\.\d{1,2})", ("need",)),
+    # the CUDA toolkit's link-time stub libcuda reached at run time (ldd/ldconfig, LD_LIBRARY_PATH)
+    _sig("stub-libcuda", "stubs",
+         r"libcuda\.so(?:\.1)?\s{0,4}(?:\([^)]{0,40}\)\s{0,4})?=>\s{0,4}\S{0,200}/stubs/libcuda\.so|"
+         r"(?:^|[=:\s])/\S{0,120}/lib(?:64)?/stubs/?(?::|\s|$)"),
+    # the toolkit cannot mount the host's driver library over the image's own copy
+    _sig("image-driver-lib", "file exists",
+         r"mount error: file creation failed: \S{0,300}?/"
+         r"(lib(?:cuda|nvidia-[\w-]{1,30})\.so(?:\.\d{1,6}){0,4}): file exists", ("library",)),
     # --- user-space driver library and kernel module disagree ------------------------------------
     _sig("lib-mismatch", "mismatch",
          r"Driver/library version mismatch|"
@@ -115,6 +136,15 @@ SIGNATURES: tuple[Signature, ...] = (
          r"\bOOM when allocating|ResourceExhaustedError|RESOURCE_EXHAUSTED|Resource exhausted|"
          r"Out of memory while trying to allocate|"
          r"failed to allocate .{1,40} from device"),
+    # the BFC allocator's dump, printed only when an allocation failed: it may be all a paste shows
+    # (its "ran out of memory ... The caller indicates that this is not a failure" warning is not)
+    _sig("oom", ("total chunks", "sum total of in-use chunks", "see logs for memory state",
+                 "current allocation summary follows", "requested by op", "bfcallocator dump for",
+                 " of size "),
+         r"^Bin \(\d{1,12}\):\s{0,20}Total Chunks: \d|^Sum Total of in-use chunks|^BFCAllocator dump for|"
+         r"^(?:InUse|Free) at [0-9a-fA-F]{6,16} (?:next -?\d{1,12} )?of size \d|"
+         r"ran out of memory trying to allocate [^\n]{0,80}?(?:See logs for memory state|"
+         r"Current allocation summary follows|requested by op)"),
     _sig("memory-free", "freememory",
          r"totalMemory:\s{0,3}(\d{1,6}(?:\.\d{1,3})?)\s{0,2}([GM]i?B)\s{1,4}freeMemory:\s{0,3}(\d{1,6}(?:\.\d{1,3})?)"
          r"\s{0,2}([GM]i?B)", ("total", "total_unit", "free", "free_unit")),
@@ -174,6 +204,14 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("nccl-unsupported", "ncclallreduce",
          r"No OpKernel was registered to support Op '?Nccl\w{0,20}|Op type not registered '?Nccl\w{0,20}"),
     _sig("nccl-unsupported", "nccl", r"NCCL is not (?:supported|available) on (?:Windows|this platform)"),
+    # --- the cluster TensorFlow was told about (TF_CONFIG, a ClusterSpec) --------------------------
+    _sig("cluster-config", ("was not defined in job", "is not a valid task_type", "task type must be worker"),
+         r"Task (\d{1,6}) was not defined in job \\?\"?(\w{1,40})|"
+         r"(\w{1,40}) is not a valid task_type in the cluster|"
+         r"If \"cluster\" is not set in TF_CONFIG, task type must be WORKER",
+         ("index", "job", "task_type"), problem="task"),
+    _sig("cluster-config", "could not parse port for local server",
+         r"Could not parse port for local server from \"?([^\"\s]{0,80})", ("address",), problem="address"),
     # --- the GPU itself -----------------------------------------------------------------------------
     _sig("xid", "xid", r"\bXid\b.{0,40}?\):? (\d{1,3})\b", ("code",)),
     _sig("gpu-lost", ("fallen off the bus", "gpu is lost", "unable to determine the device handle"),
@@ -193,21 +231,33 @@ SIGNATURES: tuple[Signature, ...] = (
          r"module compiled against (?:API|ABI) version|numpy\.(?:dtype|ndarray) size changed|"
          r"_ARRAY_API not found|"
          r"NumPy 2\.\d{1,2}\.\d{1,2} as it may crash|numpy\.core\.umath failed to import"),
-    _sig("protobuf", ("descriptors cannot", "google.protobuf", "protobuf", "protocol buffer"),
+    # code written for an older NumPy meeting a newer one: aliases removed in NumPy 1.24 and 2.0
+    _sig("numpy-abi", ("was removed in the numpy", "module 'numpy' has no attribute"),
+         r"`np\.\w{1,20}` was removed in the NumPy 2\.0 release|"
+         r"module 'numpy' has no attribute '(?:object|bool|int|float|complex|str|long|unicode)'"),
+    _sig("protobuf", ("descriptors cannot", "google.protobuf", "protobuf", "protocol buffer",
+                      "messagefactory", "symboldatabase", "descriptorpool"),
          r"Descriptors cannot (?:not )?be created directly|"
          r"cannot import name '\w{1,40}' from 'google\.protobuf|"
          r"Protobuf (?:Gencode|gencode) version|Detected (?:mismatched|incompatible) Protobuf|"
          r"(?:requires|compiled against) version [\d.]{1,12} of the Protocol Buffer runtime library|"
          r"Couldn't build proto file into descriptor pool|"
-         r"module 'google\.protobuf\.\w{1,40}' has no attribute"),
+         r"module 'google\.protobuf\.\w{1,40}' has no attribute|"
+         # protobuf 6 (5.x deprecations removed) under code generated for an older one
+         r"'(?:MessageFactory|SymbolDatabase|DescriptorPool)' object has no attribute '\w{1,40}'"),
     _sig("keras3", ("kerastensor", "keras 3", "keras core", "tf_keras", "legacy_keras", "keras.src",
-                    "keras.engine", "keras_tensor"),
+                    "keras.engine", "keras_tensor", "unrecognized keyword arguments passed to",
+                    "not recognized: {"),
          r"A KerasTensor (?:cannot|is symbolic)|"
          r"KerasTensor.{0,60}(?:cannot be used|not allowed|is not supported)|"
          r"Keras (?:3|Core) only supports|only supports V3 `?\.keras|TF_USE_LEGACY_KERAS|"
          r"No module named '?keras\.(?:engine|src\.engine|legacy|layers\.experimental|wrappers)|"
          r"`?keras\.\w{1,40}`? (?:is|was) (?:removed|not available) in Keras 3|in Keras 3|"
-         r"(?:install|use) `?tf_keras`?|from keras\.src"),
+         r"(?:install|use) `?tf_keras`?|from keras\.src|"
+         # Keras 3's own modules (keras/src, and keras/_tf_keras behind tf.keras) lacking a Keras 2 name
+         r"module '(?:keras\._tf_keras|keras\.src)[\w.]{0,60}' has no attribute|"
+         # Keras 3's own refusals of Keras 2 arguments (layer.py, base_optimizer.py), even without frames
+         r"Unrecognized keyword arguments passed to \w{1,60}:|Argument\(s\) not recognized: \{"),
     _sig("tf-missing", "no module named",
          r"No module named ['\"]?tensorflow['\"]?(?![\w-]|\.\w)"),
     _sig("tf-native-failed", ("native tensorflow runtime", "_pywrap_tensorflow", "dll load failed"),
