@@ -405,8 +405,8 @@ def runtime(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                     Status.FAIL,
                     f"import tensorflow failed: {_first_line(error, 160)}",
                     detail=error,
-                    fix=rm.pip_install(facts, "--force-reinstall", rm.keep_tf_version(facts))
-                    + rm.conda_note(facts),
+                    plan=rm.plan(facts, rm.install("--force-reinstall", rm.keep_tf_version(facts)),
+                                 *rm.conda_action(facts)),
                     docs=cat.TF_PIP,
                 )
             )
