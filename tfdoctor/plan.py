@@ -148,6 +148,9 @@ class Plan:
         actions = [Action.from_dict(a) for a in data["actions"][:MAX_ACTIONS]]
         if any(a is None for a in actions):
             return None
+        size = sum(len(a.text) + len(a.why) + sum(len(x) for x in a.args) for a in actions if a is not None)
+        if size > MAX_TEXT * 2:
+            return None
         return cls(tuple(a for a in actions if a is not None), python)
 
 
