@@ -67,23 +67,48 @@ class Result:
 
 
 def targets(report: Report) -> list[Finding]:
-    """The findings `fix` repairs: warn/fail, a runnable plan, and no cause that is itself one."""
+    """The findings `fix` repairs: warn/fail with a runnable plan, whose cause is not itself one.
+
+    A finding explained only by the absent GPU (`driver.missing` on a machine with no NVIDIA GPU) is
+    a target when the environment already holds NVIDIA wheels: a GPU install, broken, that fix can
+    complete; on a plain CPU install fix does not download a CUDA stack for a GPU that is not there.
+    """
+    from tfdoctor import facts as fc
+
+    gpu_install = any(name.startswith("nvidia-") for name in fc.distributions(report.facts))
+    moot = fc.no_gpu_attached(report.facts)
     runnable = {f.id for f in report.findings if f.status >= Status.WARN and f.plan and f.plan.runnable}
     out: list[Finding] = []
     for f in sorted(report.findings, key=lambda f: -f.status):
-        if f.id in runnable and f.plan and f.plan.runnable and (not f.caused_by or f.caused_by not in runnable):
-            if all(f.id != t.id for t in out):
-                out.append(f)
+        if f.id not in runnable or not (f.plan and f.plan.runnable) or any(f.id == t.id for t in out):
+            continue
+        cause = f.caused_by
+        if cause is None or (cause == "driver.missing" and moot and gpu_install):
+            out.append(f)
+        elif cause not in runnable and cause != "driver.missing":
+            out.append(f)
     return out
 
 
+def planned(found: list[Finding]) -> list[Finding]:
+    """The targets whose plan runs: a target the catalogue explains by another target follows from it
+    (a CPU-only build because tensorflow-cpu sits beside tensorflow) and is repaired by that one's."""
+    from tfdoctor.catalogue import explained_by
+
+    ids = {t.id for t in found}
+    return [t for t in found if not set(explained_by(t.id)) & (ids - {t.id})]
+
+
 def actions_of(found: list[Finding]) -> list[Action]:
-    """The runnable actions of these findings, in order, each once."""
+    """The runnable actions of these findings, each finding's as a whole (an uninstall and the
+    install that follows it stay together), a plan identical to an earlier one once."""
     out: list[Action] = []
+    seen: list[tuple[Action, ...]] = []
     for f in found:
-        for a in f.plan.runnable if f.plan else ():
-            if a not in out:
-                out.append(a)
+        steps = f.plan.runnable if f.plan else ()
+        if steps and steps not in seen:
+            seen.append(steps)
+            out += steps
     return out
 
 
@@ -310,7 +335,7 @@ def describe_plan(target: es.Target, found: list[Finding], actions: list[Action]
     then what tfdoctor states but never runs."""
     plan = Plan(tuple(actions), target.python)
     lines = [f"Environment: {target.prefix} ({'conda env' if target.conda else 'venv'})", "Root causes to repair:"]
-    lines += [f"  ✗ {f.id}: {f.title}" for f in found]
+    lines += [f"  {'✗' if f.status == Status.FAIL else '!'} {f.id}: {f.title}" for f in found]
     lines.append("Plan (run in this environment only):")
     for a in actions:
         if a.kind == "pip":
@@ -359,7 +384,7 @@ def run_fix(
         for f in others:
             out(f"  • {f.id}: {f.title}\n    fix (yours): {f.fix}")
         return result
-    actions = actions_of(found)
+    actions = actions_of(planned(found))
     result.actions = actions
     for line in describe_plan(target, found, actions):
         out(line)

@@ -47,9 +47,10 @@ IDS = {
 
 
 def _finding(
-    fid: str, status: Status, title: str, detail: str = "", fix: str | None = None, docs: str | None = None
+    fid: str, status: Status, title: str, detail: str = "", fix: str | None = None, docs: str | None = None,
+    plan: Any = None,
 ) -> Finding:
-    return Finding(fid, status, title, detail=detail, fix=fix, docs=docs, facts=USED)
+    return Finding(fid, status, title, detail=detail, fix=fix, docs=docs, facts=USED, plan=plan)
 
 
 def _worker_cmd(facts: dict[str, Any], rt: dict[str, Any]) -> str:
