@@ -293,7 +293,8 @@ def build_parser() -> argparse.ArgumentParser:
     fix.add_argument("--undo", action="store_true", help="restore the snapshot the last fix took")
     fix.add_argument("--allow-tensorflow-change", action="store_true",
                      help="let the plan change TensorFlow's version (refused otherwise)")
-    fix.add_argument("--timeout", type=_timeout, metavar="S", help="seconds for each check's TensorFlow worker")
+    fix.add_argument("--timeout", type=_timeout, metavar="S",
+                     help="seconds for each check's TensorFlow worker")
 
     sub.add_parser(
         "checks",

@@ -66,7 +66,8 @@ def inspect(python: str) -> Target:
     except (ValueError, IndexError):
         info = None
     if not isinstance(info, dict) or not isinstance(info.get("prefix"), str):
-        raise EnvError(f"tfdoctor: {python} did not say where its environment is ({res.describe() or 'no answer'})")
+        why = res.describe() or "no answer"
+        raise EnvError(f"tfdoctor: {python} did not say where its environment is ({why})")
     prefix = Path(info["prefix"]).resolve()
     conda = (prefix / "conda-meta").is_dir()
     venv = (prefix / "pyvenv.cfg").is_file() and info.get("prefix") != info.get("base_prefix")

@@ -334,7 +334,8 @@ def describe_plan(target: es.Target, found: list[Finding], actions: list[Action]
     """The plan as the user reads it: each target, then the exact commands in the target environment,
     then what tfdoctor states but never runs."""
     plan = Plan(tuple(actions), target.python)
-    lines = [f"Environment: {target.prefix} ({'conda env' if target.conda else 'venv'})", "Root causes to repair:"]
+    kind = "conda env" if target.conda else "venv"
+    lines = [f"Environment: {target.prefix} ({kind})", "Root causes to repair:"]
     lines += [f"  {'✗' if f.status == Status.FAIL else '!'} {f.id}: {f.title}" for f in found]
     lines.append("Plan (run in this environment only):")
     for a in actions:
@@ -364,7 +365,6 @@ def run_fix(
     say: Callable[[str], None] = print,
 ) -> Result:
     """The whole `tfdoctor fix`. `ask` asks the user (None: no terminal, so --yes is needed)."""
-    from tfdoctor.commands import EXIT_FAIL, EXIT_OK
 
     messages: list[str] = []
 
@@ -374,6 +374,16 @@ def run_fix(
 
     python = python or sys.executable
     target = es.inspect(python)
+    if dry_run:
+        return _plan(target, python, timeout, True, False, allow_tensorflow_change, ask, out, messages)
+    with es.Lock(target):  # before the first check: a second fix refuses at once
+        return _plan(target, python, timeout, False, yes, allow_tensorflow_change, ask, out, messages)
+
+
+def _plan(target: es.Target, python: str, timeout: float | None, dry_run: bool, yes: bool, allow_tf: bool,
+          ask: Callable[[str], bool] | None, out: Callable[[str], None], messages: list[str]) -> Result:
+    from tfdoctor.commands import EXIT_FAIL, EXIT_OK
+
     before = _check(python, timeout)
     result = Result(EXIT_FAIL if before.status >= Status.FAIL else EXIT_OK, before=before, messages=messages)
     found = targets(before)
@@ -391,15 +401,15 @@ def run_fix(
     if others:
         out("Other root causes (not changed by fix):")
         out("\n".join(f"  • {f.id}: {f.title}" for f in others))
-    refused = [(a, why) for a in actions if (why := refusal(a, target.prefix))]
+    refused = [why for a in actions if (why := refusal(a, target.prefix))]
     if refused:
-        for a, why in refused:
+        for why in refused:
             out(f"Refused: {why}")
         result.exit_code = EXIT_FAIL
         return result
     frozen = es.freeze(target.python)
     change = tensorflow_change(actions, _dists(frozen))
-    if change and not allow_tensorflow_change:
+    if change and not allow_tf:
         out(f"Refused: {change}; fix keeps your TensorFlow unless you pass --allow-tensorflow-change.")
         result.exit_code = EXIT_FAIL
         return result
@@ -410,8 +420,7 @@ def run_fix(
         out("Nothing was changed.")
         result.exit_code = EXIT_FAIL
         return result
-    with es.Lock(target):
-        return _apply(target, python, timeout, frozen, actions, found, allow_tensorflow_change, result, out)
+    return _apply(target, python, timeout, frozen, actions, found, allow_tf, result, out)
 
 
 def _apply(target: es.Target, python: str, timeout: float | None, frozen: str, actions: list[Action],
@@ -491,7 +500,8 @@ def run_undo(python: str | None = None, *, yes: bool = False, ask: Callable[[str
     with es.Lock(target):
         snap = es.last_snapshot(target)
         if snap is None:
-            out(f"No snapshot to restore under {target.state}: tfdoctor fix has not changed this environment.")
+            out(f"No snapshot to restore under {target.state}: tfdoctor fix has not changed this"
+                " environment.")
             return result
         was = _dists((snap / "freeze.txt").read_text(encoding="utf-8", errors="replace"))
         now = _dists(es.freeze(target.python))

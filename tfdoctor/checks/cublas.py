@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from tfdoctor import facts as fc
-from tfdoctor import plan as P
 from tfdoctor.checks import check
 from tfdoctor.checks import remedies as rm
 from tfdoctor.model import Finding, Status
@@ -27,10 +26,7 @@ def cublas_initialised(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             " GPU's memory was already taken (TensorFlow reserves almost all of it by default, so a second"
             " process or a second TensorFlow session finds none left); otherwise the CUDA libraries are"
             " broken or do not support this GPU.",
-            plan=rm.plan(facts, P.env("TF_FORCE_GPU_ALLOW_GROWTH", "true", why="let TensorFlow take GPU memory as it needs it; check `nvidia"
-                                      "-smi` for other processes holding memory"),
-                         P.note("If it persists, reinstall the CUDA libraries: `"
-                                + rm.cuda_libraries(facts, matrix) + "`")),
+            plan=rm.memory_growth(facts, matrix),
             facts=("log.evidence",),
             evidence=fc.quote(facts, items),
         )

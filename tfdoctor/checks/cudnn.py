@@ -55,9 +55,11 @@ def _from_log(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]) -> Find
             wheel = f"nvidia-cudnn-cu{cu}"
             pin = _cudnn_pin(facts, matrix, wheel, v.major(compiled) or 0) if tfv else f"{wheel}>={compiled}"
             fix = rm.plan(facts, rm.install(pin, why="then make sure nothing loads an older cuDNN first:"
-                          " LD_LIBRARY_PATH, a conda cudnn package, or another framework pinning nvidia-cudnn"))
+                          " LD_LIBRARY_PATH, a conda cudnn package, or another framework"
+                          " pinning nvidia-cudnn"))
         else:
-            fix = rm.plan(facts, P.system(f"conda install -c conda-forge cudnn={v.major_minor(compiled) or compiled}",
+            conda = f"conda install -c conda-forge cudnn={v.major_minor(compiled) or compiled}"
+            fix = rm.plan(facts, P.system(conda,
                                           "the cuDNN TensorFlow was compiled with; remove older cuDNN copies"
                                           " from LD_LIBRARY_PATH"))
         other = v.major(loaded) != v.major(compiled)
@@ -210,10 +212,7 @@ def cudnn_initialised(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             detail="cuDNN was found but could not start. Most often the GPU's memory was already taken (by"
             " TensorFlow's default of reserving it all, or by another process); otherwise the cuDNN build"
             " does not match the CUDA libraries or the GPU.",
-            plan=rm.plan(facts, P.env("TF_FORCE_GPU_ALLOW_GROWTH", "true", why="let TensorFlow take GPU memory as it needs it; check `nvidia"
-                                      "-smi` for other processes holding memory"),
-                         P.note("If it persists, reinstall the CUDA libraries: `"
-                                + rm.cuda_libraries(facts, matrix) + "`")),
+            plan=rm.memory_growth(facts, matrix),
             facts=("log.evidence",),
             evidence=fc.quote(facts, items),
         )

@@ -196,7 +196,8 @@ def _missing(
         return found(
             "WSL 1 cannot use the GPU",
             "Only WSL 2 gives Linux access to the Windows NVIDIA driver.",
-            P.system("wsl --set-version <distribution> 2", "in PowerShell; then reopen the distribution (wsl -l -v"
+            P.system("wsl --set-version <distribution> 2", "in PowerShell; then reopen the"
+                     " distribution (wsl -l -v"
                      " lists them)"),
             docs=cat.NV_WSL,
         )
@@ -215,7 +216,8 @@ def _missing(
             f"The PCI bus of {where} has no NVIDIA device, so no driver or CUDA library can give TensorFlow a"
             " GPU. TensorFlow runs on the CPU here.",
             P.note("Run on a machine with an NVIDIA GPU (a GPU instance type in the cloud, or a GPU passed"
-                   " through to this VM). If the CPU is what you expect here, say so: `tfdoctor check --allow-cpu`."),
+                   " through to this VM). If the CPU is what you expect here, say so:"
+                   " `tfdoctor check --allow-cpu`."),
             docs=cat.NV_GPUS,
         )
     if container and not nouveau:
@@ -373,14 +375,16 @@ def _too_old(
         arch, last = limit
         if branch and last and v.vtuple(last) < v.vtuple(branch):
             steps = [P.note(f"This {arch} GPU's last driver branch is R{last}, too old for CUDA {cuda}: use a"
-                            f" TensorFlow release built for the CUDA R{last} supports (`tfdoctor matrix --driver"
+                            f" TensorFlow release built for the CUDA R{last} supports"
+                            " (`tfdoctor matrix --driver"
                             f" {last}`), or a newer GPU")]
     newest = _newest_runnable(matrix, facts, driver, platform) if driver and matrix is not None else None
     if newest is not None and cuda and v.major_minor(newest.cuda) != v.major_minor(cuda):
         detail += (f" The newest TensorFlow this driver runs on this Python is {newest.version}"
                    f" (CUDA {newest.cuda}).")
         steps.append(P.note(f". Or keep the driver and move to TensorFlow {newest.version} (a downgrade from"
-                            f" {tfv or 'yours'}): {rm.pip_install(facts, rm.tf_requirement(newest.version))}"))
+                            f" {tfv or 'yours'}):"
+                            f" {rm.pip_install(facts, rm.tf_requirement(newest.version))}"))
     elif driver and matrix is not None and cuda and newest is None:
         detail += " No TensorFlow release in the bundled matrix runs on this driver with this Python."
     status = Status.FAIL if hard or not soft else Status.WARN
@@ -389,7 +393,8 @@ def _too_old(
     if status == Status.WARN:
         title = (f"The driver's CUDA ({soft[0].get('driver_cuda') or '?'}) is older than TensorFlow's PTX"
                  f" compiler ({soft[0].get('need') or cuda}): XLA compiles slower")
-    return Finding("driver.too-old", status, title, detail=detail, plan=rm.plan(facts, *steps), docs=docs, facts=used,
+    return Finding("driver.too-old", status, title, detail=detail, plan=rm.plan(facts, *steps), docs=docs,
+                   facts=used,
                    evidence=fc.quote(facts, hard + soft), confidence="certain" if hard else "likely")
 
 

@@ -29,7 +29,8 @@ def keras3_api(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             " KerasTensors cannot be passed to TensorFlow functions,"
             " and only the .keras and .h5 formats load.",
             plan=rm.plan(facts, rm.install(rm.tf_pin(facts), tf_keras),
-                         P.env("TF_USE_LEGACY_KERAS", "1", why="keeps Keras 2 for this code; or migrate the code"
+                         P.env("TF_USE_LEGACY_KERAS", "1", why="keeps Keras 2 for this code; or migrate"
+                               " the code"
                                " to Keras 3")),
             facts=("log.evidence", "tensorflow.distributions"),
             evidence=fc.quote(facts, items),

@@ -311,3 +311,10 @@ def cuda_plan(facts: dict[str, Any], matrix: Any, cuda_major: int | None = None)
 
 def cuda_libraries(facts: dict[str, Any], matrix: Any, cuda_major: int | None = None) -> str:
     return cuda_plan(facts, matrix, cuda_major).text()
+
+
+def memory_growth(facts: dict[str, Any], matrix: Any) -> P.Plan:
+    """Let TensorFlow take GPU memory as it needs it (cuDNN/cuBLAS failing to start, usually memory)."""
+    return plan(facts, P.env("TF_FORCE_GPU_ALLOW_GROWTH", "true", why="let TensorFlow take GPU memory as it"
+                             " needs it; check `nvidia-smi` for other processes holding memory"),
+                P.note(f"If it persists, reinstall the CUDA libraries: `{cuda_libraries(facts, matrix)}`"))

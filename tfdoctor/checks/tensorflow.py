@@ -162,7 +162,8 @@ def _cpu_only(
     cpu_dists = [d.strip() for d in which.split(",")]
     if plat == "windows":
         fix = rm.plan(facts, rm.uninstall(*cpu_dists), rm.install(
-            "tensorflow<2.11", why="native Windows GPU stops at 2.10; or use WSL2 with 'tensorflow[and-cuda]'"))
+            "tensorflow<2.11", why="native Windows GPU stops at 2.10; or use WSL2 with"
+            " 'tensorflow[and-cuda]'"))
     else:
         want = rm.keep_tf_version(facts) if version != "?" else "tensorflow[and-cuda]"
         fix = rm.plan(facts, rm.uninstall(*cpu_dists), rm.install(want))
@@ -220,7 +221,8 @@ def _gpu_package_removed(
     if fc.platform(facts) == "windows":
         fix = rm.windows_gpu(facts)
     else:
-        fix = rm.plan(facts, rm.install(rm.tf_requirement(wanted) if v.vtuple(wanted) else "tensorflow[and-cuda]"))
+        want = rm.tf_requirement(wanted) if v.vtuple(wanted) else "tensorflow[and-cuda]"
+        fix = rm.plan(facts, rm.install(want))
     return Finding(
         "tensorflow.missing",
         Status.FAIL,
@@ -321,7 +323,8 @@ def conflicting_installs(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             rm.plan(facts, rm.uninstall(*drop),
                     rm.install(rm.tf_requirement(tfv, exact=True) if tfv else "tensorflow[and-cuda]"))
             if keep
-            else rm.plan(facts, P.note("Uninstall the nvidia-* wheels of the CUDA major your TensorFlow does not"
+            else rm.plan(facts, P.note("Uninstall the nvidia-* wheels of the CUDA major your TensorFlow"
+                                       " does not"
                                        " use."))
         )
         findings.append(

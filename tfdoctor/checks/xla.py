@@ -29,7 +29,8 @@ def toolchain(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                                    why="a CUDA toolkit folder holding nvvm/libdevice and bin/ptxas, of"
                                    " TensorFlow's CUDA version"))
     else:
-        fix = rm.plan(facts, rm.install(f"nvidia-cuda-nvcc-cu{cu}", why="ptxas and libdevice for XLA; or point"
+        fix = rm.plan(facts, rm.install(f"nvidia-cuda-nvcc-cu{cu}",
+                                        why="ptxas and libdevice for XLA; or point"
                                         " XLA at a CUDA toolkit: export"
                                         " XLA_FLAGS=--xla_gpu_cuda_data_dir=/usr/local/cuda"))
     return [

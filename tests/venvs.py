@@ -14,7 +14,6 @@ import os
 import shutil
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 
 PY = f"python{sys.version_info[0]}.{sys.version_info[1]}"
@@ -65,7 +64,3 @@ def base(folder: Path, *requirements: str) -> Path:
     subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True, timeout=300)
     pip(folder, "install", *requirements)
     return folder
-
-
-def purelib_of_this() -> str:
-    return sysconfig.get_paths()["purelib"]
