@@ -17,7 +17,6 @@ import json
 import os
 import shutil
 import stat
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -273,7 +272,3 @@ def freeze(python: str) -> str:
     res = proc.run([python, "-m", "pip", "freeze", "--all", "--disable-pip-version-check"], timeout=120,
                    env={**os.environ, "PIP_NO_INPUT": "1"})
     return res.stdout if res.ok else ""
-
-
-def python_of(prefix: Path) -> str:
-    return str(prefix / ("python.exe" if sys.platform == "win32" else "bin/python"))

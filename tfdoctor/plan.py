@@ -135,7 +135,8 @@ class Plan:
         return tuple(a for a in self.actions if a.kind in ("env", "system"))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"python": self.python, "actions": [a.to_dict() for a in self.actions]}
+        actions = [a.to_dict() for a in self.actions]
+        return {"python": self.python, "windows": self.windows, "actions": actions}
 
     @classmethod
     def from_dict(cls, data: Any) -> Plan | None:
@@ -151,7 +152,7 @@ class Plan:
         size = sum(len(a.text) + len(a.why) + sum(len(x) for x in a.args) for a in actions if a is not None)
         if size > MAX_TEXT * 2:
             return None
-        return cls(tuple(a for a in actions if a is not None), python)
+        return cls(tuple(a for a in actions if a is not None), python, data.get("windows") is True)
 
 
 def make(python: str, *actions: Action, windows: bool = False) -> Plan:

@@ -52,8 +52,14 @@ def python_path(facts: dict[str, Any]) -> str:
 
 
 def plan(facts: dict[str, Any], *actions: P.Action) -> P.Plan:
-    """A fix plan for the target interpreter of these facts (quoted for its platform's shell)."""
-    return P.make(python_path(facts), *actions, windows=platform(facts) == "windows")
+    """A fix plan for the target interpreter of these facts (quoted for its platform's shell). A pip
+    step that needs the shell (the installed version read by `$(...)` when the facts lack it) is not
+    an exact argv: it is stated for the user, never run."""
+    made = P.make(python_path(facts), *actions, windows=platform(facts) == "windows")
+    if not any(a.kind == "pip" and any("$(" in x for x in a.args) for a in actions):
+        return made
+    return P.make(made.python, *(P.system(made.command(a), a.why) if a.kind == "pip" and any(
+        "$(" in x for x in a.args) else a for a in actions), windows=made.windows)
 
 
 def python_cmd(facts: dict[str, Any]) -> str:
