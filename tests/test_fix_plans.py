@@ -205,3 +205,17 @@ def test_a_report_built_from_plans_is_the_one_rendered():
     assert "```sh\n/v/bin/python -m pip install 'numpy<2'\nsudo reboot\n```" in md
     windows = P.make("C:\\Program Files\\py\\python.exe", P.pip("install", "tensorflow<2.11"), windows=True)
     assert windows.text() == '"C:\\Program Files\\py\\python.exe" -m pip install "tensorflow<2.11"'
+
+
+def test_fix_refuses_the_systems_python_before_any_work():
+    """Only a venv or conda env is changed: the interpreter this test venv was made from is not one."""
+    import os
+    import subprocess
+    import sys
+
+    system = os.path.join(sys.base_prefix, "bin", "python3")
+    for args in (("--yes",), ("--dry-run",), ("--undo", "--yes")):
+        res = subprocess.run([sys.executable, "-m", "tfdoctor", "fix", "--python", system, *args],
+                             capture_output=True, text=True, timeout=60)
+        assert res.returncode == 2 and "not a virtual environment or conda env" in res.stderr, res.stderr
+        assert "Traceback" not in res.stderr and not res.stdout

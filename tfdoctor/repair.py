@@ -28,14 +28,12 @@ from pathlib import Path
 from typing import Any
 
 from tfdoctor import envstate as es
+from tfdoctor.checks.tensorflow import TF_DISTS
 from tfdoctor.model import Finding, Report, Status
 from tfdoctor.plan import Action, Plan
 
 PIP_TIMEOUT = 1800.0  # seconds for one pip step (a TensorFlow wheel over a slow link)
 PIP_FLAGS = {"install": {"--upgrade", "-U", "--force-reinstall", "--no-deps"}, "uninstall": {"-y", "--yes"}}
-TF_DISTS = ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tensorflow-intel", "intel-tensorflow",
-            "tf-nightly", "tf-nightly-cpu", "tf-nightly-gpu", "tensorflow-aarch64", "tensorflow-cpu-aws",
-            "tensorflow-macos", "tensorflow-rocm")
 HOOK_BEGIN = "# >>> tfdoctor fix >>>"
 HOOK_END = "# <<< tfdoctor fix <<<"
 _ABS_PATH = re.compile(r"(?<![\w$])/[^\s'\":;()|&<>`]*")
@@ -67,25 +65,21 @@ class Result:
 
 
 def targets(report: Report) -> list[Finding]:
-    """The findings `fix` repairs: warn/fail with a runnable plan, whose cause is not itself one.
+    """The findings `fix` repairs: root causes (warn or fail) whose plan has something to run.
 
     A finding explained only by the absent GPU (`driver.missing` on a machine with no NVIDIA GPU) is
-    a target when the environment already holds NVIDIA wheels: a GPU install, broken, that fix can
+    one too when the environment already holds NVIDIA wheels: a GPU install, broken, that fix can
     complete; on a plain CPU install fix does not download a CUDA stack for a GPU that is not there.
+    A finding another explains otherwise waits for its cause.
     """
     from tfdoctor import facts as fc
 
     gpu_install = any(name.startswith("nvidia-") for name in fc.distributions(report.facts))
-    moot = fc.no_gpu_attached(report.facts)
-    runnable = {f.id for f in report.findings if f.status >= Status.WARN and f.plan and f.plan.runnable}
+    moot = fc.no_gpu_attached(report.facts) and gpu_install
     out: list[Finding] = []
     for f in sorted(report.findings, key=lambda f: -f.status):
-        if f.id not in runnable or not (f.plan and f.plan.runnable) or any(f.id == t.id for t in out):
-            continue
-        cause = f.caused_by
-        if cause is None or (cause == "driver.missing" and moot and gpu_install):
-            out.append(f)
-        elif cause not in runnable and cause != "driver.missing":
+        root = f.caused_by is None or (moot and f.caused_by == "driver.missing")
+        if f.status >= Status.WARN and f.plan and f.plan.runnable and root and all(f.id != t.id for t in out):
             out.append(f)
     return out
 
@@ -228,7 +222,7 @@ def _write_hook(target: es.Target, lines: list[str]) -> None:
     os.chmod(path, mode)
 
 
-def _pip(target: es.Target, action: Action, say: Callable[[str], None]) -> str | None:
+def _pip(target: es.Target, action: Action) -> str | None:
     """Run one pip action; None when it worked, else what went wrong (pip's last lines)."""
     from tfdoctor import proc
 
@@ -247,40 +241,23 @@ def _pip(target: es.Target, action: Action, say: Callable[[str], None]) -> str |
 
 
 @contextmanager
-def _interruptible() -> Iterator[None]:
-    """SIGINT and SIGTERM raise Interrupted while the environment changes (then it is restored)."""
-    def raise_(signum: int, _frame: Any) -> None:
-        raise Interrupted(signal.Signals(signum).name)
-
-    if os.name != "posix" or threading_main() is False:
-        yield
-        return
-    old = {s: signal.signal(s, raise_) for s in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for s, h in old.items():
-            signal.signal(s, h)
-
-
-@contextmanager
-def _shielded() -> Iterator[None]:
-    """Restoring is not interrupted: SIGINT and SIGTERM wait until it is done."""
-    if os.name != "posix" or threading_main() is False:
-        yield
-        return
-    old = {s: signal.signal(s, signal.SIG_IGN) for s in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for s, h in old.items():
-            signal.signal(s, h)
-
-
-def threading_main() -> bool:
+def _on_signals(handler: Any) -> Iterator[None]:
+    """SIGINT and SIGTERM handled by `handler` meanwhile (the main thread of a POSIX process only)."""
     import threading
 
-    return threading.current_thread() is threading.main_thread()
+    if os.name != "posix" or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
+def _interrupt(signum: int, _frame: Any) -> None:
+    raise Interrupted(signal.Signals(signum).name)
 
 
 def activated_env(target: es.Target) -> dict[str, str] | None:
@@ -432,12 +409,12 @@ def _apply(target: es.Target, python: str, timeout: float | None, frozen: str, a
     out(f"Snapshot: {snap} ({len(frozen.splitlines())} distributions)")
     failure = None
     try:
-        with _interruptible():
+        with _on_signals(_interrupt):  # a signal now restores the snapshot
             hook_lines: list[str] = []
             for a in actions:
                 if a.kind == "pip":
                     out(f"→ {shlex.join(['pip', *a.args])}")
-                    failure = _pip(target, a, out)
+                    failure = _pip(target, a)
                     if failure:
                         break
                 else:
@@ -456,7 +433,7 @@ def _apply(target: es.Target, python: str, timeout: float | None, frozen: str, a
     except OSError as exc:
         failure = f"could not write: {exc}"
     if failure:
-        with _shielded():
+        with _on_signals(signal.SIG_IGN):  # restoring is never cut short
             changed = es.restore(target, snap)
         result.restored = True
         result.exit_code = EXIT_FAIL
@@ -512,7 +489,7 @@ def run_undo(python: str | None = None, *, yes: bool = False, ask: Callable[[str
         if not yes and not (ask is not None and ask("Restore it? [y/N] ")):
             out("Nothing was changed.")
             return result
-        with _shielded():
+        with _on_signals(signal.SIG_IGN):  # restoring is never cut short
             changed = es.restore(target, snap)
         out(f"Restored ({changed} paths put back).")
         result.exit_code = EXIT_OK

@@ -255,10 +255,12 @@ def nvcc_plan(facts: dict[str, Any], cu: int | None, why: str = "") -> P.Plan:
     """Install the ptxas wheel; TF 2.12/2.13 search only PATH for it, so put its bin/ there too."""
     if searches_wheels(facts):
         return plan(facts, install(f"nvidia-cuda-nvcc-cu{cu}", why=why))
+    # Stated, not run by `fix`: XLA in TF 2.12/2.13 prefers a CUDA folder such as /usr/local/cuda over
+    # PATH, so no check can prove that the wheel's ptxas is the one it uses.
     mm = v.major_minor(tf_version(facts))
-    return plan(facts, install(f"nvidia-cuda-nvcc-cu{cu}"),
-                P.hook(NVCC_PATH.format(py=python_cmd(facts)),
-                       why=why or f"TensorFlow {mm} looks for ptxas on PATH only"))
+    return plan(facts, P.system(pip_install(facts, f"nvidia-cuda-nvcc-cu{cu}")),
+                P.system(NVCC_PATH.format(py=python_cmd(facts)),
+                         why or f"TensorFlow {mm} looks for ptxas on PATH only"))
 
 
 def nvcc_wheel(facts: dict[str, Any], cu: int | None) -> str:

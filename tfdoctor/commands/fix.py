@@ -1,8 +1,9 @@
 """`tfdoctor fix`: repair the root causes in the target environment, then prove it with a check.
 
 Exit status: 0 every targeted root cause is gone (with --dry-run: as `check`, 0 when nothing failed);
-1 a root cause remains, a step failed (the snapshot was restored), the plan was refused or declined;
-2 usage (no terminal to ask and no --yes; another fix holds the environment's lock is 1).
+1 a root cause remains, a step failed (the snapshot was restored), the plan was refused or declined,
+or another fix holds the environment's lock; 2 usage (no terminal to ask and no --yes; an interpreter
+that is not a venv or conda env of this user).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tfdoctor.commands import EXIT_FAIL, UsageError, emit, resolve_python
+from tfdoctor.commands import EXIT_FAIL, EXIT_USAGE, UsageError, emit, resolve_python
 
 
 def run(args: argparse.Namespace) -> int:
@@ -33,6 +34,6 @@ def run(args: argparse.Namespace) -> int:
         return repair.run_fix(python, dry_run=args.dry_run, yes=args.yes,
                               allow_tensorflow_change=args.allow_tensorflow_change, timeout=args.timeout,
                               ask=ask, say=say).exit_code
-    except es.EnvError as exc:
+    except es.EnvError as exc:  # another fix holds the lock: 1; an environment fix may not change: 2
         print(str(exc), file=sys.stderr)
-        return EXIT_FAIL
+        return EXIT_FAIL if isinstance(exc, es.Locked) else EXIT_USAGE
