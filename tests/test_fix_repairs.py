@@ -42,10 +42,11 @@ def table(request):
     writer = request.config.pluginmanager.get_plugin("terminalreporter")
     if writer is None or not REPAIRS:
         return
-    writer.write_line("")
-    writer.write_line("tfdoctor fix repairs (before -> after, wall time of `tfdoctor fix --yes`):")
-    for case, before, after, seconds in REPAIRS:
-        writer.write_line(f"  {case:<34} {before:<44} -> {after:<10} {seconds:6.1f} s")
+    with request.config.pluginmanager.getplugin("capturemanager").global_and_fixture_disabled():
+        writer.write_line("")
+        writer.write_line("tfdoctor fix repairs (before -> after, wall time of `tfdoctor fix --yes`):")
+        for case, before, after, seconds in REPAIRS:
+            writer.write_line(f"  {case:<34} {before:<44} -> {after:<10} {seconds:6.1f} s")
 
 
 @pytest.fixture(scope="module")
