@@ -89,8 +89,7 @@ class Plan:
         return shlex.quote(word)
 
     def python_cmd(self) -> str:
-        return self.quote(self.python) if not self.windows else (
-            f'"{self.python}"' if " " in self.python else self.python)
+        return self.quote(self.python)
 
     def command(self, action: Action) -> str:
         """One action as the line to type: pip as the target interpreter's, hooks and settings as
@@ -116,14 +115,12 @@ class Plan:
     def text(self) -> str:
         """The plan as one line of text: the commands joined with `&&`, their reasons as a shell
         comment, then the notes."""
-        steps = [self.command(a) for a in self.actions if a.kind != "note"]
+        out = " && ".join(self.commands())
         whys = [a.why for a in self.actions if a.why and a.kind != "note"]
-        out = " && ".join(steps)
         if whys:
             out += "  # " + "; ".join(whys)
-        for a in self.actions:
-            if a.kind == "note" and a.text:
-                out = f"{out}{'' if not out or a.text[:1] in ' ,;.' else ' '}{a.text}" if out else a.text
+        for note_ in (a.text for a in self.actions if a.kind == "note" and a.text):
+            out += note_ if not out or note_[:1] in " ,;." else f" {note_}"
         return out
 
     @property

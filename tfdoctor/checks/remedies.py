@@ -55,11 +55,14 @@ def plan(facts: dict[str, Any], *actions: P.Action) -> P.Plan:
     """A fix plan for the target interpreter of these facts (quoted for its platform's shell). A pip
     step that needs the shell (the installed version read by `$(...)` when the facts lack it) is not
     an exact argv: it is stated for the user, never run."""
-    made = P.make(python_path(facts), *actions, windows=platform(facts) == "windows")
-    if not any(a.kind == "pip" and any("$(" in x for x in a.args) for a in actions):
-        return made
-    return P.make(made.python, *(P.system(made.command(a), a.why) if a.kind == "pip" and any(
-        "$(" in x for x in a.args) else a for a in actions), windows=made.windows)
+    shell = P.make(python_path(facts), windows=platform(facts) == "windows")
+
+    def exact(a: P.Action) -> P.Action:
+        if a.kind == "pip" and any("$(" in x for x in a.args):
+            return P.system(shell.command(a), a.why)
+        return a
+
+    return P.make(shell.python, *map(exact, actions), windows=shell.windows)
 
 
 def python_cmd(facts: dict[str, Any]) -> str:
@@ -247,10 +250,6 @@ def wheel_plan(facts: dict[str, Any], *requirements: str, ld_path: bool | None =
     return plan(facts, *actions)
 
 
-def wheel_install(facts: dict[str, Any], *requirements: str, ld_path: bool | None = None) -> str:
-    return wheel_plan(facts, *requirements, ld_path=ld_path).text()
-
-
 def nvcc_plan(facts: dict[str, Any], cu: int | None, why: str = "") -> P.Plan:
     """Install the ptxas wheel; TF 2.12/2.13 search only PATH for it, so put its bin/ there too."""
     if searches_wheels(facts):
@@ -261,10 +260,6 @@ def nvcc_plan(facts: dict[str, Any], cu: int | None, why: str = "") -> P.Plan:
     return plan(facts, P.system(pip_install(facts, f"nvidia-cuda-nvcc-cu{cu}")),
                 P.system(NVCC_PATH.format(py=python_cmd(facts)),
                          why or f"TensorFlow {mm} looks for ptxas on PATH only"))
-
-
-def nvcc_wheel(facts: dict[str, Any], cu: int | None) -> str:
-    return nvcc_plan(facts, cu).text()
 
 
 def keep_tf_version(facts: dict[str, Any]) -> str:
