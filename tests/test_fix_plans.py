@@ -219,3 +219,17 @@ def test_fix_refuses_the_systems_python_before_any_work():
                              capture_output=True, text=True, timeout=60)
         assert res.returncode == 2 and "not a virtual environment or conda env" in res.stderr, res.stderr
         assert "Traceback" not in res.stderr and not res.stdout
+
+
+def test_the_python_api_refuses_as_the_cli_does():
+    import os
+    import sys
+
+    import tfdoctor
+
+    with pytest.raises(tfdoctor.InputError, match="not a virtual environment"):
+        tfdoctor.fix(python=os.path.join(sys.base_prefix, "bin", "python3"), quiet=True)
+    with pytest.raises(TypeError, match="yes must be True or False"):
+        tfdoctor.fix(yes="yes")
+    with pytest.raises(tfdoctor.InputError, match="no such file"):
+        tfdoctor.fix(python="/nonexistent/bin/python")
