@@ -135,8 +135,7 @@ def unreachable(facts: dict[str, Any], wheels: list[str], used: tuple[str, ...],
         detail=f"The wheels are installed, but TensorFlow {tfv}'s libraries look for CUDA only next to"
         " themselves ($ORIGIN) and on LD_LIBRARY_PATH, not in site-packages/nvidia (TensorFlow 2.14 and"
         " later do): without LD_LIBRARY_PATH it runs on the CPU.",
-        fix=rm.WHEEL_LIB_PATH.format(py=rm.python_cmd(facts)) + "  # add it to the venv's activate script"
-        " to keep it",
+        plan=rm.plan(facts, rm.wheel_lib_hook(facts, "kept in the environment's activation script")),
         facts=(*used, "tensorflow.runpath_nvidia", "libraries.pip_nvidia_wheels"),
         evidence=fc.quote(facts, items) if items else (),
     )
@@ -168,7 +167,7 @@ def _missing(
         Status.FAIL,
         title,
         detail=detail,
-        fix=rm.cuda_libraries(facts, matrix, cu),
+        plan=rm.cuda_plan(facts, matrix, cu),
         facts=used,
         evidence=fc.quote(facts, items),
     )
@@ -309,7 +308,7 @@ def nvcc_vs_tf(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             detail=f"{plain.capitalize()}, but XLA (jit_compile) falls back to the system ptxas when the"
             f" nvidia-cuda-nvcc-cu{cu} wheel is missing; a CUDA {v.major(version)} ptxas may reject"
             f" TensorFlow's PTX or your GPU's architecture.",
-            fix=rm.nvcc_wheel(facts, cu),
+            plan=rm.nvcc_plan(facts, cu),
             docs=cat.TF_PIP,
             facts=used,
             )

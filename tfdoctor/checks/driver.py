@@ -10,6 +10,7 @@ from typing import Any
 
 from tfdoctor import catalogue as cat
 from tfdoctor import facts as fc
+from tfdoctor import plan as P
 from tfdoctor import stackerrors
 from tfdoctor import versions as v
 from tfdoctor.checks import check, skipped
@@ -197,26 +198,27 @@ def _missing(
     detail = " · ".join(notes)
     confidence = "certain" if strong else "likely"
 
-    def found(title: str, why: str, fix: str, docs: str | None) -> Finding:
+    def found(title: str, why: str, *steps: P.Action, docs: str | None) -> Finding:
         detail_text = f"{detail}. {why}" if detail else why
-        return Finding("driver.missing", Status.FAIL, title, detail=detail_text, fix=fix, docs=docs,
-                       facts=used, confidence=confidence)
+        return Finding("driver.missing", Status.FAIL, title, detail=detail_text, plan=rm.plan(facts, *steps),
+                       docs=docs, facts=used, confidence=confidence)
 
     if fc.get(facts, "system", "wsl_version") == 1:
         return found(
             "WSL 1 cannot use the GPU",
             "Only WSL 2 gives Linux access to the Windows NVIDIA driver.",
-            "wsl --set-version <distribution> 2  # in PowerShell; then reopen the distribution (wsl -l -v"
-            " lists them)",
-            cat.NV_WSL,
+            P.system("wsl --set-version <distribution> 2", "in PowerShell; then reopen the"
+                     " distribution (wsl -l -v"
+                     " lists them)"),
+            docs=cat.NV_WSL,
         )
     if plat == "wsl2":
-        fix, docs = rm.driver_install(facts)
+        step, docs = rm.driver_action(facts)
         return found(
             "WSL2 sees no NVIDIA driver from Windows",
             "On WSL2 the Windows driver provides /usr/lib/wsl/lib/libcuda.so.",
-            fix,
-            docs,
+            step,
+            docs=docs,
         )
     if "no-gpu" in kinds and not nouveau:
         where = f"this {container} container's host" if container else "this machine"
@@ -224,37 +226,41 @@ def _missing(
             "No NVIDIA GPU is attached to this machine",
             f"The PCI bus of {where} has no NVIDIA device, so no driver or CUDA library can give TensorFlow a"
             " GPU. TensorFlow runs on the CPU here.",
-            "Run on a machine with an NVIDIA GPU (a GPU instance type in the cloud, or a GPU passed through"
-            " to this VM). If the CPU is what you expect here, say so: `tfdoctor check --allow-cpu`.",
-            cat.NV_GPUS,
+            P.note("Run on a machine with an NVIDIA GPU (a GPU instance type in the cloud, or a GPU passed"
+                   " through to this VM). If the CPU is what you expect here, say so:"
+                   " `tfdoctor check --allow-cpu`."),
+            docs=cat.NV_GPUS,
         )
     if "cdi" in kinds:
         return found(
             f"This {container} container has no access to the NVIDIA driver: no CDI specification",
             "Podman (and Docker in CDI mode) hand a container the GPUs a CDI specification lists; without"
             " one, nvidia.com/gpu=all names nothing.",
-            "sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml && nvidia-ctk cdi list  # must list"
-            " nvidia.com/gpu=all; regenerate it after every driver upgrade",
-            cat.NV_CONTAINER,
+            P.system("sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml && nvidia-ctk cdi list",
+                     "on the host; it must list nvidia.com/gpu=all; regenerate it after each driver upgrade"),
+            docs=cat.NV_CONTAINER,
         )
     if container and not nouveau:
         return found(
             f"This {container} container has no access to the NVIDIA driver",
             "Containers get the host's driver only when started with GPU access.",
-            "docker run --gpus all ...  # podman: --device nvidia.com/gpu=all; Kubernetes: resources.limits:"
-            " nvidia.com/gpu: 1. The host needs the NVIDIA driver and the NVIDIA Container Toolkit: sudo"
-            " nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker",
-            cat.NV_CONTAINER,
+            P.system("docker run --gpus all ...", "podman: --device nvidia.com/gpu=all; Kubernetes:"
+                     " resources.limits: nvidia.com/gpu: 1"),
+            P.system("sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker",
+                     "on the host, which needs the NVIDIA driver and the NVIDIA Container Toolkit"),
+            docs=cat.NV_CONTAINER,
         )
-    fix, docs = rm.driver_install(facts)
+    step, docs = rm.driver_action(facts)
     if nouveau:
+        blacklist = (P.system(rm.nouveau_blacklist(facts)),) if plat == "linux" and not container else ()
         return found(
             "The open-source nouveau driver is loaded instead of NVIDIA's",
             "CUDA needs NVIDIA's driver; nouveau must be blacklisted first.",
-            f"{rm.nouveau_blacklist(facts)} && {fix}" if plat == "linux" and not container else fix,
-            docs,
+            *blacklist,
+            step,
+            docs=docs,
         )
-    return found("No NVIDIA driver is loaded", "TensorFlow cannot use the GPU without it.", fix, docs)
+    return found("No NVIDIA driver is loaded", "TensorFlow cannot use the GPU without it.", step, docs=docs)
 
 
 def _driver_platform(facts: dict[str, Any]) -> str:
@@ -342,7 +348,8 @@ def driver_new_enough(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             ]
         if fc.from_log(facts):
             return []  # a paste cannot show whether PTX JIT is needed: nothing failed here
-        upgrade, _docs = rm.driver_install(facts, minimum.split(".")[0] if minimum else None)
+        upgrade, _docs = rm.driver_action(facts, minimum.split(".")[0] if minimum else None,
+                                          f"upgrade the driver to {minimum} or newer")
         return [
             Finding(
                 "driver.minor-version-compat",
@@ -350,7 +357,7 @@ def driver_new_enough(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 f"Driver {driver} runs CUDA {cuda} only through minor-version compatibility",
                 detail=f"{caveat.rstrip('.')}. The full-support minimum {column} driver for CUDA {cuda}"
                 f" is {minimum} (CUDA version from {cuda_source}).",
-                fix=f"{upgrade}  # upgrade the driver to {minimum} or newer",
+                plan=rm.plan(facts, upgrade),
                 facts=used,
                 confidence="likely" if fc.from_log(facts) else "certain",
             )
@@ -386,7 +393,7 @@ def _too_old(
             except Exception:  # noqa: BLE001 - a CUDA version the matrix does not know: no minimum
                 minimum = None
     branch = minimum.split(".")[0] if minimum else None
-    upgrade, docs = rm.driver_install(facts, branch)
+    upgrade, docs = rm.driver_action(facts, branch, f"driver {minimum or 'of a newer branch'} or newer")
     limit = rm.driver_branch_limit(facts, matrix)
     parts = []
     if cuda:
@@ -402,23 +409,25 @@ def _too_old(
     if any(i.get("kind") == "container-cuda" for i in hard):
         detail += (f" The NVIDIA Container Toolkit refused to start an image built for CUDA {cuda}: the"
                    " host's driver must be upgraded (or use an image of an older CUDA).")
-    if fc.cuda_errors(facts, "COMPAT_NOT_SUPPORTED_ON_DEVICE", "SYSTEM_DRIVER_MISMATCH"):
+    if fc.cuda_errors(facts, *_COMPAT):
         detail += (" CUDA's forward-compatibility library (cuda-compat, common in container images) stood in"
                    " for the old driver and was refused: it works only on data-center GPUs and on the driver"
                    " branches it lists.")
-    fix = f"{upgrade}  # driver {minimum or 'of a newer branch'} or newer"
+    steps = [upgrade]
     if limit:
         arch, last = limit
         if branch and last and v.vtuple(last) < v.vtuple(branch):
-            fix = (f"This {arch} GPU's last driver branch is R{last}, too old for CUDA {cuda}: use a"
-                   f" TensorFlow release built for the CUDA R{last} supports (`tfdoctor matrix --driver"
-                   f" {last}`), or a newer GPU")
+            steps = [P.note(f"This {arch} GPU's last driver branch is R{last}, too old for CUDA {cuda}: use a"
+                            f" TensorFlow release built for the CUDA R{last} supports"
+                            " (`tfdoctor matrix --driver"
+                            f" {last}`), or a newer GPU")]
     newest = _newest_runnable(matrix, facts, driver, platform) if driver and matrix is not None else None
     if newest is not None and cuda and v.major_minor(newest.cuda) != v.major_minor(cuda):
         detail += (f" The newest TensorFlow this driver runs on this Python is {newest.version}"
                    f" (CUDA {newest.cuda}).")
-        fix += (f". Or keep the driver and move to TensorFlow {newest.version} (a downgrade from"
-                f" {tfv or 'yours'}): {rm.pip_install(facts, rm.tf_requirement(newest.version))}")
+        steps.append(P.note(f". Or keep the driver and move to TensorFlow {newest.version} (a downgrade from"
+                            f" {tfv or 'yours'}):"
+                            f" {rm.pip_install(facts, rm.tf_requirement(newest.version))}"))
     elif driver and matrix is not None and cuda and newest is None:
         detail += " No TensorFlow release in the bundled matrix runs on this driver with this Python."
     status = Status.FAIL if hard or not soft else Status.WARN
@@ -427,7 +436,8 @@ def _too_old(
     if status == Status.WARN:
         title = (f"The driver's CUDA ({soft[0].get('driver_cuda') or '?'}) is older than TensorFlow's PTX"
                  f" compiler ({soft[0].get('need') or cuda}): XLA compiles slower")
-    return Finding("driver.too-old", status, title, detail=detail, fix=fix, docs=docs, facts=used,
+    return Finding("driver.too-old", status, title, detail=detail, plan=rm.plan(facts, *steps), docs=docs,
+                   facts=used,
                    evidence=fc.quote(facts, hard + soft), confidence="certain" if hard else "likely")
 
 

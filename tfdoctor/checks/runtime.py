@@ -47,9 +47,10 @@ IDS = {
 
 
 def _finding(
-    fid: str, status: Status, title: str, detail: str = "", fix: str | None = None, docs: str | None = None
+    fid: str, status: Status, title: str, detail: str = "", fix: str | None = None, docs: str | None = None,
+    plan: Any = None,
 ) -> Finding:
-    return Finding(fid, status, title, detail=detail, fix=fix, docs=docs, facts=USED)
+    return Finding(fid, status, title, detail=detail, fix=fix, docs=docs, facts=USED, plan=plan)
 
 
 def _worker_cmd(facts: dict[str, Any], rt: dict[str, Any]) -> str:
@@ -414,8 +415,8 @@ def runtime(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                     Status.FAIL,
                     f"import tensorflow failed: {_first_line(error, 160)}",
                     detail=error,
-                    fix=rm.pip_install(facts, "--force-reinstall", rm.keep_tf_version(facts))
-                    + rm.conda_note(facts),
+                    plan=rm.plan(facts, rm.install("--force-reinstall", rm.keep_tf_version(facts)),
+                                 *rm.conda_action(facts)),
                     docs=cat.TF_PIP,
                 )
             )
