@@ -38,7 +38,8 @@ def test_every_declared_word_is_lower_case_and_picks_its_line():
     assert all(w == w.lower() and w.strip() for w in words)
     finder = logs.finder("explain")
     for word in words:
-        chunk = f"nothing here\nxx {word} yy\nnothing there\n".encode()
+        line = f"{word[1:]} yy" if word.startswith("\n") else f"xx {word} yy"  # "\n...": at a line's start
+        chunk = f"nothing here\n{line}\nnothing there\n".encode()
         assert finder.starts(chunk) == [13], word
 
 

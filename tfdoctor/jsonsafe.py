@@ -60,8 +60,8 @@ def loads(text: str | bytes) -> Any:
         data = json.loads(text, parse_int=_int, parse_float=_float, parse_constant=_constant)
     except RecursionError:
         raise InputError(f"nested more than {MAX_DEPTH} levels deep") from None
-    except json.JSONDecodeError as exc:
-        raise InputError(f"not JSON (line {exc.lineno}: {exc.msg})") from None
+    except json.JSONDecodeError as exc:  # kept as the cause: a caller may point at the spot
+        raise InputError(f"not JSON (line {exc.lineno}: {exc.msg})") from exc
     except ValueError as exc:  # bytes that are not UTF-8/16/32
         raise InputError(f"not JSON ({str(exc).splitlines()[0][:80]})") from None
     if depth(data) > MAX_DEPTH:

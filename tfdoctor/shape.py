@@ -102,6 +102,9 @@ def _findings(findings: Any) -> None:
             raise ShapeError(f"{where}.status: expected one of {expected}, not {_kind(f.get('status'))}")
         for key in ("title", "detail", "fix", "docs", "caused_by"):
             _string_or_null(f, key, f"{where}.{key}")
+        plan = f.get("plan")
+        if plan is not None and not isinstance(plan, dict):
+            raise _fail(f"{where}.plan", "an object or null", plan)
 
 
 def check(data: Any, required: tuple[str, ...] = ()) -> None:
