@@ -24,7 +24,7 @@ MAX_PAIRS = 2000
 
 # Lower-case literals that start (or are) a block here: the cheap pass hands such lines on.
 TRIGGERS = (
-    "nvidia-smi", "driver version:", "kmd version:", "persistence-m", "0000:",  # the banner, its table
+    "nvidia-smi", "driver version:", "kmd version:", "persistence-m", "0000:", "mig devices",  # the banner
     "<nvidia_smi_log", "compute_cap", "pci.bus_id",  # -q -x XML, --query-gpu CSV
     "cuda compilation tools", "nvrm version:", "linux version ",
     "name=", "id=", "id_like=", "version_id=",  # os-release
@@ -85,7 +85,7 @@ class Blocks:
                 self.query[1].append(line)
                 return
             self._end_query()
-        if ("nvidia-smi" in low and ("version:" in low) or "persistence-m" in low
+        if ("nvidia-smi" in low and ("version:" in low) or "persistence-m" in low or "mig devices" in low
                 or line.startswith("|") and "0000:" in line):  # a table's GPU row, its header cut off
             self.banner = [line]
             self.at.setdefault("nvidia_smi", self.line_no)
