@@ -2,7 +2,7 @@
 
 Logs built (SIZE_MB each, default 20):
 - typical: a training log whose every line is distinct and timestamped, as real ones are: TensorFlow's
-  absl lines, Keras progress and epoch lines, allocator and user prints, each with its own timestamp
+  absl lines, Keras progress and epoch lines, user prints, each with its own timestamp
   and numbers, with the real corpus (tests/data/explain/*.txt, about 1 % of the bytes) spread through it;
 - adversarial: every line a near match, holding the trigger words of a signature or value reader (so
   the cheap pass must hand it on) but not what its detailed pattern needs, distinct and timestamped;
@@ -52,7 +52,8 @@ def _stamp(i: int) -> bytes:
 
 # The bulk of a training log: what TensorFlow, Keras and a training script print while it trains.
 _TRAINING = (
-    b"%s: I tensorflow/core/common_runtime/bfc_allocator.cc:1066] InUse at 7f0a3c%06x of size %d next %d",
+    b"%s: I tensorflow/core/framework/local_rendezvous.cc:404] Local rendezvous is aborting with status: "
+    b"OUT_OF_RANGE: End of sequence [[{{node IteratorGetNext_%d}}]] step %d",
     b"%d/1875 [==============================] - ETA: %ds - loss: 0.%04d - accuracy: 0.%04d",
     b"%s: I tensorflow/core/kernels/data/shuffle_dataset_op.cc:422] Filling up shuffle buffer: %d of %d",
     b"Epoch %d/500",
