@@ -120,7 +120,10 @@ def loads(text: str | bytes) -> Any:
 def read_capped(path: str | os.PathLike[str], limit: int = MAX_INPUT_BYTES) -> bytes:
     """A file's bytes, refusing more than limit (OSError as raised, InputError when too big)."""
     with open(path, "rb") as fh:
-        data = fh.read(limit + 1)
+        size = os.fstat(fh.fileno()).st_size  # read(limit + 1) alone would allocate limit bytes
+        data = fh.read(min(size, limit) + 1) if size > 0 else b""
+        if size <= 0 or len(data) > size:  # not a regular file's size (a pipe), or it grew: read on
+            data += fh.read(limit + 1 - len(data))
     if len(data) > limit:
         raise InputError(
             f"larger than {limit >> 20} MiB; a tfdoctor report is far smaller (is it the right file?)"
