@@ -69,7 +69,8 @@ def generate(base: dict, n: int, out: Path) -> int:
     return total
 
 
-JSON_LOAD = "import json, pathlib, sys\nfor p in sorted(pathlib.Path(sys.argv[1]).rglob('*.json')): json.load(open(p))"
+JSON_LOAD = ("import json, pathlib, sys\n"
+             "for p in sorted(pathlib.Path(sys.argv[1]).rglob('*.json')): json.load(open(p))")
 
 
 def _timed(argv: list[str], out_path: Path) -> tuple[float, int, float]:
@@ -103,8 +104,9 @@ def bench(report: dict, n: int, repeat: int) -> int:
                 print(f"  fleet {label}: exit {code}")
                 return 1
             goal = GOAL_S * n / 10_000
-            print(f"  fleet {label:<7}            {wall:7.2f} s wall  {peak:6.0f} MiB peak  {wall / base[0]:5.2f} x json.load"
-                  f"  {wall / goal:5.2f} of the {goal:g} s goal  ({peak * 1024 / n:.1f} kB per node)")
+            print(f"  fleet {label:<7}            {wall:7.2f} s wall  {peak:6.0f} MiB peak  "
+                  f"{wall / base[0]:5.2f} x json.load  {wall / goal:5.2f} of the {goal:g} s goal  "
+                  f"({peak * 1024 / n:.1f} kB per node)")
         fleet = json.loads(out.read_text())
         print(f"  {len(fleet['nodes']):,} nodes read, drifting keys: {', '.join(fleet['drift']) or 'none'}")
     return 0
@@ -121,7 +123,8 @@ def main() -> int:
     sizes = [int(a) for a in args] or [1000]
     report = base_report(base_path)
     if heavy:  # what an 8-GPU node captures: its whole nvidia-smi -q as the raw output
-        report["facts"]["nvidia_smi"] = {**(report["facts"].get("nvidia_smi") or {}), "raw": HEAVY_RAW.read_text()}
+        smi = report["facts"].get("nvidia_smi") or {}
+        report["facts"]["nvidia_smi"] = {**smi, "raw": HEAVY_RAW.read_text()}
     for n in sizes:
         if bench(report, n, repeat=3 if n <= 10_000 else 1):
             return 1

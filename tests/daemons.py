@@ -93,7 +93,8 @@ class Daemons:
             if not entry.isdigit() or int(entry) == os.getpid():
                 continue
             try:
-                cmd = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                raw = Path(f"/proc/{entry}/cmdline").read_bytes()
+                cmd = raw.replace(b"\0", b" ").decode(errors="replace")
                 cwd = os.readlink(f"/proc/{entry}/cwd")
                 state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
             except OSError:

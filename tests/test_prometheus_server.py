@@ -96,9 +96,10 @@ scrape_configs:
         return state
 
     try:
-        daemons.start("node_exporter", [exporter, "--collector.disable-defaults", "--collector.textfile",
-                                        f"--collector.textfile.directory={textfile}",
-                                        f"--web.listen-address=127.0.0.1:{exporter_port}"], tmp_path / "exporter.log")
+        daemons.start("node_exporter", [
+            exporter, "--collector.disable-defaults", "--collector.textfile",
+            f"--collector.textfile.directory={textfile}", f"--web.listen-address=127.0.0.1:{exporter_port}",
+        ], tmp_path / "exporter.log")
         daemons.start("prometheus", [prometheus, f"--config.file={tmp_path}/prometheus.yml",
                                      f"--storage.tsdb.path={tmp_path}/data",
                                      f"--web.listen-address=127.0.0.1:{port}"], tmp_path / "prometheus.log")

@@ -134,9 +134,11 @@ PartitionName=debug Nodes={NODE} Default=YES MaxTime=INFINITE State=UP
     c.set_args("health", "--timeout", "30", "--allow-cpu")
     c.set_args("prolog", "--timeout", "20", "--allow-cpu")
     try:
-        c.daemons.start("munged", [munged, "-F", "-f", f"--socket={socket_path}", f"--key-file={tmp}/munge/munge.key",
-                                   f"--pid-file={tmp}/munge/munged.pid", f"--seed-file={tmp}/munge/seed",
-                                   f"--log-file={tmp}/munged.log"], tmp / "munged.out")
+        c.daemons.start("munged", [
+            munged, "-F", "-f", f"--socket={socket_path}", f"--key-file={tmp}/munge/munge.key",
+            f"--pid-file={tmp}/munge/munged.pid", f"--seed-file={tmp}/munge/seed",
+            f"--log-file={tmp}/munged.log",
+        ], tmp / "munged.out")
         wait_for("munged's socket", socket_path.exists, 20)
         c.daemons.start("slurmctld", [slurmctld, "-D", "-f", str(c.conf)], tmp / "slurmctld.out")
         c.daemons.start("slurmd", [slurmd, "-D", "-N", NODE, "-f", str(c.conf)], tmp / "slurmd.out")

@@ -147,7 +147,8 @@ def main(argv: list[str] | None = None) -> int:
         except RuntimeError as exc:
             print(f"tfdoctor.slurm: {exc}", file=sys.stderr)
         if not passed and prolog:
-            print(f"tfdoctor.slurm: job {os.environ['SLURM_JOB_ID']} not started on {node}: {why}", file=sys.stderr)
+            job = os.environ["SLURM_JOB_ID"]
+            print(f"tfdoctor.slurm: job {job} not started on {node}: {why}", file=sys.stderr)
         return 0 if passed else 1
     finally:
         proc.shutdown()
