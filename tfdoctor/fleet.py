@@ -1,9 +1,14 @@
 """`tfdoctor fleet`: many nodes' saved reports side by side, with the values that drift.
 
-Fast by design: each file is read once with `json.load`, reduced to one row and dropped (no
-checks re-run; a node's status is re-derived from its saved findings), so a thousand reports
-take well under two seconds. A file that cannot be read or is not a tfdoctor report becomes a
-row with an `error`; the table is still printed, and the exit status is then 2.
+Fast by design: each file is read once by the shared saved-report reader (jsonsafe: the C scanner,
+then numbers, nesting and text bounded in the sections a row reads; shape: the types checked),
+reduced to one row and dropped (no checks re-run; a node's status is re-derived from its saved
+findings), so memory holds the table, never the reports; from `PARALLEL` files on, one process per
+CPU reads them. A file that cannot be read or is not a tfdoctor report becomes a row with an
+`error`; the table is still printed, and the exit status is then 2. The table is laid out here
+(rich's Table measures every cell, too slow for 100,000 rows), each cell made inert and cut to
+`CELL` characters so that one huge value cannot push the other columns out of view; `--json` is
+written one node per line.
 
 Reports of the same host from different dates (`created_at`) are its history: the table shows each
 host's latest report, and the timeline says when each value changed across the fleet ("driver
