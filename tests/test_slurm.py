@@ -26,7 +26,8 @@ from tfdoctor.slurm import MARK, REASON_LIMIT
 
 NODE = "tfdnode"
 HEALTH_EVERY = 3  # HealthCheckInterval, seconds
-PROLOG_TIMEOUT = 40  # PrologEpilogTimeout; the prolog's own bound (--timeout) is well under it
+PROLOG_TIMEOUT = 40  # PrologEpilogTimeout
+PROLOG_BOUND = 20  # the prolog check's own bound (--timeout), well under it
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="Slurm's daemons here run as root (CI does)")
 
@@ -68,7 +69,8 @@ def _wrapper(tmp: Path, which: str, bindir: Path, conf: Path) -> Path:
     script = tmp / f"{which}.sh"
     script.write_text(
         "#!/bin/sh\n"
-        f"export SLURM_CONF={conf} PATH={bindir}:/usr/sbin:/usr/bin:/sbin:/bin PYTHONPATH={ROOT}\n"
+        f"export SLURM_CONF={conf} PATH={tmp}/{which}-bin:{bindir}:/usr/sbin:/usr/bin:/sbin:/bin"
+        f" PYTHONPATH={ROOT}\n"
         f"{sys.executable} -m tfdoctor.slurm $(cat {tmp}/{which}.args) 2>>{tmp}/{which}.log\n"
         "code=$?\n"
         f"echo $code >> {tmp}/{which}.runs\n"
@@ -132,7 +134,7 @@ NodeName={NODE} NodeHostname={host} NodeAddr=127.0.0.1 CPUs=1 RealMemory=100 Sta
 PartitionName=debug Nodes={NODE} Default=YES MaxTime=INFINITE State=UP
 """)
     c.set_args("health", "--timeout", "30", "--allow-cpu")
-    c.set_args("prolog", "--timeout", "20", "--allow-cpu")
+    c.set_args("prolog", "--timeout", str(PROLOG_BOUND), "--allow-cpu")
     try:
         c.daemons.start("munged", [
             munged, "-F", "-f", f"--socket={socket_path}", f"--key-file={tmp}/munge/munge.key",
@@ -193,7 +195,7 @@ def _job_state(cluster: Cluster, job: str) -> tuple[str, str]:
 
 def test_a_failing_prolog_keeps_the_job_off_the_node_within_its_bound(cluster: Cluster) -> None:
     wait_for("an idle node", lambda: cluster.node()[0] == "idle", 60)
-    cluster.set_args("prolog", "--timeout", "20")  # fails: driver.missing
+    cluster.set_args("prolog", "--timeout", str(PROLOG_BOUND))  # fails: driver.missing
     marker = cluster.tmp / "job-ran"
     start = time.monotonic()
     job = _job(cluster, marker)
@@ -203,7 +205,7 @@ def test_a_failing_prolog_keeps_the_job_off_the_node_within_its_bound(cluster: C
         state, why = wait_for("the job to be requeued or failed",
                               lambda: (s := _job_state(cluster, job))[0] in ("PENDING", "FAILED") and s, 30)
         print(f"prolog failed in {took:.1f} s; job {job}: {state} ({why}); node: {cluster.node()}")
-        assert took < PROLOG_TIMEOUT
+        assert took < PROLOG_BOUND + 5 < PROLOG_TIMEOUT  # the bound held, with time to requeue
         assert not marker.exists()  # the job's script never ran
         assert (cluster.tmp / "prolog.runs").read_text().split()[-1] == "1"
         assert state in ("PENDING", "FAILED") and ("held" in why.lower() or state == "FAILED"), why
@@ -211,7 +213,7 @@ def test_a_failing_prolog_keeps_the_job_off_the_node_within_its_bound(cluster: C
         assert "drain" in node_state and node_why.startswith("driver.missing"), (node_state, node_why)
     finally:
         subprocess.run(["scancel", job], env=cluster.env, timeout=20, capture_output=True)
-        cluster.set_args("prolog", "--timeout", "20", "--allow-cpu")
+        cluster.set_args("prolog", "--timeout", str(PROLOG_BOUND), "--allow-cpu")
     # the health check (passing) resumes the node the prolog drained: the drain was tfdoctor's
     wait_for("the health check to resume the node", lambda: cluster.node()[0] == "idle", 60)
 
@@ -226,15 +228,13 @@ def test_a_hung_nvidia_smi_never_hangs_slurmd(cluster: Cluster) -> None:
     fake.chmod(0o755)
     try:
         cluster.set_args("health", "--timeout", "8", "--allow-cpu")
-        before = cluster.runs("health")
         wait_for("a health check to start with the hung nvidia-smi", lambda: any(
             "sleep 3600" in line for line in cluster.daemons.leftovers()), 30)
         start = time.monotonic()
         cluster.run("scontrol", "show", "slurmd", timeout=10)  # slurmd answers while the check hangs
         assert time.monotonic() - start < 5
-        wait_for("that health check to end", lambda: cluster.runs("health") > before, 30)
-        state, why = cluster.node()
-        assert why == f"check-timed-out-8s {MARK}", (state, why)
+        wait_for("the hung check to end, stopped at its bound, draining the node",
+                 lambda: cluster.node() == ("drained", f"check-timed-out-8s {MARK}"), 30)
     finally:
         fake.unlink()
     # slurmd may start a run while the previous one still hangs: each ends within its 8 s and kills
@@ -244,3 +244,32 @@ def test_a_hung_nvidia_smi_never_hangs_slurmd(cluster: Cluster) -> None:
     cluster.set_args("health", "--timeout", "30", "--allow-cpu")
     wait_for("the health check to resume the node", lambda: cluster.node()[0] == "idle", 60)
     cluster.daemons.check_running()
+
+
+def test_a_hung_prolog_check_is_stopped_at_its_bound(cluster: Cluster) -> None:
+    """The prolog's check hangs on nvidia-smi: it is stopped at its --timeout, well before Slurm's
+    PrologEpilogTimeout, and the job is not started on the node."""
+    wait_for("an idle node", lambda: cluster.node()[0] == "idle", 60)
+    fake = cluster.tmp / "prolog-bin" / "nvidia-smi"  # on the prolog's PATH only
+    fake.parent.mkdir(exist_ok=True)
+    fake.write_text("#!/bin/sh\n# a driver that never answers\nexec sleep 3600\n")
+    fake.chmod(0o755)
+    marker = cluster.tmp / "hung-job-ran"
+    cluster.set_args("prolog", "--timeout", "6", "--allow-cpu")
+    start = time.monotonic()
+    job = _job(cluster, marker)
+    try:
+        cluster.wait_runs("prolog", 1, timeout=PROLOG_TIMEOUT)
+        took = time.monotonic() - start
+        state, why = wait_for("the job to be requeued or failed",
+                              lambda: (s := _job_state(cluster, job))[0] in ("PENDING", "FAILED") and s, 30)
+        print(f"hung prolog stopped after {took:.1f} s; job {job}: {state} ({why}); node: {cluster.node()}")
+        assert took < 6 + 5 < PROLOG_TIMEOUT and not marker.exists()
+        assert cluster.node()[1] == f"check-timed-out-6s {MARK}"
+    finally:
+        fake.unlink()
+        subprocess.run(["scancel", job], env=cluster.env, timeout=20, capture_output=True)
+        cluster.set_args("prolog", "--timeout", str(PROLOG_BOUND), "--allow-cpu")
+    wait_for("every hung nvidia-smi to be killed", lambda: not [
+        p for p in cluster.daemons.leftovers() if "sleep 3600" in p], 20)
+    wait_for("the health check to resume the node", lambda: cluster.node()[0] == "idle", 60)
