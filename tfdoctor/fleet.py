@@ -427,9 +427,13 @@ def write_json(fleet: dict[str, Any], out: Any = None) -> None:
     for i, (key, value) in enumerate(fleet.items()):
         out.write(("," if i else "") + f"\n  {one(key)}: ")
         if isinstance(value, list) and value:
-            out.write("[" + ",".join(f"\n    {one(v)}" for v in value) + "\n  ]")
+            for j, item in enumerate(value):
+                out.write(f"{',' if j else '['}\n    {one(item)}")
+            out.write("\n  ]")
         elif isinstance(value, dict) and value and key != "summary":
-            out.write("{" + ",".join(f"\n    {one(k)}: {one(v)}" for k, v in value.items()) + "\n  }")
+            for j, (k, v) in enumerate(value.items()):
+                out.write(f"{',' if j else '{'}\n    {one(k)}: {one(v)}")
+            out.write("\n  }")
         else:
             out.write(one(value))
     out.write("\n}\n")
