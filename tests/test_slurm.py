@@ -22,14 +22,12 @@ import pytest
 from conftest import ROOT
 from daemons import Daemons, free_port, need, wait_for
 
-from tfdoctor.slurm import MARK, REASON_LIMIT
+from tfdoctor.slurm import MARK, REASON_LIMIT, reason, root_causes
 
 NODE = "tfdnode"
 HEALTH_EVERY = 3  # HealthCheckInterval, seconds
 PROLOG_TIMEOUT = 40  # PrologEpilogTimeout
 PROLOG_BOUND = 20  # the prolog check's own bound (--timeout), well under it
-
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="Slurm's daemons here run as root (CI does)")
 
 
 class Cluster:
@@ -63,6 +61,21 @@ class Cluster:
         wait_for(f"{count} {which} runs", lambda: self.runs(which) >= target, timeout)
 
 
+def test_the_reason_names_root_causes_first_and_fits_slurmdbd() -> None:
+    assert reason(["driver.missing"]) == f"driver.missing {MARK}"
+    many = [f"gpu.health-{i:03d}" for i in range(40)]
+    text = reason(many)
+    assert len(text) <= REASON_LIMIT and text.startswith("gpu.health-000, ") and text.endswith(f" {MARK}")
+    assert f"+{40 - text.count('gpu.health-')}" in text  # the ids left out are counted
+    assert reason(["x" * 500, "bad id; rm -rf /", ""]) == f"unknown {MARK}"  # only catalogue-like ids
+    report = {"findings": [
+        {"id": "cuda.init-failed", "status": "fail", "caused_by": None},
+        {"id": "runtime.no-gpu-visible", "status": "fail", "caused_by": "cuda.init-failed"},
+        {"id": "gpu.pcie-degraded", "status": "warn", "caused_by": None},
+    ]}
+    assert root_causes(report) == ["cuda.init-failed"]  # what explains the rest, not its symptoms
+
+
 def _wrapper(tmp: Path, which: str, bindir: Path, conf: Path) -> Path:
     """What a site installs as HealthCheckProgram / Prolog: a script running tfdoctor.slurm with its
     options (read from a file here, so that the test can change them between runs)."""
@@ -82,6 +95,8 @@ def _wrapper(tmp: Path, which: str, bindir: Path, conf: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Cluster:
+    if os.geteuid() != 0:
+        pytest.skip("Slurm's daemons here run as root (CI runs as root)")
     munged = need("munged", "munge")
     mungekey = need("mungekey", "munge")
     slurmctld = need("slurmctld", "slurm-wlm")
@@ -237,8 +252,7 @@ def test_a_hung_nvidia_smi_never_hangs_slurmd(cluster: Cluster) -> None:
                  lambda: cluster.node() == ("drained", f"check-timed-out-8s {MARK}"), 30)
     finally:
         fake.unlink()
-    # slurmd may start a run while the previous one still hangs: each ends within its 8 s and kills
-    # the nvidia-smi it started
+    # every run that saw the hung nvidia-smi ends within its 8 s and kills the nvidia-smi it started
     wait_for("every hung nvidia-smi to be killed", lambda: not [
         p for p in cluster.daemons.leftovers() if "sleep 3600" in p], 8 + HEALTH_EVERY + 10)
     cluster.set_args("health", "--timeout", "30", "--allow-cpu")
