@@ -380,7 +380,10 @@ def table_rows(fleet: dict[str, Any]) -> tuple[list[str], list[list[tuple[str, s
 def render_table(fleet: dict[str, Any], color: bool, out: Any = None) -> None:
     """The fleet for a terminal: one row per node, drifted cells marked `*` (and coloured), then the
     drifting values, the timeline and the counts."""
-    from rich.cells import cell_len
+    from rich.cells import cell_len as wide_len
+
+    def cell_len(text: str) -> int:
+        return len(text) if text.isascii() else wide_len(text)
 
     out = out or sys.stdout
     color = color and out.isatty()  # as rich would: no escape codes into a file or a pipe
@@ -448,7 +451,10 @@ def _clean(text: Any) -> str:
     or bidirectional overrides."""
     from tfdoctor.render.sanitize import text as inert
 
-    return _CONTROL.sub("", inert(str(text)))
+    text = str(text)
+    if text.isascii() and text.isprintable():  # nothing a terminal would obey (the usual case)
+        return text
+    return _CONTROL.sub("", inert(text))
 
 
 def _hosts(names: list[str]) -> str:
