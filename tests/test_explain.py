@@ -262,6 +262,12 @@ def test_read_lines_caps_line_length():
         "tensorflow " * 6_000 + "==",
         "version `GLIBC_" + "2." * 30_000,
         "Loaded runtime CuDNN library: " + "9." * 30_000,
+        "TF_CONFIG={" * 5_000,
+        "/usr/local/cuda/lib64/stubs" * 2_000,
+        "mount error: file creation failed: " + "/lib" * 15_000 + ": file exists",
+        "| 0 1 2 3 |" * 5_000,
+        "keras/src/" * 6_000 + " ValueError: not recognized",
+        "could not select device driver " + '\\"' * 20_000,
     ],
 )
 def test_a_64_kb_pathological_line_costs_little(line):

@@ -186,7 +186,7 @@ def test_markdown_for_a_bug_tracker(saved: tuple[Path, dict, int], tmp_path: Pat
         assert f"`{f['id']}`" in where, f"{f['id']} ({f['status']}) misplaced"
         if f["status"] == "fail" and f["fix"] and not f.get("caused_by"):
             # The root cause's fix in the open: its commands as a block to copy, or its words.
-            split = fixtext.split(f["fix"])
+            split = fixtext.parts(f)
             assert (split.commands[0] if split.commands else split.prose[:40]) in opened
     assert "Captured output: nvidia-smi" in hidden and "565.57.01" in hidden
     assert "mdPassw0rd9" not in md

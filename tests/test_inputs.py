@@ -264,10 +264,15 @@ def test_failed_write_leaves_the_previous_report_intact(tmp_path: Path,
     assert target.read_text() == '{"previous": true}'
 
 
-def test_output_check_refuses_devices_and_empty_names(tmp_path: Path) -> None:
-    for bad in ("", "/dev/null", str(tmp_path / "x\0y")):
+def test_output_check_refuses_sockets_and_empty_names(tmp_path: Path) -> None:
+    import socket
+
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(tmp_path / "sock"))
+    for bad in ("", str(tmp_path / "sock"), str(tmp_path / "x\0y")):
         with pytest.raises(OutputError):
             check_writable(bad)
+    sock.close()
     assert check_writable(tmp_path / "fine.json") == tmp_path / "fine.json"
 
 

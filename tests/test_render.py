@@ -193,7 +193,7 @@ def check_screen(report: dict, width: int, verbose: bool = False) -> str:
     # broken (if at all) only between words with a trailing backslash.
     pasted = [_words(c) for c in _commands_on_screen(built)]
     for f in _shown_fixes(report, verbose):
-        for command in fixtext.split(f.get("fix")).commands:
+        for command in fixtext.parts(f).commands:
             assert _words(command) in pasted, (width, f["id"], command, pasted)
     for words in pasted:
         for word in words:
@@ -249,7 +249,7 @@ def _verdict_names_fix(text: str, root: dict) -> None:
     lines = text.splitlines()
     start = max(n for n, line in enumerate(lines) if line[:2] in ("✗ ", "! ", "✓ "))
     tail = " ".join(" ".join(lines[start:]).split())
-    parts = fixtext.split(root.get("fix"))
+    parts = fixtext.parts(root)
     want = parts.commands[0] if parts.commands else " ".join(parts.prose.split()[:4])
     assert "Do first" in tail and " ".join(want.split()[:3]) in tail.replace(" \\ ", " "), (tail, want)
 
@@ -570,7 +570,7 @@ def test_markdown_puts_the_root_cause_and_fix_on_top(this_machine) -> None:
     if roots:
         first = roots[0]
         assert md.index(f"(`{first['id']}`)") < table
-        commands = fixtext.split(first["fix"]).commands
+        commands = fixtext.parts(first).commands
         if commands:
             assert md.index(f"```sh\n{commands[0]}") < table
         for f in report["findings"]:

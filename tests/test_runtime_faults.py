@@ -10,6 +10,7 @@ snippets) to the real Python, so only the worker misbehaves.
 from __future__ import annotations
 
 import os
+import re
 import stat
 import sys
 import time
@@ -107,7 +108,8 @@ def test_hanging_worker_is_killed_with_its_whole_process_group(tmp_path):
     rt = report["facts"]["runtime"]
     assert rt["timed_out"] is True
     hung = finding(report, "runtime.worker-timeout")
-    assert hung["status"] == "fail" and "5 s" in hung["detail"] and hung["fix"]
+    # --timeout 5 bounds the whole run: the worker had what was left of it
+    assert hung["status"] == "fail" and re.search(r"within (5|4\.\d) s", hung["detail"]) and hung["fix"]
     recorded = [int(p) for p in pids.read_text().split()]
     assert len(recorded) == 2  # the worker and its grandchild
     time.sleep(0.5)

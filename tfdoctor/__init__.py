@@ -4,6 +4,7 @@
     report = tfdoctor.check(quick=True)   # the same work as `tfdoctor check --quick`
     report.ok, report.root_causes, report.to_json(), report.to_markdown()
     tfdoctor.explain(pasted_log)          # the same as `tfdoctor explain`
+    tfdoctor.fix(dry_run=True)            # the same as `tfdoctor fix --dry-run` (yes=True applies)
 
 `import tfdoctor` stays cheap: the API (tfdoctor/api.py) and the model load on first use.
 """
@@ -11,11 +12,12 @@
 from __future__ import annotations
 
 __version__ = "0.1.0"
-__all__ = ["Finding", "InputError", "Report", "Status", "check", "explain"]
+__all__ = ["Finding", "InputError", "Report", "Status", "check", "explain", "fix"]
 
 _LAZY = {
     "check": "tfdoctor.api",
     "explain": "tfdoctor.api",
+    "fix": "tfdoctor.api",
     "InputError": "tfdoctor.api",
     "Report": "tfdoctor.model",
     "Finding": "tfdoctor.model",

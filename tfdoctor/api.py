@@ -13,10 +13,11 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable
+from typing import Any
 
 from tfdoctor.model import Report
 
-__all__ = ["InputError", "check", "explain"]
+__all__ = ["InputError", "check", "explain", "fix"]
 
 
 class InputError(ValueError):
@@ -102,8 +103,14 @@ def check(
         skip=_names(skip, "skip"),
         from_report=os.fspath(from_report) if from_report is not None else None,
     )
+    from tfdoctor import proc
+
     try:
-        return report_for(request, interface=_interface())
+        with proc.guarded():  # nothing the check starts outlives it, however it ends
+            return report_for(request, interface=_interface())
+    except proc.Stopped as stop:  # SIGTERM/SIGHUP/SIGQUIT at their default: end as they would have
+        proc.die_of(stop.signum)
+        raise
     except UsageError as exc:
         raise InputError(str(exc).removeprefix("tfdoctor: ")) from None
     except (ReportError, CompatError) as exc:
@@ -121,3 +128,39 @@ def explain(text: str | bytes) -> Report:
 
     return explain_report(text)
 
+
+
+def fix(
+    *,
+    python: str | os.PathLike[str] | None = None,
+    dry_run: bool = False,
+    yes: bool = False,
+    undo: bool = False,
+    allow_tensorflow_change: bool = False,
+    timeout: float | None = None,
+    quiet: bool = False,
+) -> Any:
+    """`tfdoctor fix` from Python: check, repair the root causes in the target environment (python:
+    its interpreter, default this one), check again. Nothing changes unless `yes=True`: without it
+    this is a dry run. undo: restore the snapshot the last fix took. Returns a `tfdoctor.repair.Result`
+    (`.ok`, `.exit_code`, `.before`, `.after`, `.targets`, `.gone`, `.restored`, `.messages`); raises
+    InputError when the environment may not be changed (the system's Python, a prefix not writable,
+    another fix running)."""
+    from tfdoctor import envstate, repair
+    from tfdoctor.commands import UsageError, resolve_python
+
+    for name, value in (("dry_run", dry_run), ("yes", yes), ("undo", undo),
+                        ("allow_tensorflow_change", allow_tensorflow_change), ("quiet", quiet)):
+        if not isinstance(value, bool):
+            raise TypeError(f"{name} must be True or False, not {type(value).__name__}")
+    say = (lambda _text: None) if quiet else print
+    try:
+        target = resolve_python(os.fspath(python)) if python is not None else sys.executable
+        if undo:
+            return repair.run_undo(target, yes=yes and not dry_run, say=say)
+        return repair.run_fix(target, dry_run=dry_run or not yes, yes=yes, timeout=timeout,
+                              allow_tensorflow_change=allow_tensorflow_change, say=say)
+    except UsageError as exc:
+        raise InputError(str(exc).removeprefix("tfdoctor: ")) from None
+    except envstate.EnvError as exc:
+        raise InputError(str(exc).removeprefix("tfdoctor: ")) from None

@@ -7,7 +7,8 @@ registry refuses a check that declares an id of another prefix or an id missing 
 `explained_by` lists, most specific first, the ids whose presence (warn or fail) explains this
 one: the report then marks the finding `caused_by` that id, and counts only the root. Only direct
 consequences are listed; chains (gpu.count-below-required -> runtime.no-gpu-visible ->
-driver.missing) resolve to their root when counting.
+driver.missing) resolve to their root when counting. ANY ("*") stands for every other finding present
+(error lines tfdoctor cannot place are most often echoes of the failure it did name).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ class Entry:
     docs: str | None = None
     explained_by: tuple[str, ...] = ()
 
+
+ANY = "*"
 
 # Pages a finding links to (one place, so every link is checked once).
 TF_PIP = "https://www.tensorflow.org/install/pip"
@@ -121,6 +124,7 @@ ENTRIES: dict[str, Entry] = {
         "No usable NVIDIA driver is loaded (absent, nouveau instead, no NVIDIA GPU attached, or not "
         "exposed to WSL2 or the container).",
         NV_DRIVER,
+        ("cuda.container-driver-libraries",),  # an image's stub or own libcuda hides the host's
     ),
     "driver.ok": Entry("An NVIDIA driver is loaded (version and the CUDA version it supports).", NV_SMI),
     "driver.library-mismatch": Entry(
@@ -504,7 +508,24 @@ ENTRIES: dict[str, Entry] = {
         "A tfdoctor check raised: a bug in tfdoctor; the check counts as failed and the rest of the "
         "report is intact.",
     ),
+    "tfdoctor.nothing-verified": Entry(
+        "Every check the selection (--only/--skip) ran skipped: nothing was judged, so the run does not "
+        "pass (with --allow-cpu on a machine without a GPU it warns).",
+    ),
 }
+
+# --- log: what a paste says that no diagnosis explains ---------------------------------------------
+ENTRIES["log.program-error"] = Entry(
+    "The log's error code is one the stack documents as a program's error (an invalid argument, a"
+    " kernel's fault), not an installation problem.",
+    "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html",
+    (ANY,),
+)
+ENTRIES["log.unrecognized"] = Entry(
+    "The log has error lines no finding explains: tfdoctor says it does not know rather than pass them.",
+    None,
+    (ANY,),
+)
 
 # The ids `explain` and `check` share (a contract: these stay).
 CONTRACT_IDS = (

@@ -30,7 +30,7 @@ def _count(text: str) -> int:
 
 
 def _timeout(text: str) -> float:
-    """Seconds for the TensorFlow worker: finite, positive, at most a day."""
+    """Seconds for the whole run: finite, positive, at most a day."""
     import math
 
     try:
@@ -83,9 +83,9 @@ def _add_probe_options(p: argparse.ArgumentParser) -> None:
         type=_timeout,
         default=None,
         metavar="S",
-        help="seconds the TensorFlow worker may run before it is stopped (default 300; a GPU whose"
-        " kernels are JIT-compiled on first use can need minutes); the other probes keep their own"
-        " short limits",
+        help="seconds the whole run may take, the TensorFlow worker and every other probe included"
+        " (default 300; a GPU whose kernels are JIT-compiled on first use can need minutes); each"
+        " short command also keeps its own limit of 10 s",
     )
     p.add_argument(
         "--memory-limit",
@@ -277,6 +277,25 @@ def build_parser() -> argparse.ArgumentParser:
     fleet.add_argument("--json", action="store_true", help="print the table and the drift as JSON")
     _add_no_color(fleet)
 
+    text = "repair the root causes in the target environment, then check again"
+    fix = sub.add_parser(
+        "fix",
+        help=text,
+        description=f"{text[0].upper()}{text[1:]}. Runs only pip and activation-script changes inside the"
+        " environment's prefix (a venv or conda env), after a snapshot; drivers, containers and reboots are"
+        " printed, never run. Exit status: 0 every repaired root cause is gone, 1 otherwise (a failed step"
+        " restores the snapshot), 2 usage error.",
+    )
+    fix.add_argument("--python", metavar="PATH", help="the environment's interpreter (default: this one)")
+    mode = fix.add_mutually_exclusive_group()
+    mode.add_argument("--dry-run", action="store_true", help="show the plan and exit (0/1 as check)")
+    mode.add_argument("--yes", "-y", action="store_true", help="apply without asking (for scripts)")
+    fix.add_argument("--undo", action="store_true", help="restore the snapshot the last fix took")
+    fix.add_argument("--allow-tensorflow-change", action="store_true",
+                     help="let the plan change TensorFlow's version (refused otherwise)")
+    fix.add_argument("--timeout", type=_timeout, metavar="S",
+                     help="seconds for each check's TensorFlow worker")
+
     sub.add_parser(
         "checks",
         help="the catalogue: every finding id and what it means",
@@ -285,8 +304,8 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-COMMANDS = ("check", "report", "explain", "matrix", "fleet", "checks")
-PROBING = ("check", "report")
+COMMANDS = ("check", "report", "explain", "matrix", "fleet", "fix", "checks")
+PROBING = ("check", "report", "fix")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -297,11 +316,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help()
             return EXIT_USAGE
         module = importlib.import_module(f"tfdoctor.commands.{args.command}")
-        if args.command in PROBING and not getattr(args, "from_report", None):
-            from tfdoctor import proc
+        if args.command not in PROBING:
+            return module.run(args)
+        from tfdoctor import proc
 
+        if not getattr(args, "from_report", None):
             proc.enable_subreaper()  # grandchildren that setsid away from a probe are ours to kill
-        return module.run(args)
+        try:
+            with proc.guarded():  # SIGTERM, SIGHUP, SIGQUIT unwind the run; its processes die with it
+                return module.run(args)
+        except proc.Stopped as stop:
+            print(f"tfdoctor: stopped by {stop.name}", file=sys.stderr)
+            return 128 + stop.signum
     except UsageError as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_USAGE

@@ -96,8 +96,8 @@ def parse(text: str | bytes) -> Any:
             return _HOOKED.decode(text)
     except RecursionError:
         raise InputError(f"nested more than {MAX_DEPTH} levels deep") from None
-    except json.JSONDecodeError as exc:
-        raise InputError(f"not JSON (line {exc.lineno}: {exc.msg})") from None
+    except json.JSONDecodeError as exc:  # kept as the cause: a caller may point at the spot
+        raise InputError(f"not JSON (line {exc.lineno}: {exc.msg})") from exc
     except ValueError as exc:
         raise InputError(f"not JSON ({str(exc).splitlines()[0][:80]})") from None
 

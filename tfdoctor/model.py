@@ -6,6 +6,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
+from tfdoctor.plan import Plan
+
 SCHEMA_VERSION = 2
 READABLE_SCHEMAS = (1, 2)  # saved reports tfdoctor still reads (--from, fleet)
 
@@ -33,7 +35,8 @@ class Finding:
     `confidence` is "certain" when the evidence is direct (a probe, an error line) and
     "likely" when it is inferred (e.g. a CUDA version read off a banner). `caused_by` names the
     finding that explains this one (None: a root cause); `evidence` quotes the log lines it rests
-    on ("line 12: Could not load ...").
+    on ("line 12: Could not load ..."). `plan` is the fix as data (tfdoctor.plan); `fix`, when not
+    given, is the plan's text.
     """
 
     id: str
@@ -46,6 +49,11 @@ class Finding:
     confidence: str = "certain"
     caused_by: str | None = None
     evidence: tuple[str, ...] = ()
+    plan: Plan | None = None
+
+    def __post_init__(self) -> None:
+        if self.fix is None and self.plan is not None:
+            object.__setattr__(self, "fix", self.plan.text())
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -59,6 +67,7 @@ class Finding:
             "confidence": self.confidence,
             "caused_by": self.caused_by,
             "evidence": list(self.evidence),
+            "plan": self.plan.to_dict() if self.plan is not None else None,
         }
 
     @classmethod
@@ -74,6 +83,7 @@ class Finding:
             confidence=data.get("confidence") or "certain",
             caused_by=data.get("caused_by"),
             evidence=tuple(data.get("evidence") or ()),
+            plan=Plan.from_dict(data.get("plan")),
         )
 
 

@@ -18,11 +18,13 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from tfdoctor import proc
 from tfdoctor.model import Report
 from tfdoctor.probes import NAMES, Context
 from tfdoctor.report import build_report
 
 PROBE_GRACE = 5.0  # seconds a probe may run past its own command timeout
+RETURN_GRACE = 0.5  # seconds a probe may take past the run's bound to return its killed command
 
 
 @dataclass(frozen=True)
@@ -99,9 +101,10 @@ def collect(
     probes = {name: _start(name, ctx, results, timings, opts.progress) for name in NAMES}
     if meanwhile is not None:
         meanwhile()
-    # Each probe runs a few commands, each bounded by ctx.timeout.
-    _join(probes, time.monotonic() + 3 * ctx.timeout + PROBE_GRACE, results)
-    _join(slow, time.monotonic() + ctx.worker_timeout + PROBE_GRACE, results)
+    # Each probe runs a few commands, each bounded by ctx.timeout and all by the run's bound
+    # (proc.bounded): a probe gets a moment past it to return what its killed command said.
+    _join(probes, time.monotonic() + proc.left(3 * ctx.timeout + PROBE_GRACE) + RETURN_GRACE, results)
+    _join(slow, time.monotonic() + proc.left(ctx.worker_timeout + PROBE_GRACE) + RETURN_GRACE, results)
     return {name: results[name] for name in (*NAMES, "runtime", "collective")}, timings
 
 

@@ -124,7 +124,13 @@ _TOKENS = [
     (("AIza",), _Lazy(r"(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])")),
     (("eyJ",), _Lazy(r"(?<![A-Za-z0-9_.-])eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}")),
     (("earer", "EARER"), _Lazy(r"(?i)(?<![A-Za-z0-9_])bearer[ \t]+[A-Za-z0-9._~+/=-]{8,}")),
+    # Slack webhooks: the path is the credential (https://api.slack.com/messaging/webhooks)
+    (("hooks.slack.com/",), _Lazy(r"(?<=hooks\.slack\.com/)(?:services|workflows|triggers)/[A-Za-z0-9/_-]+")),
+    # Anaconda channel tokens: https://conda.anaconda.org/t/<TOKEN>/channel
+    # (https://docs.anaconda.com/anacondaorg/user-guide/tasks/work-with-tokens/)
+    (("/t/",), _Lazy(r"(?<=/t/)[A-Za-z0-9][A-Za-z0-9_-]{7,}(?=/)")),
 ]
+_NETRC_PASSWORD = _Lazy(r"(?<![\w.-])(?:password|passwd)[ \t]+([^\s]+)")
 _USER_FLAG = _Lazy(r"(?<!\S)(?:-u|--user)(?:[ \t]+|=)([^\s'\"]+)")
 _P_FLAG = _Lazy(r"(?<!\S)-p(?:[ \t]+([^\s'\"-][^\s'\"]*)|([^\s'\"]+))")
 _PASSWORD_TOOLS = _Lazy(r"(?<![\w-])(?:sshpass|mysql\w*|mariadb\w*)(?![\w-])")
@@ -210,30 +216,62 @@ def _userinfo(text: str, spans: list[tuple[int, int]]) -> None:
         user, colon, password = left.partition(":")
         if colon and password and not password.startswith("<") and start < at:
             spans.append((start, at))
+        elif not colon and text[max(0, start - 3):start] == "://" and _token_like(left):
+            spans.append((start, at))  # https://TOKEN@github.com: a token alone as the user
         floor = at + 1
         at = text.find("@", at + 1)
 
 
+_PEM_BODY = re.compile(r"[A-Za-z0-9+/=\r\n]*")  # a key's base64 lines (matched backwards)
+
+
+def _marker(text: str, at: int) -> int:
+    """The end of a `-----BEGIN/END ... PRIVATE KEY-----` marker starting at `at`, or -1."""
+    close = text.find("-----", at + 9, at + 90)
+    return close + 5 if close >= 0 and "PRIVATE KEY" in text[at:close] else -1
+
+
+def _token_like(value: str) -> bool:
+    """A URL's user part that is a credential, not a name: long, letters and digits mixed."""
+    return len(value) >= 16 and any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+
+
+def _netrc(text: str, spans: list[tuple[int, int]]) -> None:
+    """`password SECRET` (and `passwd`) in a .netrc, whose words are separated by blanks only."""
+    lowered = text.translate(_ASCII_LOWER)
+    if "machine" not in lowered and "default" not in lowered:
+        return
+    for m in _NETRC_PASSWORD.finditer(lowered):
+        if _value_ok(text[m.start(1):m.end(1)]):
+            spans.append(m.span(1))
+
+
 def _private_keys(text: str, spans: list[tuple[int, int]]) -> None:
-    pos = 0
-    while True:
-        begin = text.find("-----BEGIN ", pos)
-        if begin < 0:
-            return
-        head_end = text.find("-----", begin + 11)
-        if head_end < 0 or head_end - begin > 80:
-            pos = begin + 11
-            continue
-        if "PRIVATE KEY" not in text[begin:head_end]:
-            pos = head_end + 5
-            continue
-        body = head_end + 5
-        end_marker = text.find("-----END ", body)
-        if end_marker < 0:
-            spans.append((body, len(text)))
-            return
-        spans.append((body, end_marker))
-        pos = end_marker + 9
+    """Private-key blocks: from BEGIN to END (or to the end of a text cut short), and a body whose
+    BEGIN line was cut away (a trimmed log keeps only its end): the base64 lines before its END."""
+    pos, n = 0, len(text)
+    begin, end = text.find("-----BEGIN ", pos), text.find("-----END ", pos)
+    while begin >= 0 or end >= 0:
+        if begin >= 0 and (end < 0 or begin < end):
+            body = _marker(text, begin)
+            if body < 0:
+                pos = begin + 11
+            else:
+                end = end if end >= body else text.find("-----END ", body)
+                spans.append((body, end if end >= 0 else n))
+                pos = end + 9 if end >= 0 else n
+        else:  # an END with no BEGIN before it
+            if _marker(text, end) >= 0:  # back over the whole lines of base64 just before it
+                start = end - _PEM_BODY.match(text[pos:end][::-1]).end()
+                if start > pos and text[start - 1] != "\n":
+                    start = text.find("\n", start, end) + 1 or end
+                if start < end:
+                    spans.append((start, end))
+            pos = end + 9
+        if begin >= 0 and begin < pos:
+            begin = text.find("-----BEGIN ", pos)
+        if end >= 0 and end < pos:
+            end = text.find("-----END ", pos)
 
 
 def _flags(text: str, spans: list[tuple[int, int]]) -> None:
@@ -277,11 +315,26 @@ def _apply(text: str, spans: list[tuple[int, int]]) -> str:
     return "".join(out)
 
 
+def _dense(text: str) -> bool:
+    """Whether a text holds more secret-like spots than any log does: an '@', a key marker or a
+    -p/-u flag every 32 characters, or a secret-like word (key, token, session...) every 16, in a
+    text over 32 KB. Counted at C speed, so a hostile field costs milliseconds per MB here instead
+    of seconds in the passes."""
+    if len(text) <= 4096 * 8:
+        return False
+    spots = text.count("@") + text.count("-----") + text.count(" -p") + text.count(" -u")
+    words = len(_HIT.findall(text.translate(_ASCII_LOWER)))
+    return spots > max(4096, len(text) >> 5) or words > len(text) >> 4
+
+
 def redact_text(text: str) -> str:
-    """Replace anything in free text that is a credential by its structure (see the module doc)."""
+    """Replace anything in free text that is a credential by its structure (see the module doc).
+    A text denser with secret-like spots than any log (see `_dense`) is replaced whole."""
     if not isinstance(text, str) or not text:
         return text
-    for find in (_private_keys, _assignments, _userinfo, _flags):
+    if _dense(text):
+        return f"{REDACTED} ({len(text)} characters denser with secret-like text than any log)"
+    for find in (_private_keys, _assignments, _userinfo, _flags, _netrc):
         spans: list[tuple[int, int]] = []
         find(text, spans)
         text = _apply(text, spans)
@@ -289,6 +342,17 @@ def redact_text(text: str) -> str:
         if any(literal in text for literal in literals) and pattern.search(text):
             text = pattern.sub(_token_sub, text)
     return text
+
+
+def trim_redacted(text: str, limit: int) -> str:
+    """The head and tail of a long text (`proc.trim`), its secrets redacted first: a key block the
+    cut would split loses its header, and with it what marks its body as a secret. A text within
+    the limit is left whole (the report redacts it)."""
+    if len(text) <= limit:
+        return text
+    from tfdoctor.proc import trim
+
+    return trim(redact_text(text), limit)
 
 
 def _token_sub(match: re.Match[str]) -> str:
@@ -512,8 +576,13 @@ class _Anonymizer:
 
     def _uuid(self, value: str) -> str:
         if value not in self.uuids:
-            prefix = value.split("-", 1)[0] if value[:4] in ("GPU-", "MIG-") else "GPU"
-            self.uuids[value] = f"{prefix}-<uuid-{len(self.uuids)}>"
+            prefixed = value[:4] in ("GPU-", "MIG-")
+            holder = f"{value[:3] if prefixed else 'GPU'}-<uuid-{len(self.uuids)}>"
+            self.uuids[value] = holder
+            if prefixed and len(value) > 12:  # the same UUID written without its prefix
+                bare = value[4:]
+                for form in (bare, bare.lower(), bare.upper()):
+                    self.uuids.setdefault(form, holder[4:])
         return self.uuids[value]
 
     def _serial(self, value: str) -> str:
@@ -555,8 +624,8 @@ class _Anonymizer:
     def text(self, text: str) -> str:
         if not text:
             return text
-        for value, holder in self.uuids.items():  # known UUIDs, also when not in the GPU-xxxx form
-            if len(value) >= 8 and value in text:
+        for value, holder in sorted(self.uuids.items(), key=lambda kv: -len(kv[0])):  # GPU-x before x
+            if len(value) >= 8 and value in text:  # known UUIDs, also when not in the GPU-xxxx form
                 text = text.replace(value, holder)
         text = _UUID.sub(lambda m: self._uuid(m.group(0)), text)
         for value, holder in self.serials.items():

@@ -18,19 +18,29 @@ session of their own (the commands' sessions, or one they made with setsid), nev
 another running command nor a child in tfdoctor's own session: right after a command that was
 killed or whose pipes a descendant still holds, and in `shutdown()`, which also kills every
 command still running (the CLI calls it on exit).
+
+Every command also carries `TFDOCTOR_RUN=<token of this process>` in its environment, which its
+descendants inherit: `shutdown()` kills whatever still carries it, so a grandchild that left with
+setsid is found even where tfdoctor is not the subreaper (a program calling the Python API).
+
+`guarded()` wraps a run (the CLI's probing commands, `tfdoctor.check()`): a termination signal
+(SIGTERM from timeout(1), Slurm or Kubernetes; SIGHUP; SIGQUIT) raises `Stopped` in the main thread,
+so the run unwinds (no partial file is left) and, however it ends, everything it started is killed.
+Commands asked for once it is ending are refused, so no probe thread starts one behind its back.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 HEAD_BYTES = 1 << 20  # kept from the start of each stream
 TAIL_BYTES = 4 << 20  # kept from the end of each stream
@@ -41,6 +51,10 @@ READER_GRACE = 2.0  # seconds to wait for the pipes to close once the child is g
 _LOCK = threading.Lock()  # held while a child is spawned, and while orphans are swept
 _LIVE: set[int] = set()  # pids of the commands running now (each the leader of its own group)
 _SUBREAPER = False
+_CLOSED = False  # the run is ending: no new command starts
+_DEADLINE: float | None = None  # time.monotonic() by which every command of the run has ended
+MARK = "TFDOCTOR_RUN"  # in every command's environment: this process's token, inherited by descendants
+_TOKEN = f"{os.getpid()}-{os.urandom(6).hex()}"
 
 
 @dataclass(frozen=True)
@@ -54,6 +68,7 @@ class Result:
     error: str | None = None  # could not start (not found, permission denied, ...)
     dropped: int = 0  # bytes of output read but not kept (the middle of a long output)
     output_limit: bool = False  # killed because it printed more than max_bytes
+    memory_limit: bool = False  # killed because its resident memory passed max_rss
     limit: float | None = None  # the timeout it ran under, in seconds
 
     @property
@@ -69,6 +84,8 @@ class Result:
             return f"{self.argv[0]} did not answer within {limit} and was killed"
         if self.output_limit:
             return f"{self.argv[0]} printed far more than expected and was killed"
+        if self.memory_limit:
+            return f"{self.argv[0]} used more memory than it may and was killed"
         if self.returncode is not None and self.returncode < 0:
             try:
                 name = signal.Signals(-self.returncode).name
@@ -316,13 +333,170 @@ def sweep_orphans(group: int | None = None, limit: float = 1.0) -> int:
         time.sleep(0.005)
 
 
+def _marked() -> list[int]:
+    """Processes (other than this one) whose environment carries this process's MARK token."""
+    needle = f"{MARK}={_TOKEN}".encode()
+    me, found = os.getpid(), []
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    for name in names:
+        if not name.isdigit() or int(name) == me:
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as fh:
+                environ = fh.read(1 << 20)
+        except OSError:
+            continue
+        if needle in environ.split(b"\0"):
+            found.append(int(name))
+    return found
+
+
 def shutdown() -> None:
-    """Kill every command still running (their whole groups) and the orphans left behind."""
+    """Kill every command still running (their whole groups), the orphans left behind and every
+    process that carries this process's MARK (one whose parent was still dying during the sweep,
+    or that went to init where this process is not the subreaper)."""
     with _LOCK:
         live = list(_LIVE)
     for pid in live:
         _kill_group(pid)
     sweep_orphans(limit=0.5)
+    for _ in range(20):  # a marked process may fork while it is killed: go on until none is left
+        marked = _marked()
+        if not marked:
+            break
+        for pid in marked:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        sweep_orphans(limit=0.1)
+        time.sleep(0.01)
+
+
+class Stopped(BaseException):
+    """A termination signal arrived during a guarded run (see `guarded`)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+    @property
+    def name(self) -> str:
+        try:
+            return signal.Signals(self.signum).name
+        except ValueError:
+            return f"signal {self.signum}"
+
+
+STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP", "SIGQUIT") if hasattr(signal, n))
+# (signal, the disposition guarded() takes over): SIGINT while Python's own handler raises KeyboardInterrupt
+_DEFAULTS = ((signal.SIGINT, signal.default_int_handler), *((n, signal.SIG_DFL) for n in STOP_SIGNALS))
+
+
+def _raise(signum: int) -> None:
+    if signum == signal.SIGINT:
+        raise KeyboardInterrupt
+    raise Stopped(signum)
+
+
+@contextlib.contextmanager
+def guarded() -> Iterator[None]:
+    """A run: SIGTERM, SIGHUP and SIGQUIT raise `Stopped` in it, SIGINT KeyboardInterrupt (where
+    the program leaves them at their default: a handler or SIG_IGN it set keeps working), and however
+    the run ends (return, exception, KeyboardInterrupt, Stopped) every command it started, and what
+    they left, is killed; a signal during that cleanup waits for it. Handlers can only be set from the
+    main thread; elsewhere the cleanup still happens."""
+    global _CLOSED
+    ending: list[int] = []
+    previous: dict[int, Any] = {}
+
+    def stop(signum: int, frame: Any) -> None:
+        if ending:  # already on the way out: the cleanup finishes first
+            ending.append(signum)
+            return
+        _raise(signum)
+
+    with _LOCK:
+        _CLOSED = False
+    if threading.current_thread() is threading.main_thread():
+        for signum, default in _DEFAULTS:
+            if signal.getsignal(signum) == default:
+                previous[signum] = signal.signal(signum, stop)
+    stopped = False
+    try:
+        yield
+    except Stopped:
+        stopped = True  # the process ends: its probes' threads may not start anything any more
+        raise
+    finally:
+        ending.append(0)
+        with _LOCK:
+            _CLOSED = True
+        try:
+            shutdown()
+        finally:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
+            late = [n for n in ending if n]
+            with _LOCK:
+                _CLOSED = stopped or bool(late)
+    if late:
+        _raise(late[0])
+
+
+def die_of(signum: int) -> None:
+    """End this process as the signal's default action would (after `guarded` cleaned up)."""
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+    time.sleep(1)
+    os._exit(128 + signum)
+
+
+@contextlib.contextmanager
+def bounded(seconds: float) -> Iterator[None]:
+    """One time bound for everything run inside: each command's own timeout is cut to what is
+    left of it (`--timeout` bounds the whole run, hung tools included)."""
+    global _DEADLINE
+    previous = _DEADLINE
+    _DEADLINE = time.monotonic() + seconds
+    if previous is not None:
+        _DEADLINE = min(previous, _DEADLINE)
+    try:
+        yield
+    finally:
+        _DEADLINE = previous
+
+
+def left(seconds: float) -> float:
+    """`seconds`, or less if the run's bound (see `bounded`) comes sooner."""
+    if _DEADLINE is None:
+        return seconds
+    return max(0.0, min(seconds, _DEADLINE - time.monotonic()))
+
+
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def _resident(pid: int) -> int | None:
+    """Bytes of memory a process holds (resident set), or None once it is gone or unreadable."""
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as fh:
+            return int(fh.read(256).split()[1]) * _PAGE
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _watch_memory(proc: subprocess.Popen, limit: int, tripped: threading.Event) -> None:
+    while proc.poll() is None:
+        used = _resident(proc.pid)
+        if used is not None and used > limit:
+            tripped.set()
+            _kill_group(proc.pid)
+            return
+        time.sleep(0.2)
 
 
 # --- run ----------------------------------------------------------------------------------------------
@@ -338,23 +512,31 @@ def run(
     max_bytes: int | None = None,
     head_bytes: int = HEAD_BYTES,
     tail_bytes: int = TAIL_BYTES,
+    max_rss: int | None = None,
 ) -> Result:
-    """Run argv (no shell) in its own session; on exit or timeout kill the whole process group.
+    """Run argv (no shell) in its own session; on exit or timeout (cut to the run's bound, see
+    `bounded`) kill the whole process group.
 
     stdout and stderr keep at most head_bytes + tail_bytes each (see the module docstring);
     `on_line` sees each stdout line as it arrives; `max_bytes` kills the command once it has
-    printed that much in all (for a command whose answer is short, e.g. `python -c ...`).
+    printed that much in all (for a command whose answer is short, e.g. `python -c ...`);
+    `max_rss` kills it once its resident memory passes that many bytes (looked at a few times a
+    second: a GPU's own memory is not host memory, so unlike RLIMIT_AS this never breaks CUDA).
     """
     argv = tuple(str(a) for a in argv)
     start = time.monotonic()
+    timeout = left(timeout)
+    env = {**(os.environ if env is None else env), MARK: _TOKEN}
     try:
         with _LOCK:  # registered before any sweep can see it
+            if _CLOSED:
+                return Result(argv, None, "", "", 0.0, error=f"{argv[0]} not started: tfdoctor is stopping")
             proc = subprocess.Popen(
                 argv,
                 stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                env=dict(env) if env is not None else None,
+                env=env,
                 cwd=cwd,
                 start_new_session=True,
             )
@@ -388,12 +570,15 @@ def run(
         fd = os.dup(proc.stdin.fileno())
         proc.stdin.close()
         threading.Thread(target=_writer, args=(fd, (stdin or "").encode()), daemon=True).start()
+    too_big = threading.Event()
+    if max_rss is not None:
+        threading.Thread(target=_watch_memory, args=(proc, max_rss, too_big), daemon=True).start()
 
     timed_out = False
     try:
         proc.wait(timeout=max(0.0, timeout))
     except subprocess.TimeoutExpired:
-        timed_out = not over.is_set()
+        timed_out = not over.is_set() and not too_big.is_set()
         _kill_group(proc.pid)
         try:
             proc.wait(timeout=5)
@@ -407,7 +592,7 @@ def run(
     # Orphans (a grandchild that left the group with setsid) are swept now when something is amiss:
     # a kill, or pipes a descendant still holds open; else at exit (shutdown), which spares every
     # command a scan of /proc.
-    if timed_out or over.is_set():
+    if timed_out or over.is_set() or too_big.is_set():
         sweep_orphans(group=proc.pid)
     for t in threads:
         t.join(0.05)
@@ -425,6 +610,7 @@ def run(
         timed_out=timed_out,
         dropped=out.dropped + err.dropped,
         output_limit=over.is_set(),
+        memory_limit=too_big.is_set(),
         limit=timeout,
     )
 

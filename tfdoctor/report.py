@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from tfdoctor import __version__
-from tfdoctor.checks import root_of, run_checks, selected
+from tfdoctor.checks import NOTHING_VERIFIED, checks_run, root_of, run_checks
 from tfdoctor.environment import environment
+from tfdoctor.facts import gpus
 from tfdoctor.jsonsafe import InputError, clean, loads, read_capped
 from tfdoctor.model import SCHEMA_VERSION, Finding, Report, Status
 from tfdoctor.privacy import redact_report
@@ -43,16 +44,18 @@ def _options(facts: dict[str, Any], only: tuple[str, ...], skip: tuple[str, ...]
     options = facts.get("options")
     options = dict(options) if isinstance(options, dict) else {}
     if only or skip:
-        options.update(only=list(only), skip=list(skip), checks_run=[c.name for c in selected(only, skip)])
+        options.update(only=list(only), skip=list(skip),
+                       checks_run=[c.name for c in checks_run(only, skip, options)])
     return options
 
 
-def apply_options(findings: list[Finding], options: dict[str, Any]) -> list[Finding]:
-    """`--allow-cpu` turns GPU absence (and every failure it explains) into a warning, unless
-    `--require-gpus N` (N > 0) asks for GPUs all the same."""
+def apply_options(findings: list[Finding], options: dict[str, Any], no_gpu: bool = False) -> list[Finding]:
+    """`--allow-cpu` turns GPU absence (and every failure it explains; with `no_gpu`, a selection that
+    judged nothing on a machine with no GPU) into a warning, unless `--require-gpus N` (N > 0) asks
+    for GPUs all the same."""
     if options.get("allow_cpu") is not True or options.get("require_gpus"):
         return findings
-    absent = set(GPU_ABSENCE)
+    absent = set(GPU_ABSENCE) | ({NOTHING_VERIFIED} if no_gpu else set())
     return [
         replace(f, status=Status.WARN, detail=f"{f.detail}\n{ALLOW_CPU_NOTE}".strip())
         if f.status == Status.FAIL and (f.id in absent or root_of(f.id, findings) in absent)
@@ -90,7 +93,9 @@ def build_report(
     if options or "options" in facts:
         facts["options"] = options
     start = time.monotonic()
-    findings = apply_options(run_checks(facts, matrix, only, skip), options)
+    verdict = mode != "explain"  # a check of a machine judges something, or does not pass
+    findings = run_checks(facts, matrix, only, skip, verdict=verdict)
+    findings = apply_options(findings, options, no_gpu=gpus(facts, dev_nodes=True)[1] is None)
     if mode == "explain":  # a paste answers what it shows: checks it cannot inform are left out
         findings = [f for f in findings if f.status != Status.SKIP]
     timings = dict(timings or {})

@@ -106,6 +106,9 @@ def _findings(findings: Any) -> None:
             value = f.get(key)
             if value is not None and type(value) is not str:
                 raise _fail(f"findings[{i}].{key}", "a string or null", value)
+        plan = f.get("plan")
+        if plan is not None and not isinstance(plan, dict):
+            raise _fail(f"findings[{i}].plan", "an object or null", plan)
 
 
 def check(data: Any, required: tuple[str, ...] = ()) -> None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from tfdoctor import stackerrors
+
 _LEADING_INT = re.compile(r"\d{1,9}")
 _NUMERIC = re.compile(r"\d{1,9}(?:\.\d{1,9}){0,5}")
 
@@ -42,6 +44,14 @@ def major_minor(version: Any) -> str | None:
 def version_ge(version: Any, floor: tuple[int, ...]) -> bool:
     parts = vtuple(version)
     return bool(parts) and parts >= floor
+
+
+def differ(a: Any, b: Any) -> bool:
+    """Two known versions that are not the same: '352.63' and '352.63.0' are one, '352.63' and '361.93.2'
+    are not (False when either is unknown)."""
+    x, y = vtuple(a), vtuple(b)
+    width = max(len(x), len(y))
+    return bool(x and y) and x + (0,) * (width - len(x)) != y + (0,) * (width - len(y))
 
 
 def norm_cuda(value: Any) -> str | None:
@@ -106,21 +116,14 @@ def release(text: Any, what: str = "version") -> tuple[int, ...]:
 
 def library_family(name: str) -> str:
     """'libcudart.so.11.0' -> 'cuda-runtime'; 'libcuda.so.1' -> 'driver'; 'cudnn64_8.dll' -> 'cudnn'."""
+    lib = stackerrors.library(name)
+    if lib is not None:  # the libraries TensorFlow loads by name
+        return lib.family
     stem = name.lower().removeprefix("lib").split(".", 1)[0]
-    if stem in ("cuda", "nvcuda", "nvidia-ml"):
-        return "driver"
-    if stem.startswith("cudnn"):
-        return "cudnn"
-    if stem.startswith("nvinfer"):
-        return "tensorrt"
-    if stem.startswith("nccl"):
-        return "nccl"
     if stem.startswith(("tensorflow_framework", "_pywrap_tensorflow")):
         return "tensorflow"
     if stem.startswith("msvcp"):
         return "msvc"
-    if stem.startswith("cupti"):
-        return "cupti"
     return "cuda-runtime"
 
 

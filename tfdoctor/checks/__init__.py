@@ -4,6 +4,10 @@ A check declares the finding ids it may emit; every id must be in tfdoctor/catal
 the prefix of the check's module (`driver.*` only from checks/driver.py), so each id has one home.
 `run_checks` runs the selected checks (a crash becomes a failing finding), removes repeats and
 links each finding another one explains (`caused_by`, from the catalogue's `explained_by`).
+
+A gate never passes by accident: a check that judges a requirement the user stated (`judges`, e.g.
+--require-gpus) runs whatever --only/--skip select, and a selection that judged nothing (every
+check skipped: no GPU to look at, no worker run) is a failure of its own, `tfdoctor.nothing-verified`.
 """
 
 from __future__ import annotations
@@ -26,14 +30,18 @@ class Check:
     name: str  # "driver.driver_present": module prefix and function name
     fn: CheckFn
     ids: tuple[str, ...]
+    judges: str | None = None  # the request option it judges (facts["options"][judges]), if any
 
 
 CHECKS: list[Check] = []
 CRASHED = "tfdoctor.check-crashed"
+NOTHING_VERIFIED = "tfdoctor.nothing-verified"
 
 
-def check(*ids: str) -> Callable[[CheckFn], CheckFn]:
-    """Register a check that may emit the given ids (each declared in the catalogue)."""
+def check(*ids: str, judges: str | None = None) -> Callable[[CheckFn], CheckFn]:
+    """Register a check that may emit the given ids (each declared in the catalogue); `judges` names
+    the request option (a requirement the user states) it judges: it then always runs when that
+    option is given, whatever --only/--skip select."""
 
     def register(fn: CheckFn) -> CheckFn:
         module = fn.__module__.split("tfdoctor.checks.", 1)[-1].split(".", 1)[0]
@@ -46,7 +54,7 @@ def check(*ids: str) -> Callable[[CheckFn], CheckFn]:
                 )
         name = f"{module}.{fn.__name__}"
         if not any(c.name == name for c in CHECKS):
-            CHECKS.append(Check(name, fn, tuple(ids)))
+            CHECKS.append(Check(name, fn, tuple(ids), judges))
         return fn
 
     return register
@@ -91,6 +99,19 @@ def selected(only: tuple[str, ...] = (), skip: tuple[str, ...] = ()) -> list[Che
     return [c for c in checks if not any(_matches(c, p) for p in skip)]
 
 
+def required(options: Any, chosen: list[Check]) -> list[Check]:
+    """The checks of requirements the user stated (in `options`) that the selection left out: they
+    run all the same."""
+    options = options if isinstance(options, dict) else {}
+    return [c for c in load_all() if c.judges and options.get(c.judges) is not None and c not in chosen]
+
+
+def checks_run(only: tuple[str, ...], skip: tuple[str, ...], options: Any) -> list[Check]:
+    """Every check a run with this selection and these options runs."""
+    chosen = selected(only, skip)
+    return chosen + required(options, chosen)
+
+
 # --- running ----------------------------------------------------------------------------------
 
 
@@ -106,17 +127,44 @@ def _crashed(chk: Check, exc: Exception) -> Finding:
     )
 
 
+def _run(chk: Check, facts: dict[str, Any], matrix: Any) -> list[Finding]:
+    try:
+        return chk.fn(facts, matrix)
+    except Exception as exc:  # noqa: BLE001 - a broken check must not stop the report, nor pass it
+        return [_crashed(chk, exc)]
+
+
 def run_checks(
-    facts: dict[str, Any], matrix: Any, only: tuple[str, ...] = (), skip: tuple[str, ...] = ()
+    facts: dict[str, Any],
+    matrix: Any,
+    only: tuple[str, ...] = (),
+    skip: tuple[str, ...] = (),
+    verdict: bool = False,
 ) -> list[Finding]:
-    """Run the selected checks; a check that raises becomes a failing finding and the run goes on."""
-    findings: list[Finding] = []
-    for chk in selected(only, skip):
-        try:
-            findings.extend(chk.fn(facts, matrix))
-        except Exception as exc:  # noqa: BLE001 - a broken check must not stop the report, nor pass it
-            findings.append(_crashed(chk, exc))
+    """Run the selected checks, and those of the requirements the user stated; a check that raises
+    becomes a failing finding and the run goes on. With `verdict` (a check of a machine, not a
+    paste), a selection that judged nothing adds `tfdoctor.nothing-verified`."""
+    chosen = selected(only, skip)
+    findings = [f for chk in chosen for f in _run(chk, facts, matrix)]
+    if verdict and not any(f.status > Status.SKIP for f in findings):
+        findings.append(_nothing_verified(findings, only, skip))
+    findings += [f for chk in required(facts.get("options"), chosen) for f in _run(chk, facts, matrix)]
     return link_causes(_unique(findings))
+
+
+def _nothing_verified(skips: list[Finding], only: tuple[str, ...], skip: tuple[str, ...]) -> Finding:
+    asked = " ".join([*(f"--only {p}" for p in only), *(f"--skip {p}" for p in skip)]) or "every check"
+    reasons = list(dict.fromkeys(f"{f.title}: {f.detail}".rstrip(": ") for f in skips))
+    shown = "; ".join(reasons[:4]) + (f"; and {len(reasons) - 4} more" if len(reasons) > 4 else "")
+    return Finding(
+        NOTHING_VERIFIED,
+        Status.FAIL,
+        "Nothing was verified: every selected check skipped",
+        detail=f"{asked}: {shown or 'no selected check applies to this machine'}. A gate that judged "
+        "nothing does not pass.",
+        fix="Select checks this machine can answer (`tfdoctor checks` lists them), run without --quick "
+        "for the runtime checks, or run on a machine with the GPU they look at.",
+    )
 
 
 def _unique(findings: list[Finding]) -> list[Finding]:
@@ -144,6 +192,8 @@ def link_causes(findings: list[Finding]) -> list[Finding]:
         if f.status < Status.WARN or f.id in cause_of:
             continue
         wanted = ((f.caused_by,) if f.caused_by else ()) + catalogue.explained_by(f.id)
+        if catalogue.ANY in wanted:  # any other finding: those no catalogue entry lets it explain first
+            wanted = tuple(i for i in present if catalogue.ANY not in catalogue.explained_by(i))
         usable = [c for c in wanted if c in present and c != f.id and not _leads_to(c, f.id, cause_of)]
         # a cause as severe as the effect first: a warning explains a failure only when nothing
         # failing does (memory held by others -> OOM), never ahead of a failure (no driver)

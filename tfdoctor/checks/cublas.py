@@ -26,9 +26,7 @@ def cublas_initialised(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             " GPU's memory was already taken (TensorFlow reserves almost all of it by default, so a second"
             " process or a second TensorFlow session finds none left); otherwise the CUDA libraries are"
             " broken or do not support this GPU.",
-            fix="export TF_FORCE_GPU_ALLOW_GROWTH=true  # take GPU memory as needed; look for other processes"
-            " holding memory with `nvidia-smi`; if it persists, reinstall the CUDA libraries: "
-            + rm.cuda_libraries(facts, matrix),
+            plan=rm.memory_growth(facts, matrix),
             facts=("log.evidence",),
             evidence=fc.quote(facts, items),
         )

@@ -9,6 +9,7 @@ from typing import Any
 
 from tfdoctor import catalogue as cat
 from tfdoctor import facts as fc
+from tfdoctor import stackerrors
 from tfdoctor import versions as v
 from tfdoctor.checks import check, moot_without_gpu, skipped
 from tfdoctor.checks import remedies as rm
@@ -134,8 +135,7 @@ def unreachable(facts: dict[str, Any], wheels: list[str], used: tuple[str, ...],
         detail=f"The wheels are installed, but TensorFlow {tfv}'s libraries look for CUDA only next to"
         " themselves ($ORIGIN) and on LD_LIBRARY_PATH, not in site-packages/nvidia (TensorFlow 2.14 and"
         " later do): without LD_LIBRARY_PATH it runs on the CPU.",
-        fix=rm.WHEEL_LIB_PATH.format(py=rm.python_cmd(facts)) + "  # add it to the venv's activate script"
-        " to keep it",
+        plan=rm.plan(facts, rm.wheel_lib_hook(facts, "kept in the environment's activation script")),
         facts=(*used, "tensorflow.runpath_nvidia", "libraries.pip_nvidia_wheels"),
         evidence=fc.quote(facts, items) if items else (),
     )
@@ -167,7 +167,7 @@ def _missing(
         Status.FAIL,
         title,
         detail=detail,
-        fix=rm.cuda_libraries(facts, matrix, cu),
+        plan=rm.cuda_plan(facts, matrix, cu),
         facts=used,
         evidence=fc.quote(facts, items),
     )
@@ -210,10 +210,10 @@ def _no_device_fix(facts: dict[str, Any]) -> str:
             " every GPU); in a container start it with `--gpus all`")
 
 
-_INIT_ERRORS = {"NO_DEVICE", "DEVICES_UNAVAILABLE", "COMPAT_NOT_SUPPORTED_ON_DEVICE"}
+_INIT_ERRORS = stackerrors.errors_for("cuda.init-failed")
 _INIT_FIXES: dict[str, tuple[str, Any]] = {
     "NO_DEVICE": ("no GPU is visible to this process.", _no_device_fix),
-    "DEVICES_UNAVAILABLE": (
+    "DEVICE_UNAVAILABLE": (
         "every GPU is busy or in a compute mode that refuses another process.",
         "nvidia-smi -q -d COMPUTE  # 'Exclusive_Process' and a running process explain it; stop that process"
         " or, as root: sudo nvidia-smi -i 0 -c DEFAULT",
@@ -308,7 +308,7 @@ def nvcc_vs_tf(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             detail=f"{plain.capitalize()}, but XLA (jit_compile) falls back to the system ptxas when the"
             f" nvidia-cuda-nvcc-cu{cu} wheel is missing; a CUDA {v.major(version)} ptxas may reject"
             f" TensorFlow's PTX or your GPU's architecture.",
-            fix=rm.nvcc_wheel(facts, cu),
+            plan=rm.nvcc_plan(facts, cu),
             docs=cat.TF_PIP,
             facts=used,
             )
@@ -446,8 +446,24 @@ def container_driver_libraries(facts: dict[str, Any], matrix: Any) -> list[Findi
     the image carries has its own version and fails against the host's kernel module."""
     container = fc.container(facts)
     kernel = fc.text(fc.get(facts, "system", "proc_driver_version")) or fc.driver_version(facts)[0]
+    shadowed = fc.log_items(facts, "image-driver-lib")  # the toolkit could not mount over the image's copy
+    if shadowed:
+        return [_image_driver_library(facts, container or "docker", shadowed)]
+    stub = [i for i in fc.log_items(facts, "stub-libcuda") if not _driver_dir_first(str(i.get("text", "")))]
+    stub += fc.cuda_errors(facts, "STUB_LIBRARY")
+    if container and stub:  # the image puts the toolkit's stub ahead of the host's injected libcuda
+        return [_image_driver_library(facts, container, stub, stub=True)]
     if not container or not kernel:
         return []
+    splits = fc.log_items(facts, "lib-mismatch")
+    # the library version CUDA reported, or the one a split names (nvidia-smi's own beside the driver's)
+    reported = fc.text(fc.get(facts, "system", "libcuda_version")) or next(
+        (fc.text(i.get("library")) for i in splits if i.get("library") and i.get("kernel")), None)
+    # the toolkit's hook ("nvml error: ...") runs on the host before the container exists: its mismatch
+    # is the host's own
+    host_side = any("nvml error" in str(i.get("text", "")).lower() for i in splits)
+    if reported and not host_side and v.vtuple(reported)[:1] >= (100,) and v.differ(reported, kernel):
+        return [_image_driver_library(facts, container, [], reported, kernel)]
     wrong = []
     for lib in _loaded(facts):
         version = str(lib.get("version") or "")
@@ -476,3 +492,48 @@ def container_driver_libraries(facts: dict[str, Any], matrix: Any) -> list[Findi
             facts=("runtime.loaded_libraries", "system.proc_driver_version", "system.container"),
         )
     ]
+
+
+def _driver_dir_first(text: str) -> bool:
+    """A library path listing the injected driver folder (/usr/local/nvidia/lib*) ahead of the stubs: the
+    real libcuda is found first, so the stub is harmless."""
+    driver, stubs = text.find("/nvidia/lib"), text.find("/stubs")
+    return 0 <= driver < stubs
+
+
+def _image_driver_library(facts: dict[str, Any], container: str, items: list[dict[str, Any]],
+                          version: str | None = None, kernel: str | None = None,
+                          stub: bool = False) -> Finding:
+    """The image's own libcuda / libnvidia-ml: the toolkit failed to mount over it, CUDA reported its
+    version beside a different kernel module, or the CUDA toolkit's stub is on the library path."""
+    name = str(items[0].get("library") or "libcuda") if items else "libcuda"
+    if stub:
+        title = f"This {container} image loads the CUDA toolkit's stub libcuda instead of the host's driver"
+        why = (" The stub (…/lib64/stubs/libcuda.so) only satisfies the linker at build time; on the library"
+               " path at run time it shadows the libcuda.so.1 the toolkit injects from the host, and every"
+               " CUDA call fails (CUDA_ERROR_STUB_LIBRARY).")
+    elif version:
+        title = (f"This {container} image's driver library is {version}, but the host's kernel module is"
+                 f" {kernel}")
+        why = (" Inside a container the user-space driver libraries must be the host's, injected at start;"
+               " this one came with the image (often the cuda-compat package or a driver package).")
+    else:
+        title = f"This {container} image carries its own {name}, so the host's cannot be mounted"
+        why = (" The NVIDIA Container Toolkit mounts the host driver's libraries into the container at start;"
+               f" the image already has {name} at that path, so the container cannot start with the GPU.")
+    return Finding(
+        "cuda.container-driver-libraries",
+        Status.FAIL,
+        title,
+        detail=why.strip() + " It is the image, not a driver update on the host.",
+        fix=("Take the stubs folder off the image's library path: drop …/lib64/stubs from ENV LD_LIBRARY_PATH"
+             " and from /etc/ld.so.conf.d (then ldconfig) in the Dockerfile; keep it only for the build step"
+             " that links against libcuda" if stub else
+             "Rebuild the image without NVIDIA driver packages (no libnvidia-compute-*, libnvidia-ml*,"
+             " cuda-drivers, cuda-compat, nor a copied libcuda.so*): e.g. `RUN apt-get remove -y"
+             " 'libnvidia-*'` in the Dockerfile, then start it with `--gpus all` so the toolkit injects the"
+             " host's libraries"),
+        docs=cat.NV_CONTAINER,
+        facts=("log.evidence", "system.libcuda_version", "system.proc_driver_version", "system.container"),
+        evidence=fc.quote(facts, items),
+    )

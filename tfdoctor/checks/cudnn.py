@@ -6,6 +6,7 @@ from typing import Any
 
 from tfdoctor import catalogue as cat
 from tfdoctor import facts as fc
+from tfdoctor import plan as P
 from tfdoctor import versions as v
 from tfdoctor.checks import check, moot_without_gpu, skipped
 from tfdoctor.checks import remedies as rm
@@ -53,11 +54,14 @@ def _from_log(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]) -> Find
         if cu and (not tfv or v.version_ge(tfv, (2, 14))):
             wheel = f"nvidia-cudnn-cu{cu}"
             pin = _cudnn_pin(facts, matrix, wheel, v.major(compiled) or 0) if tfv else f"{wheel}>={compiled}"
-            fix = (rm.pip_install(facts, pin) + "  # then make sure nothing loads an older cuDNN first:"
-                   " LD_LIBRARY_PATH, a conda cudnn package, or another framework pinning nvidia-cudnn")
+            fix = rm.plan(facts, rm.install(pin, why="then make sure nothing loads an older cuDNN first:"
+                          " LD_LIBRARY_PATH, a conda cudnn package, or another framework"
+                          " pinning nvidia-cudnn"))
         else:
-            fix = (f"conda install -c conda-forge cudnn={v.major_minor(compiled) or compiled}  # the cuDNN"
-                   " TensorFlow was compiled with; remove older cuDNN copies from LD_LIBRARY_PATH")
+            conda = f"conda install -c conda-forge cudnn={v.major_minor(compiled) or compiled}"
+            fix = rm.plan(facts, P.system(conda,
+                                          "the cuDNN TensorFlow was compiled with; remove older cuDNN copies"
+                                          " from LD_LIBRARY_PATH"))
         other = v.major(loaded) != v.major(compiled)
         why = ("a different major version, which TensorFlow cannot use" if other else
                "an older minor version than TensorFlow was compiled with; cuDNN runs only with the same or a"
@@ -67,7 +71,7 @@ def _from_log(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]) -> Find
             Status.FAIL,
             f"cuDNN {loaded} loaded, but TensorFlow was compiled with {compiled}",
             detail=f"The cuDNN found first at run time is {why}. Convolutions and RNNs fail on the GPU.",
-            fix=fix,
+            plan=fix,
             facts=used,
             evidence=fc.quote(facts, mismatch),
         )
@@ -84,7 +88,7 @@ def _from_log(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]) -> Find
         f"TensorFlow cannot load {want}" + (f" ({', '.join(names[:2])})" if names else ""),
         detail="TensorFlow could not load cuDNN, which convolutions and RNNs on the GPU need;"
         " it skips the GPU.",
-        fix=rm.cuda_libraries(facts, matrix, cu),
+        plan=rm.cuda_plan(facts, matrix, cu),
         facts=used,
         evidence=fc.quote(facts, items),
     )
@@ -135,7 +139,7 @@ def cudnn_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                     detail=f"TensorFlow {fc.tf_version(facts)} was built with cuDNN {floor_text}; cuDNN"
                     f" refuses to run"
                     " a build compiled against a newer minor, and a different major does not load at all.",
-                    fix=rm.wheel_install(facts, pin),
+                    plan=rm.wheel_plan(facts, pin),
                     docs=cat.TF_PIP,
                     facts=used,
                 )
@@ -173,7 +177,7 @@ def cudnn_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 Status.FAIL,
                 f"Only a different cuDNN major is installed: {others[0]}",
                 detail=f"TensorFlow {fc.tf_version(facts)} needs libcudnn.so.{want}.",
-                fix=rm.wheel_install(facts, pin),
+                plan=rm.wheel_plan(facts, pin),
                 docs=cat.TF_PIP,
                 facts=used,
             )
@@ -186,7 +190,7 @@ def cudnn_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             detail=f"Neither the {wheel} wheel nor libcudnn.so.{want} in the ld cache / LD_LIBRARY_PATH"
             f" was found;"
             " TensorFlow falls back to the CPU.",
-            fix=rm.wheel_install(facts, pin),
+            plan=rm.wheel_plan(facts, pin),
             docs=cat.TF_PIP,
             facts=used,
         )
@@ -208,10 +212,7 @@ def cudnn_initialised(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             detail="cuDNN was found but could not start. Most often the GPU's memory was already taken (by"
             " TensorFlow's default of reserving it all, or by another process); otherwise the cuDNN build"
             " does not match the CUDA libraries or the GPU.",
-            fix="export TF_FORCE_GPU_ALLOW_GROWTH=true  # let TensorFlow take GPU memory as it needs it;"
-            " check `nvidia-smi` for other processes holding memory; if it persists, reinstall matching CUDA"
-            " and cuDNN: "
-            + rm.cuda_libraries(facts, matrix),
+            plan=rm.memory_growth(facts, matrix),
             facts=("log.evidence",),
             evidence=fc.quote(facts, items),
         )

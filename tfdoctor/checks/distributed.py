@@ -12,6 +12,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from tfdoctor import facts as fc
+from tfdoctor import jsonsafe
 from tfdoctor.checks import check
 from tfdoctor.checks import remedies as rm
 from tfdoctor.model import Finding, Status
@@ -313,9 +315,11 @@ def _task_problems(
 def parse_tf_config(text: str) -> tuple[ClusterConfig | None, list[Problem]]:
     """TF_CONFIG text -> (the cluster, problems). The config is None when it cannot be used at all."""
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return None, [_json_problem(text, exc)]
+        data = jsonsafe.loads(text)  # nesting and numbers bounded: a hostile value is a problem, not a crash
+    except jsonsafe.InputError as exc:
+        if isinstance(exc.__cause__, json.JSONDecodeError):
+            return None, [_json_problem(text, exc.__cause__)]
+        return None, [_invalid(f"TF_CONFIG cannot be read: it is {exc}", f"TF_CONFIG={_quote(text, 200)}")]
     if not isinstance(data, dict):
         return None, [_invalid("TF_CONFIG is not a JSON object", f"TF_CONFIG={_quote(text, 200)}")]
     cluster = data.get("cluster")
@@ -426,7 +430,7 @@ def tf_config(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     env = (facts.get("system") or {}).get("env") or {}
     text = env.get("TF_CONFIG") if isinstance(env, dict) else None
     if text is None:
-        return []
+        return _rejected(facts)
     if text == "<redacted>":
         return [
             Finding(
@@ -466,6 +470,32 @@ def tf_config(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             )
         )
     return findings
+
+
+def _rejected(facts: dict[str, Any]) -> list[Finding]:
+    """TensorFlow itself refused the cluster it was given (a task outside its job, a port it cannot
+    parse), where the TF_CONFIG or ClusterSpec behind it is not shown."""
+    items = fc.log_items(facts, "cluster-config")
+    if not items:
+        return []
+    item = items[0]
+    if item.get("problem") == "address":
+        shown = repr(item["address"]) if item.get("address") else "(an empty address)"
+        fid, title = "distributed.address-invalid", f"TensorFlow could not parse this task's address {shown}"
+        fix = ("Give every task a host:port with a port from 1 to 65535 in TF_CONFIG's cluster (or the"
+               " ClusterSpec)")
+        detail = ("This task's own address in the cluster it was given has no usable port, so its server"
+                  " cannot start.")
+    else:
+        job = item.get("job") or item.get("task_type") or "its job"
+        what = f"task {item['index']} of {job}" if item.get("index") else f"task type {job}"
+        fid, title = "distributed.task-invalid", f"TensorFlow's cluster has no {what}"
+        fix = ("Make task.type one of the cluster's jobs and task.index smaller than that job's number of"
+               " addresses, on every host")
+        detail = ("The task this process was told to be is not in the cluster it was given (TF_CONFIG's task"
+                  " against its cluster, or job_name/task_index against a ClusterSpec).")
+    return [Finding(fid, Status.FAIL, title, detail=detail,
+                    fix=f"{fix} {SEE}", docs=DOCS, facts=("log.evidence",), evidence=fc.quote(facts, items))]
 
 
 def _collective_fix(coll: dict[str, Any]) -> str:

@@ -10,6 +10,8 @@ from typing import Any
 
 from tfdoctor import catalogue as cat
 from tfdoctor import facts as fc
+from tfdoctor import plan as P
+from tfdoctor import stackerrors
 from tfdoctor import versions as v
 from tfdoctor.checks import check, skipped
 from tfdoctor.checks import remedies as rm
@@ -71,6 +73,9 @@ _WHY = {
     "nouveau": ("the nouveau driver is in use", True, "nouveau"),
     "devnodes": ("the GPU device files (/dev/nvidia0, ...) do not exist", True, None),
     "libcuda": ("libcuda (the driver's CUDA library) was not found", True, None),
+    "libnvml": ("libnvidia-ml (the driver's NVML library) was not found", True, None),
+    "container-runtime": ("the container engine has no NVIDIA runtime to hand it the GPU", True, "container"),
+    "cdi": ("the container engine found no CDI specification for the NVIDIA GPUs", True, "cdi"),
 }
 
 
@@ -92,7 +97,7 @@ def _log_absence(facts: dict[str, Any]) -> tuple[list[str], bool, set[str], list
         notes.append(f"{libcuda[0].get('library')} (the driver's CUDA library) could not be loaded")
         strong = True
         items += libcuda
-    stub = fc.cuda_errors(facts, "SHARED_OBJECT_INIT_FAILED", "STUB_LIBRARY")
+    stub = fc.cuda_errors(facts, *stackerrors.errors_for("driver.missing"))
     if stub:
         notes.append("cuInit failed to load the driver (CUDA error 303/34)")
         items += stub
@@ -126,8 +131,15 @@ def driver_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     nvml = fc.section(facts, "nvml") or {}
     notes, strong = _evidence(facts)
     log_notes, log_strong, kinds, items = _log_absence(facts)
-    direct = source in ("nvml", "nvidia_smi") or nvml.get("available") is True
-    if version and not log_strong and (direct or not strong):
+    # nvidia-smi's word alone, with no NVIDIA device on the PCI bus, in /dev or through NVML, is not
+    # a driver: a stray or fake `nvidia-smi` on PATH prints a banner just the same
+    lone_smi = source == "nvidia_smi" and nvml.get("available") is not True and fc.no_gpu_attached(facts) \
+        and not fc.as_list(fc.get(facts, "system", "dev_nvidia"))
+    if lone_smi:
+        notes.append(f"nvidia-smi answered (driver {version}) but no NVIDIA device is on the PCI bus,"
+                     " in /dev or through NVML")
+    direct = source == "nvml" or nvml.get("available") is True or (source == "nvidia_smi" and not lone_smi)
+    if version and not log_strong and not lone_smi and (direct or not strong):
         cuda = fc.cuda_driver_version(facts)
         cuda_text = f" (CUDA {cuda})" if cuda else ""
         via = {"nvml": "NVML", "nvidia_smi": "nvidia-smi", "system": "/proc/driver/nvidia/version"}[source]
@@ -181,31 +193,32 @@ def _missing(
     facts: dict[str, Any], notes: list[str], strong: bool, kinds: set[str], used: tuple[str, ...]
 ) -> Finding:
     plat = fc.platform(facts)
-    container = fc.container(facts) or ("docker" if "container" in kinds else None)
+    container = fc.container(facts) or ("docker" if kinds & {"container", "cdi"} else None)
     nouveau = "nouveau module loaded" in notes or "nouveau" in kinds
     detail = " · ".join(notes)
     confidence = "certain" if strong else "likely"
 
-    def found(title: str, why: str, fix: str, docs: str | None) -> Finding:
+    def found(title: str, why: str, *steps: P.Action, docs: str | None) -> Finding:
         detail_text = f"{detail}. {why}" if detail else why
-        return Finding("driver.missing", Status.FAIL, title, detail=detail_text, fix=fix, docs=docs,
-                       facts=used, confidence=confidence)
+        return Finding("driver.missing", Status.FAIL, title, detail=detail_text, plan=rm.plan(facts, *steps),
+                       docs=docs, facts=used, confidence=confidence)
 
     if fc.get(facts, "system", "wsl_version") == 1:
         return found(
             "WSL 1 cannot use the GPU",
             "Only WSL 2 gives Linux access to the Windows NVIDIA driver.",
-            "wsl --set-version <distribution> 2  # in PowerShell; then reopen the distribution (wsl -l -v"
-            " lists them)",
-            cat.NV_WSL,
+            P.system("wsl --set-version <distribution> 2", "in PowerShell; then reopen the"
+                     " distribution (wsl -l -v"
+                     " lists them)"),
+            docs=cat.NV_WSL,
         )
     if plat == "wsl2":
-        fix, docs = rm.driver_install(facts)
+        step, docs = rm.driver_action(facts)
         return found(
             "WSL2 sees no NVIDIA driver from Windows",
             "On WSL2 the Windows driver provides /usr/lib/wsl/lib/libcuda.so.",
-            fix,
-            docs,
+            step,
+            docs=docs,
         )
     if "no-gpu" in kinds and not nouveau:
         where = f"this {container} container's host" if container else "this machine"
@@ -213,28 +226,41 @@ def _missing(
             "No NVIDIA GPU is attached to this machine",
             f"The PCI bus of {where} has no NVIDIA device, so no driver or CUDA library can give TensorFlow a"
             " GPU. TensorFlow runs on the CPU here.",
-            "Run on a machine with an NVIDIA GPU (a GPU instance type in the cloud, or a GPU passed through"
-            " to this VM). If the CPU is what you expect here, say so: `tfdoctor check --allow-cpu`.",
-            cat.NV_GPUS,
+            P.note("Run on a machine with an NVIDIA GPU (a GPU instance type in the cloud, or a GPU passed"
+                   " through to this VM). If the CPU is what you expect here, say so:"
+                   " `tfdoctor check --allow-cpu`."),
+            docs=cat.NV_GPUS,
+        )
+    if "cdi" in kinds:
+        return found(
+            f"This {container} container has no access to the NVIDIA driver: no CDI specification",
+            "Podman (and Docker in CDI mode) hand a container the GPUs a CDI specification lists; without"
+            " one, nvidia.com/gpu=all names nothing.",
+            P.system("sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml && nvidia-ctk cdi list",
+                     "on the host; it must list nvidia.com/gpu=all; regenerate it after each driver upgrade"),
+            docs=cat.NV_CONTAINER,
         )
     if container and not nouveau:
         return found(
             f"This {container} container has no access to the NVIDIA driver",
             "Containers get the host's driver only when started with GPU access.",
-            "docker run --gpus all ...  # podman: --device nvidia.com/gpu=all; Kubernetes: resources.limits:"
-            " nvidia.com/gpu: 1. The host needs the NVIDIA driver and the NVIDIA Container Toolkit: sudo"
-            " nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker",
-            cat.NV_CONTAINER,
+            P.system("docker run --gpus all ...", "podman: --device nvidia.com/gpu=all; Kubernetes:"
+                     " resources.limits: nvidia.com/gpu: 1"),
+            P.system("sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker",
+                     "on the host, which needs the NVIDIA driver and the NVIDIA Container Toolkit"),
+            docs=cat.NV_CONTAINER,
         )
-    fix, docs = rm.driver_install(facts)
+    step, docs = rm.driver_action(facts)
     if nouveau:
+        blacklist = (P.system(rm.nouveau_blacklist(facts)),) if plat == "linux" and not container else ()
         return found(
             "The open-source nouveau driver is loaded instead of NVIDIA's",
             "CUDA needs NVIDIA's driver; nouveau must be blacklisted first.",
-            f"{rm.nouveau_blacklist(facts)} && {fix}" if plat == "linux" and not container else fix,
-            docs,
+            *blacklist,
+            step,
+            docs=docs,
         )
-    return found("No NVIDIA driver is loaded", "TensorFlow cannot use the GPU without it.", fix, docs)
+    return found("No NVIDIA driver is loaded", "TensorFlow cannot use the GPU without it.", step, docs=docs)
 
 
 def _driver_platform(facts: dict[str, Any]) -> str:
@@ -255,10 +281,19 @@ def _newest_runnable(matrix: Any, facts: dict[str, Any], driver: str, platform: 
     return max(clean, key=lambda r: v.vtuple(r.version), default=None)
 
 
+# cuda-compat's refusals (803, 804): a driver too old for the CUDA in use, unless versions show a split
+_COMPAT = ("COMPAT_NOT_SUPPORTED_ON_DEVICE", "SYSTEM_DRIVER_MISMATCH")
+
+
 def _too_old_evidence(facts: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(hard evidence the driver is too old, soft evidence: it works with limits)."""
-    hard = (fc.cuda_errors(facts, "INSUFFICIENT_DRIVER", "UNSUPPORTED_PTX_VERSION")
-            + fc.log_items(facts, "ngc-driver"))
+    hard = (fc.cuda_errors(facts, *(e for e in stackerrors.errors_for("driver.too-old") if e not in _COMPAT))
+            + fc.log_items(facts, "ngc-driver", "container-cuda"))
+    if not _version_split(facts):
+        # the forward-compatibility libcuda (cuda-compat) stands in for a driver too old for the CUDA in
+        # use, and is refused on GPUs it does not support (804) or by a driver branch it does not
+        # cover (803); with the library and kernel versions shown to differ, that split says more
+        hard += fc.cuda_errors(facts, *_COMPAT)
     soft = fc.log_items(facts, "driver-cuda-older")
     return hard, soft
 
@@ -313,7 +348,8 @@ def driver_new_enough(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             ]
         if fc.from_log(facts):
             return []  # a paste cannot show whether PTX JIT is needed: nothing failed here
-        upgrade, _docs = rm.driver_install(facts, minimum.split(".")[0] if minimum else None)
+        upgrade, _docs = rm.driver_action(facts, minimum.split(".")[0] if minimum else None,
+                                          f"upgrade the driver to {minimum} or newer")
         return [
             Finding(
                 "driver.minor-version-compat",
@@ -321,7 +357,7 @@ def driver_new_enough(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 f"Driver {driver} runs CUDA {cuda} only through minor-version compatibility",
                 detail=f"{caveat.rstrip('.')}. The full-support minimum {column} driver for CUDA {cuda}"
                 f" is {minimum} (CUDA version from {cuda_source}).",
-                fix=f"{upgrade}  # upgrade the driver to {minimum} or newer",
+                plan=rm.plan(facts, upgrade),
                 facts=used,
                 confidence="likely" if fc.from_log(facts) else "certain",
             )
@@ -347,10 +383,17 @@ def _too_old(
     ngc = next((i for i in hard if i.get("kind") == "ngc-driver"), None)
     if ngc and not minimum:
         minimum = ngc.get("need")
-    if not cuda and soft:
-        cuda = soft[0].get("need")
+    needs = [i.get("need") for i in hard if i.get("kind") == "container-cuda"] + [
+        i.get("need") for i in soft]
+    if not cuda and needs:
+        cuda = needs[0]
+        if not minimum and cuda and matrix is not None:
+            try:
+                minimum = matrix.min_driver(cuda, platform)
+            except Exception:  # noqa: BLE001 - a CUDA version the matrix does not know: no minimum
+                minimum = None
     branch = minimum.split(".")[0] if minimum else None
-    upgrade, docs = rm.driver_install(facts, branch)
+    upgrade, docs = rm.driver_action(facts, branch, f"driver {minimum or 'of a newer branch'} or newer")
     limit = rm.driver_branch_limit(facts, matrix)
     parts = []
     if cuda:
@@ -363,19 +406,28 @@ def _too_old(
     detail = ", ".join(parts) + "." if parts else "The CUDA runtime reported the driver as too old."
     if ngc:
         detail += f" The container image needs driver {ngc.get('need')}; the host runs {ngc.get('have')}."
-    fix = f"{upgrade}  # driver {minimum or 'of a newer branch'} or newer"
+    if any(i.get("kind") == "container-cuda" for i in hard):
+        detail += (f" The NVIDIA Container Toolkit refused to start an image built for CUDA {cuda}: the"
+                   " host's driver must be upgraded (or use an image of an older CUDA).")
+    if fc.cuda_errors(facts, *_COMPAT):
+        detail += (" CUDA's forward-compatibility library (cuda-compat, common in container images) stood in"
+                   " for the old driver and was refused: it works only on data-center GPUs and on the driver"
+                   " branches it lists.")
+    steps = [upgrade]
     if limit:
         arch, last = limit
         if branch and last and v.vtuple(last) < v.vtuple(branch):
-            fix = (f"This {arch} GPU's last driver branch is R{last}, too old for CUDA {cuda}: use a"
-                   f" TensorFlow release built for the CUDA R{last} supports (`tfdoctor matrix --driver"
-                   f" {last}`), or a newer GPU")
+            steps = [P.note(f"This {arch} GPU's last driver branch is R{last}, too old for CUDA {cuda}: use a"
+                            f" TensorFlow release built for the CUDA R{last} supports"
+                            " (`tfdoctor matrix --driver"
+                            f" {last}`), or a newer GPU")]
     newest = _newest_runnable(matrix, facts, driver, platform) if driver and matrix is not None else None
     if newest is not None and cuda and v.major_minor(newest.cuda) != v.major_minor(cuda):
         detail += (f" The newest TensorFlow this driver runs on this Python is {newest.version}"
                    f" (CUDA {newest.cuda}).")
-        fix += (f". Or keep the driver and move to TensorFlow {newest.version} (a downgrade from"
-                f" {tfv or 'yours'}): {rm.pip_install(facts, rm.tf_requirement(newest.version))}")
+        steps.append(P.note(f". Or keep the driver and move to TensorFlow {newest.version} (a downgrade from"
+                            f" {tfv or 'yours'}):"
+                            f" {rm.pip_install(facts, rm.tf_requirement(newest.version))}"))
     elif driver and matrix is not None and cuda and newest is None:
         detail += " No TensorFlow release in the bundled matrix runs on this driver with this Python."
     status = Status.FAIL if hard or not soft else Status.WARN
@@ -384,7 +436,8 @@ def _too_old(
     if status == Status.WARN:
         title = (f"The driver's CUDA ({soft[0].get('driver_cuda') or '?'}) is older than TensorFlow's PTX"
                  f" compiler ({soft[0].get('need') or cuda}): XLA compiles slower")
-    return Finding("driver.too-old", status, title, detail=detail, fix=fix, docs=docs, facts=used,
+    return Finding("driver.too-old", status, title, detail=detail, plan=rm.plan(facts, *steps), docs=docs,
+                   facts=used,
                    evidence=fc.quote(facts, hard + soft), confidence="certain" if hard else "likely")
 
 
@@ -419,9 +472,12 @@ def library_mismatch(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         evidence.append(f"nvidia-smi: {smi.get('error')}")
     user = (nvml.get("driver_version") or smi.get("driver_version")
             or fc.get(facts, "system", "libcuda_version"))
-    if kernel and user and _differ(kernel, user):
+    if kernel and user and v.differ(kernel, user):
         evidence.append(f"kernel module {kernel} but driver library {user}")
-    items = fc.log_items(facts, "lib-mismatch") + fc.cuda_errors(facts, "SYSTEM_DRIVER_MISMATCH")
+    items = (fc.log_items(facts, "lib-mismatch")
+             + fc.cuda_errors(facts, *stackerrors.errors_for("driver.library-mismatch")))
+    if evidence or items:  # 803 alone is a forward-compatibility refusal: see driver.too-old
+        items += fc.cuda_errors(facts, "SYSTEM_DRIVER_MISMATCH")
     for item in items:
         if item.get("kernel") and item.get("library"):
             text = f"kernel module {item['kernel']} but driver library {item['library']}"
@@ -447,8 +503,9 @@ def library_mismatch(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     ]
 
 
-def _differ(kernel: str, user: str) -> bool:
-    """'352.63' and '352.63.0' are one version; '352.63' and '361.93.2' are not."""
-    a, b = v.vtuple(kernel), v.vtuple(user)
-    width = max(len(a), len(b))
-    return bool(a and b) and a + (0,) * (width - len(a)) != b + (0,) * (width - len(b))
+def _version_split(facts: dict[str, Any]) -> bool:
+    """The text shows the user-space driver library and the kernel module at different versions."""
+    kernel = fc.get(facts, "system", "proc_driver_version")
+    user = fc.get(facts, "system", "libcuda_version")
+    return bool(fc.log_items(facts, "lib-mismatch")) or bool(
+        isinstance(kernel, str) and isinstance(user, str) and v.differ(kernel, user))

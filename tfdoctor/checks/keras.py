@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tfdoctor import facts as fc
+from tfdoctor import plan as P
 from tfdoctor import versions as v
 from tfdoctor.checks import check
 from tfdoctor.checks import remedies as rm
@@ -27,8 +28,10 @@ def keras3_api(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             detail="From TensorFlow 2.16, tf.keras is Keras 3: some APIs were removed or changed,"
             " KerasTensors cannot be passed to TensorFlow functions,"
             " and only the .keras and .h5 formats load.",
-            fix=f"{rm.pip_install(facts, tf_keras)} && export TF_USE_LEGACY_KERAS=1  # keeps Keras 2 for this"
-            " code; or migrate the code to Keras 3",
+            plan=rm.plan(facts, rm.install(rm.tf_pin(facts), tf_keras),
+                         P.env("TF_USE_LEGACY_KERAS", "1", why="keeps Keras 2 for this code; or migrate"
+                               " the code"
+                               " to Keras 3")),
             facts=("log.evidence", "tensorflow.distributions"),
             evidence=fc.quote(facts, items),
         )

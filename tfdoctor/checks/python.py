@@ -6,6 +6,7 @@ from typing import Any
 
 from tfdoctor import catalogue as cat
 from tfdoctor import facts as fc
+from tfdoctor import plan as P
 from tfdoctor import versions as v
 from tfdoctor.checks import check
 from tfdoctor.checks import remedies as rm
@@ -22,11 +23,12 @@ def numpy_abi(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     if not items and not static:
         return []
     old_tf = bool(tfv) and not v.version_ge(tfv, (2, 18))
-    fix = (rm.pip_install(facts, rm.keep_tf_version(facts), "numpy<2")
-           + "  # TensorFlow before 2.18 needs NumPy 1.x"
+    fix = (rm.plan(facts, rm.install(rm.tf_pin(facts), "numpy<2", why="TensorFlow before 2.18 needs NumPy"
+                                     " 1.x; the TensorFlow pin keeps its version"))
            if old_tf or not tfv else
-           rm.pip_install(facts, "--upgrade", "<the package named in the traceback>")
-           + "  # rebuild or upgrade the extension compiled against NumPy 1.x; or pin numpy<2 for it")
+           rm.plan(facts, P.note(rm.pip_install(facts, "--upgrade", "<the package named in the traceback>")
+                                 + "  # rebuild or upgrade the extension compiled against NumPy 1.x; or pin"
+                                 " numpy<2 for it")))
     return [
         Finding(
             "python.numpy-abi-mismatch",
@@ -36,7 +38,7 @@ def numpy_abi(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             .replace("NumPy  ", "NumPy "),
             detail="Compiled Python extensions are bound to the NumPy major they were built against: modules"
             " built for NumPy 1.x cannot run with NumPy 2, and vice versa.",
-            fix=fix,
+            plan=fix,
             docs=cat.NUMPY_2,
             facts=("log.evidence", "tensorflow.distributions"),
             evidence=fc.quote(facts, items),
@@ -57,9 +59,9 @@ def protobuf(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             "The installed protobuf does not match TensorFlow's generated code",
             detail="TensorFlow's *_pb2 modules were generated for a protobuf range; another package upgraded"
             " or downgraded protobuf outside it.",
-            fix=rm.pip_install(facts, "--force-reinstall", rm.keep_tf_version(facts)) + "  # pip then picks"
-            " the protobuf this TensorFlow pins; as a stopgap:"
-            " export PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION=python",
+            plan=rm.plan(facts, rm.install(rm.tf_pin(facts), why="pip then installs the protobuf this"
+                                           " TensorFlow requires, keeping its version"),
+                         P.note("As a stopgap: `export PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION=python`.")),
             docs=cat.PROTOBUF_NEWS,
             facts=("log.evidence",),
             evidence=fc.quote(facts, items),

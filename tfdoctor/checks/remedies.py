@@ -6,12 +6,12 @@ TensorFlow version).
 from __future__ import annotations
 
 import re
-import shlex
 from typing import Any
 
 from tfdoctor import catalogue as cat
+from tfdoctor import plan as P
 from tfdoctor import versions as v
-from tfdoctor.facts import as_list, get, gpus, in_conda, platform, tf_release, tf_version
+from tfdoctor.facts import as_list, distributions, get, gpus, in_conda, platform, tf_release, tf_version
 
 FAMILIES = (
     ("ubuntu", ("ubuntu", "pop", "linuxmint", "linux mint")),
@@ -45,23 +45,42 @@ def rhel_major(facts: dict[str, Any]) -> int:
     return int(m.group(1)) if m and 7 <= int(m.group(1)) <= 10 else 9
 
 
+def python_path(facts: dict[str, Any]) -> str:
+    """The target interpreter's path as the facts name it ("python" when unknown)."""
+    path = get(facts, "tensorflow", "python")
+    return path if isinstance(path, str) and path else "python"
+
+
+def plan(facts: dict[str, Any], *actions: P.Action) -> P.Plan:
+    """A fix plan for the target interpreter of these facts (quoted for its platform's shell). A pip
+    step that needs the shell (the installed version read by `$(...)` when the facts lack it) is not
+    an exact argv: it is stated for the user, never run."""
+    shell = P.make(python_path(facts), windows=platform(facts) == "windows")
+
+    def exact(a: P.Action) -> P.Action:
+        if a.kind == "pip" and any("$(" in x for x in a.args):
+            return P.system(shell.command(a), a.why)
+        return a
+
+    return P.make(shell.python, *map(exact, actions), windows=shell.windows)
+
+
 def python_cmd(facts: dict[str, Any]) -> str:
     """The target interpreter, quoted for the platform's shell."""
-    path = get(facts, "tensorflow", "python")
-    if not isinstance(path, str) or not path:
-        return "python"
-    if platform(facts) == "windows":
-        return f'"{path}"' if " " in path else path
-    return shlex.quote(path)
+    return plan(facts).python_cmd()
+
+
+def install(*requirements: str, why: str = "") -> P.Action:
+    return P.pip("install", *requirements, why=why)
+
+
+def uninstall(*names: str, why: str = "") -> P.Action:
+    return P.pip("uninstall", "-y", *names, why=why)
 
 
 def pip_install(facts: dict[str, Any], *requirements: str) -> str:
     """`PYTHON -m pip install 'req' ...` quoted for the platform's shell."""
-    def q(r: str) -> str:
-        # double quotes keep a `$(...)` of keep_tf_version working (our own text, never the user's)
-        return f'"{r}"' if platform(facts) == "windows" or r == _current_tf(facts) else shlex.quote(r)
-
-    return f"{python_cmd(facts)} -m pip install " + " ".join(q(r) for r in requirements)
+    return plan(facts, install(*requirements)).text()
 
 
 def tf_requirement(version: str, exact: bool = False) -> str:
@@ -71,7 +90,13 @@ def tf_requirement(version: str, exact: bool = False) -> str:
 
 
 def pip_uninstall(facts: dict[str, Any], *names: str) -> str:
-    return f"{python_cmd(facts)} -m pip uninstall -y " + " ".join(names)
+    return plan(facts, uninstall(*names)).text()
+
+
+def conda_action(facts: dict[str, Any]) -> tuple[P.Action, ...]:
+    """The note a conda env needs beside a pip step (none outside conda)."""
+    text = conda_note(facts)
+    return (P.note(text),) if text else ()
 
 
 def conda_note(facts: dict[str, Any]) -> str:
@@ -158,6 +183,14 @@ def driver_install(facts: dict[str, Any], branch: str | None = None) -> tuple[st
     )
 
 
+def driver_action(facts: dict[str, Any], branch: str | None = None, why: str = "") -> tuple[P.Action, str]:
+    """driver_install as a plan step: a command tfdoctor states (never runs) on a Linux distribution it
+    knows, prose elsewhere."""
+    text, docs = driver_install(facts, branch)
+    command = platform(facts) == "linux" and not get(facts, "system", "container") and distro(facts)
+    return (P.system(text, why) if command else P.note(text + (f" ({why})" if why else ""))), docs
+
+
 def driver_branch_limit(facts: dict[str, Any], matrix: Any) -> tuple[str, str] | None:
     """(architecture, last driver branch) of the oldest GPU here whose architecture NVIDIA no longer
     supports in new drivers (e.g. ("Kepler", "470")); None when every known GPU is current."""
@@ -190,8 +223,11 @@ CU11_WHEELS = (
 )
 WHEEL_LIB_PATH = (
     "export LD_LIBRARY_PATH=$({py} -c 'import glob, os, nvidia; "
-    "print(\":\".join(glob.glob(os.path.join(nvidia.__path__[0], \"*\", \"lib\"))))'):$LD_LIBRARY_PATH"
+    "print(\":\".join(glob.glob(os.path.join(nvidia.__path__[0], \"*\", \"lib\"))))')"
+    "${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}"
 )
+NVCC_PATH = ("export PATH=$({py} -c 'import os, nvidia.cuda_nvcc as n;"
+             " print(os.path.join(n.__path__[0], \"bin\"))'):$PATH")
 
 
 def searches_wheels(facts: dict[str, Any]) -> bool:
@@ -200,24 +236,30 @@ def searches_wheels(facts: dict[str, Any]) -> bool:
     return not version or v.version_ge(version, (2, 14))
 
 
-def wheel_install(facts: dict[str, Any], *requirements: str, ld_path: bool | None = None) -> str:
-    """Install nvidia-* wheels, plus the LD_LIBRARY_PATH line TF 2.12/2.13 need to find them
+def wheel_lib_hook(facts: dict[str, Any], why: str = "") -> P.Action:
+    """The activation line that puts the pip nvidia wheels' lib folders on LD_LIBRARY_PATH."""
+    return P.hook(WHEEL_LIB_PATH.format(py=python_cmd(facts)), why=why)
+
+
+def wheel_plan(facts: dict[str, Any], *requirements: str, ld_path: bool | None = None) -> P.Plan:
+    """Install nvidia-* wheels, plus the LD_LIBRARY_PATH hook TF 2.12/2.13 need to find them
     (ld_path: force it on or off; by default, when this TensorFlow does not search the wheels)."""
-    cmd = pip_install(facts, *requirements) + conda_note(facts)
-    if not (ld_path if ld_path is not None else not searches_wheels(facts)):
-        return cmd
-    return (f"{cmd} && {WHEEL_LIB_PATH.format(py=python_cmd(facts))}"
-            "  # TensorFlow 2.12/2.13 look for CUDA only on LD_LIBRARY_PATH")
+    actions = [install(*requirements), *conda_action(facts)]
+    if ld_path if ld_path is not None else not searches_wheels(facts):
+        actions.insert(1, wheel_lib_hook(facts, "TensorFlow 2.12/2.13 look for CUDA only on LD_LIBRARY_PATH"))
+    return plan(facts, *actions)
 
 
-def nvcc_wheel(facts: dict[str, Any], cu: int | None) -> str:
+def nvcc_plan(facts: dict[str, Any], cu: int | None, why: str = "") -> P.Plan:
     """Install the ptxas wheel; TF 2.12/2.13 search only PATH for it, so put its bin/ there too."""
-    cmd = pip_install(facts, f"nvidia-cuda-nvcc-cu{cu}")
     if searches_wheels(facts):
-        return cmd
-    probe = "import os, nvidia.cuda_nvcc as n; print(os.path.join(n.__path__[0], \"bin\"))"
-    return (f"{cmd} && export PATH=$({python_cmd(facts)} -c '{probe}'):$PATH"
-            f"  # TensorFlow {v.major_minor(tf_version(facts))} looks for ptxas on PATH only")
+        return plan(facts, install(f"nvidia-cuda-nvcc-cu{cu}", why=why))
+    # Stated, not run by `fix`: XLA in TF 2.12/2.13 prefers a CUDA folder such as /usr/local/cuda over
+    # PATH, so no check can prove that the wheel's ptxas is the one it uses.
+    mm = v.major_minor(tf_version(facts))
+    return plan(facts, P.system(pip_install(facts, f"nvidia-cuda-nvcc-cu{cu}")),
+                P.system(NVCC_PATH.format(py=python_cmd(facts)),
+                         why or f"TensorFlow {mm} looks for ptxas on PATH only"))
 
 
 def keep_tf_version(facts: dict[str, Any]) -> str:
@@ -228,30 +270,54 @@ def keep_tf_version(facts: dict[str, Any]) -> str:
     return _current_tf(facts)
 
 
+def tf_pin(facts: dict[str, Any]) -> str:
+    """The installed TensorFlow distribution at its exact version, no extra ('tensorflow==2.15.1',
+    'tensorflow-cpu==2.21.0'): beside another requirement it keeps pip's resolver from moving it."""
+    dists = distributions(facts)
+    for name in ("tensorflow", "tensorflow-cpu", "tensorflow-intel", "tensorflow-gpu", "tf-nightly"):
+        if name in dists:
+            return f"{name}=={dists[name]}"
+    version = tf_version(facts)
+    return f"tensorflow=={version}" if version else _current_tf(facts)
+
+
 def _current_tf(facts: dict[str, Any]) -> str:
     """The installed version, read by the shell when the facts do not have it."""
     return f"tensorflow[and-cuda]==$({python_cmd(facts)} -m pip show tensorflow | sed -n 's/^Version: //p')"
 
 
-def cuda_libraries(facts: dict[str, Any], matrix: Any, cuda_major: int | None = None) -> str:
-    """The command that gives this TensorFlow the CUDA libraries it was built for, keeping its version."""
+def cuda_plan(facts: dict[str, Any], matrix: Any, cuda_major: int | None = None) -> P.Plan:
+    """What gives this TensorFlow the CUDA libraries it was built for, keeping its version."""
     version = tf_version(facts)
     plat = platform(facts)
     release = tf_release(matrix, facts)
     if plat == "windows":
         cuda = getattr(release, "cuda", None) or "11.2"
         cudnn = getattr(release, "cudnn", None) or "8.1"
-        return (f"conda install -c conda-forge cudatoolkit={cuda} cudnn={cudnn}  # TensorFlow <= 2.10 on"
-                " native Windows; newer releases need WSL2")
+        return plan(facts, P.system(f"conda install -c conda-forge cudatoolkit={cuda} cudnn={cudnn}",
+                                    "TensorFlow <= 2.10 on native Windows; newer releases need WSL2"))
     if version and v.version_ge(version, (2, 14)) or not version and cuda_major != 11:
-        return pip_install(facts, keep_tf_version(facts)) + conda_note(facts)
+        return plan(facts, install(keep_tf_version(facts)), *conda_action(facts))
     if version and v.version_ge(version, (2, 12)) or not version and cuda_major == 11:
-        return wheel_install(facts, *CU11_WHEELS, ld_path=True)
+        return wheel_plan(facts, *CU11_WHEELS, ld_path=True)
     cuda = getattr(release, "cuda", None)
     cudnn = getattr(release, "cudnn", None)
     if cuda and cudnn:
-        return (f"conda install -c conda-forge cudatoolkit={cuda} cudnn={cudnn}  # the CUDA and cuDNN"
-                f" TensorFlow {version} was built for; outside conda, install them and add their lib64 to"
-                " LD_LIBRARY_PATH")
-    return (f"Install the CUDA toolkit and cuDNN TensorFlow {version or ''} was built for (see "
-            f"{cat.TF_BUILDS}) and add their lib64 folder to LD_LIBRARY_PATH").replace("  ", " ")
+        return plan(facts, P.system(
+            f"conda install -c conda-forge cudatoolkit={cuda} cudnn={cudnn}",
+            f"the CUDA and cuDNN TensorFlow {version} was built for; outside conda, install them and add"
+            " their lib64 to LD_LIBRARY_PATH"))
+    return plan(facts, P.system(
+        f"Install the CUDA toolkit and cuDNN TensorFlow {version or ''} was built for (see "
+        f"{cat.TF_BUILDS}) and add their lib64 folder to LD_LIBRARY_PATH".replace("  ", " ")))
+
+
+def cuda_libraries(facts: dict[str, Any], matrix: Any, cuda_major: int | None = None) -> str:
+    return cuda_plan(facts, matrix, cuda_major).text()
+
+
+def memory_growth(facts: dict[str, Any], matrix: Any) -> P.Plan:
+    """Let TensorFlow take GPU memory as it needs it (cuDNN/cuBLAS failing to start, usually memory)."""
+    return plan(facts, P.env("TF_FORCE_GPU_ALLOW_GROWTH", "true", why="let TensorFlow take GPU memory as it"
+                             " needs it; check `nvidia-smi` for other processes holding memory"),
+                P.note(f"If it persists, reinstall the CUDA libraries: `{cuda_libraries(facts, matrix)}`"))

@@ -47,9 +47,10 @@ IDS = {
 
 
 def _finding(
-    fid: str, status: Status, title: str, detail: str = "", fix: str | None = None, docs: str | None = None
+    fid: str, status: Status, title: str, detail: str = "", fix: str | None = None, docs: str | None = None,
+    plan: Any = None,
 ) -> Finding:
-    return Finding(fid, status, title, detail=detail, fix=fix, docs=docs, facts=USED)
+    return Finding(fid, status, title, detail=detail, fix=fix, docs=docs, facts=USED, plan=plan)
 
 
 def _worker_cmd(facts: dict[str, Any], rt: dict[str, Any]) -> str:
@@ -107,6 +108,15 @@ def _worker_failure(facts: dict[str, Any], rt: dict[str, Any]) -> Finding | None
             detail=f"{error}. {why}",
             fix=fix,
             docs=cat.NV_SMI,
+        )
+    if rt.get("memory_exceeded_mib"):
+        return _finding(
+            "runtime.worker-crashed",
+            Status.FAIL,
+            f"The TensorFlow worker used too much memory{_interrupted_step(rt)} and was stopped",
+            detail=f"{error}. A few GiB is what TensorFlow needs with the CUDA libraries loaded; far more"
+            " means something in the environment runs away (a sitecustomize.py, a huge TF_* setting).",
+            fix=f"Run `{cmd}` and watch its memory (`top -p PID`)",
         )
     if rt.get("signal") or (not rt.get("result_line") and rt.get("returncode")):
         where = _interrupted_step(rt)
@@ -405,8 +415,8 @@ def runtime(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                     Status.FAIL,
                     f"import tensorflow failed: {_first_line(error, 160)}",
                     detail=error,
-                    fix=rm.pip_install(facts, "--force-reinstall", rm.keep_tf_version(facts))
-                    + rm.conda_note(facts),
+                    plan=rm.plan(facts, rm.install("--force-reinstall", rm.keep_tf_version(facts)),
+                                 *rm.conda_action(facts)),
                     docs=cat.TF_PIP,
                 )
             )

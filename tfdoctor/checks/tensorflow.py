@@ -7,6 +7,7 @@ from typing import Any
 
 from tfdoctor import catalogue as cat
 from tfdoctor import facts as fc
+from tfdoctor import plan as P
 from tfdoctor import versions as v
 from tfdoctor.checks import check, skipped
 from tfdoctor.checks import remedies as rm
@@ -160,14 +161,12 @@ def _cpu_only(
     plat = fc.platform(facts)
     cpu_dists = [d.strip() for d in which.split(",")]
     if plat == "windows":
-        fix = (
-            f"{rm.pip_uninstall(facts, *cpu_dists)} && {rm.pip_install(facts, 'tensorflow<2.11')}"
-            "  # native Windows GPU stops at 2.10; or use WSL2 with 'tensorflow[and-cuda]'"
-        )
+        fix = rm.plan(facts, rm.uninstall(*cpu_dists), rm.install(
+            "tensorflow<2.11", why="native Windows GPU stops at 2.10; or use WSL2 with"
+            " 'tensorflow[and-cuda]'"))
     else:
         want = rm.keep_tf_version(facts) if version != "?" else "tensorflow[and-cuda]"
-        fix = (f"{rm.pip_uninstall(facts, *cpu_dists)} && "
-               f"{rm.pip_install(facts, want)}")
+        fix = rm.plan(facts, rm.uninstall(*cpu_dists), rm.install(want))
     detail = (f"build_info: is_cuda_build={build.get('is_cuda_build')!r}; " if build else "") + (
         f"installed from {which}. A CPU-only build never uses an NVIDIA GPU.")
     return Finding(
@@ -175,7 +174,7 @@ def _cpu_only(
         Status.FAIL,
         f"TensorFlow {version} is a CPU-only build ({which})".replace("TensorFlow ? ", "TensorFlow "),
         detail=detail,
-        fix=fix + rm.conda_note(facts),
+        plan=fix + rm.plan(facts, *rm.conda_action(facts)),
         facts=used,
         evidence=fc.quote(facts, items),
         confidence="certain" if build or items else "likely",
@@ -190,10 +189,10 @@ def import_failed(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     if not items:
         return []
     plat = fc.platform(facts)
-    fix = rm.pip_install(facts, "--force-reinstall", rm.keep_tf_version(facts))
+    fix = rm.plan(facts, rm.install("--force-reinstall", rm.keep_tf_version(facts)))
     if plat == "windows":
-        fix = ("Install the Microsoft Visual C++ Redistributable (https://aka.ms/vs/17/release/vc_redist.x64.exe),"
-               " then: " + fix)
+        fix = rm.plan(facts, P.system("Install the Microsoft Visual C++ Redistributable"
+                                      " (https://aka.ms/vs/17/release/vc_redist.x64.exe), then:")) + fix
     return [
         Finding(
             "tensorflow.import-failed",
@@ -202,7 +201,7 @@ def import_failed(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             detail="The tensorflow package is installed but its compiled library could not be loaded. The"
             " lines around this one name the cause: a missing or mismatched shared library, a CPU without"
             " AVX, an old glibc, or a NumPy/protobuf built for another version.",
-            fix=fix,
+            plan=fix,
             facts=("log.evidence",),
             evidence=fc.quote(facts, items),
         )
@@ -222,7 +221,8 @@ def _gpu_package_removed(
     if fc.platform(facts) == "windows":
         fix = rm.windows_gpu(facts)
     else:
-        fix = rm.pip_install(facts, rm.tf_requirement(wanted) if v.vtuple(wanted) else "tensorflow[and-cuda]")
+        want = rm.tf_requirement(wanted) if v.vtuple(wanted) else "tensorflow[and-cuda]"
+        fix = rm.plan(facts, rm.install(want))
     return Finding(
         "tensorflow.missing",
         Status.FAIL,
@@ -230,7 +230,8 @@ def _gpu_package_removed(
         detail="tensorflow-gpu was the same as tensorflow since 2.1; its last release is 2.10.1, and since"
         " December 2022 its newer versions are empty packages that fail to install. The tensorflow package"
         " has the GPU support.",
-        fix=fix,
+        plan=fix if not isinstance(fix, str) else None,
+        fix=fix if isinstance(fix, str) else None,
         docs=cat.TF_PIP,
         facts=used,
         evidence=fc.quote(facts, items),
@@ -250,13 +251,14 @@ def _missing(facts: dict[str, Any], python: str, error: str, used: tuple[str, ..
     elif plat == "windows":
         fix = rm.windows_gpu(facts)
     else:
-        fix = rm.pip_install(facts, "tensorflow[and-cuda]") + rm.conda_note(facts)
+        fix = rm.plan(facts, rm.install("tensorflow[and-cuda]"), *rm.conda_action(facts))
     return Finding(
         "tensorflow.missing",
         Status.FAIL,
         f"TensorFlow is not installed in {python}",
         detail=detail,
-        fix=fix,
+        plan=fix if not isinstance(fix, str) else None,
+        fix=fix if isinstance(fix, str) else None,
         docs=cat.TF_PIP,
         facts=used,
     )
@@ -299,8 +301,7 @@ def conflicting_installs(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 f"{len(tf_dists)} TensorFlow packages installed: {listed}",
                 detail="They all install the same `tensorflow` package directory; files of one overwrite the"
                 " other's, so what imports is an unpredictable mix.",
-                fix=f"{rm.pip_uninstall(facts, *tf_dists)} &&"
-                f" {rm.pip_install(facts, _one_tf(facts, tf_dists))}",
+                plan=rm.plan(facts, rm.uninstall(*tf_dists), rm.install(_one_tf(facts, tf_dists))),
                 docs=cat.TF_PIP,
                 facts=used,
             )
@@ -319,10 +320,12 @@ def conflicting_installs(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             keep = f"cu{v.major(cuda)}"
         drop = sorted(n for tag, names in majors.items() if tag != keep for n in names)
         fix = (
-            f"{rm.pip_uninstall(facts, *drop)} && "
-            f"{rm.pip_install(facts, rm.tf_requirement(tfv, exact=True) if tfv else 'tensorflow[and-cuda]')}"
+            rm.plan(facts, rm.uninstall(*drop),
+                    rm.install(rm.tf_requirement(tfv, exact=True) if tfv else "tensorflow[and-cuda]"))
             if keep
-            else "Uninstall the nvidia-* wheels of the CUDA major your TensorFlow does not use."
+            else rm.plan(facts, P.note("Uninstall the nvidia-* wheels of the CUDA major your TensorFlow"
+                                       " does not"
+                                       " use."))
         )
         findings.append(
             Finding(
@@ -333,7 +336,7 @@ def conflicting_installs(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 " uninstalling or"
                 " upgrading one set can delete files the other needs."
                 + (f" TensorFlow uses {keep}." if keep else ""),
-                fix=fix,
+                plan=fix,
                 docs=cat.TF_PIP,
                 facts=used,
             )
@@ -361,18 +364,18 @@ def _pip_conflicts(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding
     if item.get("package") and item.get("needs"):
         what = (f"{item['package']} needs {item['needs']},"
                 f" but {item.get('have')} {item.get('have_version')} is installed")
-        fix = rm.pip_install(facts, str(item["needs"]).replace(" ", ""))
+        fix = rm.plan(facts, rm.install(rm.tf_pin(facts), str(item["needs"]).replace(" ", "")))
     elif item.get("mismatch") == "keras":
         what = "the installed Keras is not the one this TensorFlow uses as tf.keras"
         tfv = fc.tf_version(facts)
-        fix = (rm.pip_install(facts, "keras>=3") if not tfv or v.version_ge(tfv, (2, 16)) else
-               rm.pip_install(facts, f"keras=={v.major_minor(tfv)}.*"))
-        fix += "  # Keras 2 code on TensorFlow 2.16+: pip install tf-keras and export TF_USE_LEGACY_KERAS=1"
+        fix = rm.plan(facts, rm.install(
+            "keras>=3" if not tfv or v.version_ge(tfv, (2, 16)) else f"keras=={v.major_minor(tfv)}.*",
+            why="Keras 2 code on TensorFlow 2.16+: pip install tf-keras and export TF_USE_LEGACY_KERAS=1"))
     else:
         what = "pip could not install TensorFlow and Keras versions that fit together"
         tfv = fc.tf_version(facts)
-        fix = rm.pip_install(facts, rm.keep_tf_version(facts)) + (
-            "  # lets pip pick the Keras this TensorFlow needs" if tfv else "")
+        fix = rm.plan(facts, rm.install(rm.keep_tf_version(facts),
+                                        why="lets pip pick the Keras this TensorFlow needs" if tfv else ""))
     return [
         Finding(
             "tensorflow.conflicting-installs",
@@ -380,7 +383,7 @@ def _pip_conflicts(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding
             f"Package versions conflict: {what}",
             detail="TensorFlow pins the Keras, TensorBoard and NumPy versions it works with; another install"
             " replaced one of them, so imports or training break.",
-            fix=fix,
+            plan=fix,
             facts=used,
             evidence=fc.quote(facts, items),
         )
@@ -430,7 +433,7 @@ def _keras(facts: dict[str, Any], dists: dict[str, str], used: tuple[str, ...]) 
                     Status.FAIL,
                     "TF_USE_LEGACY_KERAS is set but tf-keras is not installed",
                     detail=f"TensorFlow {tfv} then cannot import tf.keras.",
-                    fix=rm.pip_install(facts, f"tf-keras=={mm}.*"),
+                    plan=rm.plan(facts, rm.install(rm.tf_pin(facts), f"tf-keras=={mm}.*")),
                     docs=cat.KERAS_COMPAT,
                     facts=used,
                 )
@@ -444,8 +447,9 @@ def _keras(facts: dict[str, Any], dists: dict[str, str], used: tuple[str, ...]) 
                     detail="TensorFlow 2.16+ uses Keras 3 as tf.keras; Keras 2 under it fails on import or in"
                     " training (AttributeError: ... register_load_context_function). Keras 2 code needs"
                     " tf-keras and TF_USE_LEGACY_KERAS=1.",
-                    fix=f"{rm.pip_install(facts, 'keras>=3')}  — or, for Keras 2 code: "
-                    f"{rm.pip_install(facts, f'tf-keras=={mm}.*')} && export TF_USE_LEGACY_KERAS=1",
+                    plan=rm.plan(facts, rm.install(rm.tf_pin(facts), "keras>=3"), P.note(
+                        f" — or, for Keras 2 code: {rm.pip_install(facts, f'tf-keras=={mm}.*')} &&"
+                        " export TF_USE_LEGACY_KERAS=1")),
                     docs=cat.KERAS_COMPAT,
                     facts=used,
                 )
@@ -457,7 +461,7 @@ def _keras(facts: dict[str, Any], dists: dict[str, str], used: tuple[str, ...]) 
                     Status.WARN,
                     f"tf-keras {tf_keras} with TensorFlow {tfv}",
                     detail="tf-keras must match TensorFlow's minor version.",
-                    fix=rm.pip_install(facts, f"tf-keras=={mm}.*"),
+                    plan=rm.plan(facts, rm.install(rm.tf_pin(facts), f"tf-keras=={mm}.*")),
                     docs=cat.KERAS_COMPAT,
                     facts=used,
                 )
@@ -471,7 +475,7 @@ def _keras(facts: dict[str, Any], dists: dict[str, str], used: tuple[str, ...]) 
                 detail="TensorFlow before 2.16 was released with Keras 2 (keras 2.x of its minor); with"
                 " Keras 3 installed, tf.keras becomes Keras 3 (a real TF 2.15.1 + keras 3.0.5 venv trains"
                 " with it), so Keras 2 code, custom layers and saved .h5 models may break.",
-                fix=rm.pip_install(facts, f"keras=={mm}.*"),
+                plan=rm.plan(facts, rm.install(rm.tf_pin(facts), f"keras=={mm}.*")),
                 docs=cat.KERAS_COMPAT,
                 facts=used,
             )

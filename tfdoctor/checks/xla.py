@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tfdoctor import facts as fc
+from tfdoctor import plan as P
 from tfdoctor import versions as v
 from tfdoctor.checks import check
 from tfdoctor.checks import remedies as rm
@@ -24,11 +25,14 @@ def toolchain(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     cu = v.major(fc.tf_cuda(facts, matrix)[0]) or 12
     tfv = fc.tf_version(facts)
     if tfv and not v.version_ge(tfv, (2, 14)):
-        fix = ("export XLA_FLAGS=--xla_gpu_cuda_data_dir=/usr/local/cuda  # a CUDA toolkit folder holding"
-               " nvvm/libdevice and bin/ptxas, of TensorFlow's CUDA version")
+        fix = rm.plan(facts, P.env("XLA_FLAGS", "--xla_gpu_cuda_data_dir=/usr/local/cuda",
+                                   why="a CUDA toolkit folder holding nvvm/libdevice and bin/ptxas, of"
+                                   " TensorFlow's CUDA version"))
     else:
-        fix = (rm.pip_install(facts, f"nvidia-cuda-nvcc-cu{cu}") + "  # ptxas and libdevice for XLA; or point"
-               " XLA at a CUDA toolkit: export XLA_FLAGS=--xla_gpu_cuda_data_dir=/usr/local/cuda")
+        fix = rm.plan(facts, rm.install(f"nvidia-cuda-nvcc-cu{cu}",
+                                        why="ptxas and libdevice for XLA; or point"
+                                        " XLA at a CUDA toolkit: export"
+                                        " XLA_FLAGS=--xla_gpu_cuda_data_dir=/usr/local/cuda"))
     return [
         Finding(
             "xla.toolchain-missing",
@@ -37,7 +41,7 @@ def toolchain(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             detail="XLA (jit_compile, and Keras 3's default fit) compiles GPU code with ptxas and libdevice"
             " from the CUDA toolkit or the nvidia-cuda-nvcc wheel; without them compiled functions fail"
             + ("." if hard else " or fall back to the driver, slower."),
-            fix=fix,
+            plan=fix,
             facts=("log.evidence", "tensorflow.distributions"),
             evidence=fc.quote(facts, items),
         )
@@ -68,8 +72,8 @@ def ptxas_version(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             detail="XLA compiles kernels with the first ptxas it finds (the nvidia-cuda-nvcc wheel, CUDA_DIR,"
             " or PATH); this one predates the GPU's architecture or TensorFlow's CUDA, so compilation fails"
             " or falls back to the driver.",
-            fix=rm.nvcc_wheel(facts, cu) + "  # a current ptxas for XLA; or put a newer CUDA toolkit's bin"
-            " first on PATH (export PATH=/usr/local/cuda-12.8/bin:$PATH)",
+            plan=rm.nvcc_plan(facts, cu, why="a current ptxas for XLA; or put a newer CUDA toolkit's bin"
+                              " first on PATH (export PATH=/usr/local/cuda-12.8/bin:$PATH)"),
             facts=("log.evidence", "nvcc.version"),
             evidence=fc.quote(facts, items),
         )

@@ -110,23 +110,30 @@ MAX_TIMEOUT = 86_400.0  # a day: beyond it a number is a typo, not a time limit
 DEFAULT_TIMEOUT = 300.0
 
 
-def context(req: Any) -> Any:
-    """The probes' Context for a request (the CLI's flags or the API's keywords), every value checked
-    here, before any probe starts: the interpreter answers as Python, the timeout is a time limit.
-    The timeout bounds the worker only; each short external command keeps STATIC_TIMEOUT."""
+def run_timeout(req: Any) -> float:
+    """The request's --timeout in seconds (checked: above 0, at most a day), or the default."""
     import math
-
-    from tfdoctor.probes import Context
 
     timeout = DEFAULT_TIMEOUT if req.timeout is None else req.timeout
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not math.isfinite(timeout) \
             or not 0 < timeout <= MAX_TIMEOUT:
         raise UsageError(f"tfdoctor: --timeout {timeout!r}: give seconds above 0, at most {MAX_TIMEOUT:.0f}")
+    return float(timeout)
+
+
+def context(req: Any) -> Any:
+    """The probes' Context for a request (the CLI's flags or the API's keywords), every value checked
+    here, before any probe starts: the interpreter answers as Python, the timeout is a time limit.
+    The timeout bounds the whole run (see report_for); each short external command has at most
+    STATIC_TIMEOUT of it."""
+    from tfdoctor.probes import Context
+
+    timeout = run_timeout(req)
     python = resolve_python(req.python) if req.python else sys.executable
     return Context(
         python=python,
         timeout=STATIC_TIMEOUT,
-        worker_timeout=float(timeout),
+        worker_timeout=timeout,
         memory_limit_mib=req.memory_limit,
         multiworker=bool(req.multiworker),
     )
@@ -223,10 +230,17 @@ def report_for(req: Request, interface: str = "cli", progress: Any = None) -> An
     only, skip = selection(req)
     if req.from_report:
         return _from_report(req, only, skip)
-    ctx = context(req)
+    from tfdoctor import proc
+
+    with proc.bounded(run_timeout(req)):  # --timeout bounds the whole run, hung tools included
+        return _probe(req, only, skip, interface, progress)
+
+
+def _probe(req: Request, only: tuple[str, ...], skip: tuple[str, ...], interface: str, progress: Any) -> Any:
     from tfdoctor import pipeline
     from tfdoctor.compat import load_matrix
 
+    ctx = context(req)
     who = caller(interface)
     opts = pipeline.Options(
         context=ctx,

@@ -5,8 +5,11 @@
   names the text shows, for `explain` (source "explain"); the checks judge them as they judge
   probed facts;
 - `log`: {source, lines_read, evidence: [{kind, line, text, ...}], counts: {kind: n},
-  provenance: {"tensorflow.version": line, ...}, platform_hints: [...]} — what failed, by
-  mechanism (tfdoctor/logs/evidence.py); the checks decide which finding each item supports.
+  noise: {name: n}, unrecognized: [{line, text}], unrecognized_count, provenance:
+  {"tensorflow.version": line, ...}, platform_hints: [...]} — what failed, by mechanism
+  (tfdoctor/logs/evidence.py) and by error code (tfdoctor/logs/codes.py); the harmless notices seen,
+  by name; the error lines (tfdoctor/logs/errorlines.py) none of that explains. The checks decide
+  which finding each item supports.
 
 For the worker's own log (source "worker") only `log` is kept: probes already measured the rest.
 """
@@ -17,58 +20,70 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from tfdoctor import stackerrors as se
+from tfdoctor.logs import codes
 from tfdoctor.logs import evidence as ev
+from tfdoctor.logs.errorlines import is_error, severe
 from tfdoctor.logs.lines import normalize, split
 from tfdoctor.logs.values import Values
 from tfdoctor.versions import library_family
 
 MAX_ITEMS_PER_KIND = 12  # evidence items kept per mechanism (the count keeps going)
+MAX_UNRECOGNIZED = 20  # unrecognised error lines kept (the count keeps going)
 MAX_SEEN = 200_000  # distinct lines remembered to skip repeats
 SHORT_LINE = 24  # shorter lines are read again when repeated
 QUOTE = 300  # characters of a line quoted as evidence
+# One C-level scan each: a word of some harmless notice, a word of some library's error code.
+_NOISE_WORD = re.compile("|".join(sorted({re.escape(words[0]) for _, forms in se.NOISE.values()
+                                            for words in forms})))
+_CODE_WORD = re.compile("|".join(codes.TRIGGERS))
+# Keras 3's sources live in keras/src/ (Keras 2's in keras/engine, keras/layers, ...): a traceback through
+# them that ends in an API error (an argument, attribute, class or module that is not there) is Keras 2
+# code meeting Keras 3
+_KERAS3_FRAME = re.compile(r"keras[/\\]src[/\\]")
+_API_ERROR = re.compile(
+    r"^(?:[\w.]{1,60}\.)?(?:ValueError|TypeError|AttributeError|ImportError|ModuleNotFoundError)\b:?\s{0,3}"
+    r"[^\n]{0,200}?(?:not recognized|[Uu]nrecognized keyword|unexpected keyword argument|"
+    # a module's or a Keras class's missing name, not any object's ('NoneType' has no attribute is a bug)
+    r"module '(?:tf_)?keras[\w.]{0,80}' has no attribute|"
+    r"'(?:Sequential|Functional|Model|\w{0,30}Layer|\w{0,30}Optimizer|Adam|SGD|RMSprop|KerasTensor)'"
+    r" object has no attribute|"
+    r"[Cc]ould not (?:locate|interpret|deserialize)|no longer supported|"
+    # a Keras module or name that is gone (another package missing, e.g. pydot, is not Keras 3's doing)
+    r"cannot import name '\w{1,60}' from '(?:tf_)?keras|No module named '(?:tf_)?keras\.|"
+    r"Only instances of `?keras\.|is not supported in Keras 3)")
+KERAS3_WINDOW = 80  # lines from a keras/src frame to the exception that ends its traceback
 _FAILED_IMPORT = re.compile(r"(?:-{2,}>\s{0,3}\d{1,6}\s{1,4})?"
                             r"(?:import tensorflow\b|from tensorflow[\w.]{0,40} import)")
 
 
-def _item(sig: ev.Signature, m: Any, line: str, line_no: int) -> dict[str, Any] | None:
+def _item(sig: ev.Signature, m: Any, line: str, line_no: int) -> dict[str, Any]:
     item: dict[str, Any] = {"kind": sig.kind, "line": line_no, "text": line[:QUOTE], **sig.data}
     for name, value in zip(sig.fields, m.groups()):
         if value:
             item[name] = value.strip()[:200]
-    if sig.kind == "cuda-error":
-        upper, camel, message = item.pop("upper", None), item.pop("camel", None), item.pop("message", None)
-        name = upper or (ev.cuda_error_name("cudaError" + camel) if camel
-                         else ev.cuda_error_name(message or ""))
-        if not name:
-            return None
-        item["error"] = name
-    elif sig.kind == "cuinit":
-        rest = item.pop("rest", "")
-        item["error"] = _cuinit_error(rest)
+    if sig.kind == "cuinit":
+        item["error"] = codes.cuinit_error(item.pop("rest", ""))
     elif sig.kind == "dlopen-failed" and "library" in item:
         item["family"] = library_family(item["library"])
     return item
 
 
-def _cuinit_error(rest: str) -> str | None:
-    """'CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected' | 'UNKNOWN ERROR (303)' -> a name."""
-    upper = rest.upper()
-    i = upper.find("CUDA_ERROR_")
-    if i >= 0:
-        end = i + 11
-        while end < len(upper) and (upper[end].isalpha() or upper[end] == "_"):
-            end += 1
-        return upper[i + 11:end] or None
-    paren = rest.rfind("(")
-    if paren >= 0:
-        code = rest[paren + 1:].split(")", 1)[0].strip()
-        if code.isdigit():
-            return ev.CUDA_CODES.get(code, f"CODE_{code[:6]}")
-    low = rest.lower()
-    for message, name in ev.CUDA_MESSAGES.items():
-        if message in low:
-            return name
-    return "UNKNOWN" if "unknown" in low else None
+# A sentence about cuDNN's failure adds nothing where the same line names the status that explains it.
+_SAID_BY_CODE = {"cudnn-failed": "cudnnStatus_t"}
+
+
+def _optional_dependencies(items: list[dict[str, Any]]) -> None:
+    """TensorRT is optional: a library its dlerror names ("Could not load dynamic library
+    'libnvinfer_plugin.so.7'; dlerror: libnvrtc.so.11.1: cannot open ...") was missing for TensorRT,
+    not for TensorFlow's own CUDA start-up, so it counts as TensorRT's."""
+    optional = next((i["library"] for i in items if i["kind"] == "dlopen-failed"
+                     and i.get("family") == "tensorrt"), None)
+    if optional is None:
+        return
+    for item in items:
+        if item["kind"] == "dlopen-failed" and item.get("family") != "tensorrt":
+            item["family"], item["needed_by"] = "tensorrt", optional
 
 
 class Reader:
@@ -82,21 +97,25 @@ class Reader:
         self.lines = 0
         self._seen: set[int] = set()
         self._module_error_at: int | None = None
+        self.noise: dict[str, int] = {}
+        self.unrecognized: list[dict[str, Any]] = []
+        self.unrecognized_count = 0
+        self._keras3_frame_at: int | None = None
 
     def feed(self, raw: str) -> None:
         self.lines += 1
         if len(raw) > 400 and raw.count("\\n") >= 3:  # output captured as a Python string: "...\n...\n"
             for part in raw.replace("\\r", "").split("\\n"):
                 if part.strip():
-                    self._line(normalize(part))
+                    self._line(normalize(part), severe(part))
         elif "\r" in raw:
             for part in raw.split("\r"):
                 if part.strip():
-                    self._line(normalize(part))
+                    self._line(normalize(part), severe(part))
         else:
-            self._line(normalize(raw))
+            self._line(normalize(raw), severe(raw))
 
-    def _line(self, line: str) -> None:
+    def _line(self, line: str, severe_prefix: bool = False) -> None:
         if not line:
             return
         # A repeated line adds no evidence: logs repeat a lot. Short ones are cheap and may mean
@@ -108,12 +127,27 @@ class Reader:
             self._seen.add(key)
         low = line.lower()
         self.values.line_no = self.lines
+        notice = se.noise(low) if _NOISE_WORD.search(low) else None
+        if notice:  # a harmless notice, by name: never evidence of a failure
+            self.noise[notice] = self.noise.get(notice, 0) + 1
+            if self.source == "explain":
+                self.values.feed(line, low, self.lines)
+            return
         self._module_error(line, low)
+        if "keras" in low or self._keras3_frame_at is not None:
+            self._keras3(line, low)
         here: set[tuple[str, Any]] = set()
+        found = [{**codes.item(code), "line": self.lines, "text": line[:QUOTE]}
+                 for code in codes.in_line(line, low)] if _CODE_WORD.search(low) else []
+        # the code says what failed, unless it is only a program's error ("could not create cudnn handle:
+        # CUDNN_STATUS_NOT_SUPPORTED" is still cuDNN failing to start)
+        apis = {se.BY_NAME[i["code"]].api for i in found if not i.get("reason")}
         for sig, m in ev.match_line(line, low):
-            item = _item(sig, m, line, self.lines)
-            if item is None:
+            if _SAID_BY_CODE.get(sig.kind) in apis:
                 continue
+            found.append(_item(sig, m, line, self.lines))
+        _optional_dependencies(found)
+        for item in found:
             key = (item["kind"], item.get("library") or item.get("error") or item.get("status"))
             if key in here:  # two spellings of one failure on one line are one piece of evidence
                 continue
@@ -124,6 +158,10 @@ class Reader:
             self.counts[item["kind"]] = count + 1
             if count < MAX_ITEMS_PER_KIND:
                 self.items.append(item)
+        if not here and is_error(line, severe_prefix):
+            self.unrecognized_count += 1
+            if len(self.unrecognized) < MAX_UNRECOGNIZED:
+                self.unrecognized.append({"line": self.lines, "text": line[:QUOTE]})
         if self.source == "explain":
             self.values.feed(line, low, self.lines)
 
@@ -140,6 +178,22 @@ class Reader:
                 self.items.append({"kind": "tf-missing", "line": self.lines, "text": line[:QUOTE]})
                 self.counts["tf-missing"] = self.counts.get("tf-missing", 0) + 1
 
+    def _keras3(self, line: str, low: str) -> None:
+        """An API error at the end of a traceback through Keras 3's keras/src/ frames."""
+        if "src" in low and _KERAS3_FRAME.search(line):
+            self._keras3_frame_at = self.lines
+            return
+        if self._keras3_frame_at is None:
+            return
+        if self.lines - self._keras3_frame_at > KERAS3_WINDOW:
+            self._keras3_frame_at = None
+        elif "error" in low and _API_ERROR.match(line):
+            self._keras3_frame_at = None
+            if self.counts.get("keras3", 0) < MAX_ITEMS_PER_KIND:
+                self.items.append({"kind": "keras3", "line": self.lines, "text": line[:QUOTE],
+                                   "via": "keras/src traceback"})
+            self.counts["keras3"] = self.counts.get("keras3", 0) + 1
+
     def _item_values(self, item: dict[str, Any]) -> None:
         """Values an evidence line states outright (versions TensorFlow printed in its error)."""
         from tfdoctor.versions import cudnn_from_int
@@ -152,6 +206,10 @@ class Reader:
                             cudnn_from_int(str(item.get("compiled", ""))), 6)
         elif item["kind"] == "lib-mismatch" and item.get("kernel"):
             self.values.set("system.proc_driver_version", item["kernel"], 5)
+            self.values.set("system.libcuda_version", item.get("library"), 5)
+        elif item["kind"] == "nvml-error":  # NVML's own answer, as the nvml probe would record it
+            self.values.set("nvml.error_kind", "no-permission", 6)
+            self.values.set("nvml.error", str(item["text"])[:200], 6)
 
     def facts(self) -> dict[str, Any]:
         log: dict[str, Any] = {
@@ -159,6 +217,9 @@ class Reader:
             "lines_read": self.lines,
             "evidence": self.items,
             "counts": dict(self.counts),
+            "noise": dict(self.noise),
+            "unrecognized": self.unrecognized,
+            "unrecognized_count": self.unrecognized_count,
         }
         if self.source != "explain":
             return {"log": log}
@@ -187,7 +248,7 @@ class Reader:
 
 # CUDA errors about the devices, not the driver's pieces: no version skew explains them (and on WSL2
 # nvidia-smi's own version always differs from the Windows driver's).
-_DEVICE_ERRORS = frozenset({"NO_DEVICE", "DEVICES_UNAVAILABLE", "INVALID_DEVICE", "OUT_OF_MEMORY",
+_DEVICE_ERRORS = frozenset({"NO_DEVICE", "DEVICE_UNAVAILABLE", "INVALID_DEVICE", "OUT_OF_MEMORY",
                             "ILLEGAL_ADDRESS", "LAUNCH_FAILED", "NO_BINARY_FOR_GPU", "INVALID_PTX",
                             "UNSUPPORTED_PTX_VERSION", "MISALIGNED_ADDRESS", "ILLEGAL_INSTRUCTION"})
 

@@ -1,10 +1,10 @@
 """Evidence in a log: the mechanisms that failed, named once whatever the wording.
 
-A signature names a *mechanism* (a library that did not load, a CUDA error, a cuDNN status, an
-out-of-memory), not a finding id: the checks decide what it means, together with the facts. The
-CUDA driver and runtime report the same errors under three spellings (CUDA_ERROR_NO_DEVICE,
-cudaErrorNoDevice, "no CUDA-capable device is detected") and TensorFlow prints numeric codes
-("UNKNOWN ERROR (303)"): all become one error name here.
+A signature names a *mechanism* (a library that did not load, a cuDNN handle that could not be
+created, an out-of-memory), not a finding id: the checks decide what it means, together with the
+facts. The stack's error *codes* (CUDA_ERROR_NO_DEVICE, cudaErrorNoDevice, "no CUDA-capable device is
+detected", NVML_ERROR_NO_PERMISSION, CUDNN_STATUS_*, CUBLAS_STATUS_*, ncclSystemError) are not
+sentences: tfdoctor/logs/codes.py reads them through one table (tfdoctor/stackerrors.py).
 
 Each signature is gated by lower-case anchor substrings (a cheap `in` test) before its regex runs;
 every regex is bounded, so a hostile 4 KB line costs a few linear scans.
@@ -30,61 +30,6 @@ def _sig(kind: str, anchors: str | tuple[str, ...], pattern: str, fields: tuple[
          flags: int = re.IGNORECASE, **data: Any) -> Signature:
     anchors = (anchors,) if isinstance(anchors, str) else anchors
     return Signature(kind, anchors, re.compile(pattern, flags), fields, data)
-
-
-# CUDA error names: the driver API's CUDA_ERROR_X, the runtime's cudaErrorX and their messages.
-# Numeric codes from the CUDA driver API (cuda.h, CUresult).
-CUDA_CODES = {
-    "1": "INVALID_VALUE", "2": "OUT_OF_MEMORY", "3": "NOT_INITIALIZED", "34": "STUB_LIBRARY",
-    "35": "INSUFFICIENT_DRIVER", "46": "DEVICES_UNAVAILABLE", "100": "NO_DEVICE", "101": "INVALID_DEVICE",
-    "200": "INVALID_IMAGE", "209": "NO_BINARY_FOR_GPU", "218": "INVALID_PTX",
-    "222": "UNSUPPORTED_PTX_VERSION",
-    "303": "SHARED_OBJECT_INIT_FAILED", "400": "INVALID_HANDLE", "700": "ILLEGAL_ADDRESS",
-    "715": "ILLEGAL_INSTRUCTION", "716": "MISALIGNED_ADDRESS", "719": "LAUNCH_FAILED",
-    "803": "SYSTEM_DRIVER_MISMATCH", "804": "COMPAT_NOT_SUPPORTED_ON_DEVICE", "999": "UNKNOWN",
-}
-# cudaGetErrorString / cuGetErrorString texts -> the same names.
-CUDA_MESSAGES = {
-    "no cuda-capable device is detected": "NO_DEVICE",
-    "all cuda-capable devices are busy or unavailable": "DEVICES_UNAVAILABLE",
-    "cuda-capable device(s) is/are busy or unavailable": "DEVICES_UNAVAILABLE",
-    "cuda driver version is insufficient for cuda runtime version": "INSUFFICIENT_DRIVER",
-    "forward compatibility was attempted on non supported hw": "COMPAT_NOT_SUPPORTED_ON_DEVICE",
-    "system has unsupported display driver / cuda driver combination": "SYSTEM_DRIVER_MISMATCH",
-    "no kernel image is available for execution on the device": "NO_BINARY_FOR_GPU",
-    "device kernel image is invalid": "INVALID_IMAGE",
-    "the provided ptx was compiled with an unsupported toolchain": "UNSUPPORTED_PTX_VERSION",
-    "a ptx jit compilation failed": "INVALID_PTX",
-    "an illegal memory access was encountered": "ILLEGAL_ADDRESS",
-    "an illegal instruction was encountered": "ILLEGAL_INSTRUCTION",
-    "misaligned address": "MISALIGNED_ADDRESS",
-    "unspecified launch failure": "LAUNCH_FAILED",
-    "cuda driver is a stub library": "STUB_LIBRARY",
-    "cudageterrorstring symbol": "INSUFFICIENT_DRIVER",
-}
-_CAMEL = {  # cudaErrorX -> X in the driver API's spelling, where they differ
-    "MEMORYALLOCATION": "OUT_OF_MEMORY", "NOKERNELIMAGEFORDEVICE": "NO_BINARY_FOR_GPU",
-    "INSUFFICIENTDRIVER": "INSUFFICIENT_DRIVER", "NODEVICE": "NO_DEVICE", "ILLEGALADDRESS": "ILLEGAL_ADDRESS",
-    "LAUNCHFAILURE": "LAUNCH_FAILED", "DEVICESUNAVAILABLE": "DEVICES_UNAVAILABLE",
-    "SYSTEMDRIVERMISMATCH": "SYSTEM_DRIVER_MISMATCH",
-    "COMPATNOTSUPPORTEDONDEVICE": "COMPAT_NOT_SUPPORTED_ON_DEVICE",
-    "INITIALIZATIONERROR": "NOT_INITIALIZED", "UNKNOWN": "UNKNOWN", "STUBLIBRARY": "STUB_LIBRARY",
-    "INVALIDPTX": "INVALID_PTX", "UNSUPPORTEDPTXVERSION": "UNSUPPORTED_PTX_VERSION",
-    "INVALIDDEVICEFUNCTION": "NO_BINARY_FOR_GPU", "MISALIGNEDADDRESS": "MISALIGNED_ADDRESS",
-    "ILLEGALINSTRUCTION": "ILLEGAL_INSTRUCTION",
-}
-
-
-def cuda_error_name(raw: str) -> str | None:
-    """'CUDA_ERROR_NO_DEVICE' | 'cudaErrorNoDevice' | '(303)' | a message -> 'NO_DEVICE' style."""
-    text = raw.strip()
-    if text.upper().startswith("CUDA_ERROR_"):
-        return text[11:].upper()
-    if text.startswith("cudaError"):
-        return _CAMEL.get(text[9:].upper())
-    if text.isdigit():
-        return CUDA_CODES.get(text)
-    return CUDA_MESSAGES.get(text.lower())
 
 
 # Library families TensorFlow dlopens, by file stem (Linux sonames and Windows DLL names).
@@ -117,8 +62,6 @@ SIGNATURES: tuple[Signature, ...] = (
          why="kernel"),
     _sig("no-driver", "driver was not detected", r"NVIDIA Driver was not detected", why="container"),
     _sig("no-driver", "no nvidia driver", r"found no NVIDIA driver on your system", why="kernel"),
-    _sig("no-driver", ("driver not loaded", "nvml_error_driver_not_loaded"),
-         r"NVML: Driver Not Loaded|NVML_ERROR_DRIVER_NOT_LOADED|Driver Not Loaded", why="kernel"),
     _sig("no-driver", "nvidia-smi", r"nvidia-smi'?:? (?:command )?not found|'nvidia-smi' is not recognized",
          why="smi-missing"),
     _sig("no-driver", ("no nvidia gpu", "no nvidia graphics", "no nvidia devices"),
@@ -134,9 +77,30 @@ SIGNATURES: tuple[Signature, ...] = (
          r"(?:Kernel driver in use|module)\W{0,4}nouveau|^nouveau\s+\d", why="nouveau"),
     _sig("no-driver", "libcuda", r"libcuda reported version is: Not found|Failed to find libcuda",
          why="libcuda"),
+    # --- containers: the runtime that hands the host's GPU and driver to a container ---------------
+    # docker without the NVIDIA runtime (--gpus needs the container toolkit), podman/CDI without a spec
+    _sig("no-driver",
+         ("with capabilities: [[gpu", "unknown or invalid runtime name", "unknown runtime specified"),
+         r"could not select device driver \\{0,3}\"\w{0,20}\\{0,3}\" with capabilities: "
+         r"\[\[gpu[\w ]{0,40}\]\]|"
+         r"unknown or invalid runtime name: nvidia|Unknown runtime specified nvidia",
+         why="container-runtime"),
+    _sig("no-driver", "cdi device",
+         r"unresolvable CDI devices?|failed to inject CDI devices|CDI device injection failed", why="cdi"),
+    # the toolkit refuses an image whose CUDA needs a newer host driver (NVIDIA_REQUIRE_CUDA)
+    _sig("container-cuda", "unsatisfied condition",
+         r"requirement error: unsatisfied condition: cuda\s{0,2}>=?\s{0,2}(\d{1,2}\.\d{1,2})", ("need",)),
+    # the CUDA toolkit's link-time stub libcuda reached at run time (ldd/ldconfig, LD_LIBRARY_PATH)
+    _sig("stub-libcuda", "stubs",
+         r"libcuda\.so(?:\.1)?\s{0,4}(?:\([^)]{0,40}\)\s{0,4})?=>\s{0,4}\S{0,200}/stubs/libcuda\.so|"
+         r"(?:^|[=:\s])/\S{0,120}/lib(?:64)?/stubs/?(?::|\s|$)"),
+    # the toolkit cannot mount the host's driver library over the image's own copy
+    _sig("image-driver-lib", "file exists",
+         r"mount error: file creation failed: \S{0,300}?/"
+         r"(lib(?:cuda|nvidia-[\w-]{1,30})\.so(?:\.\d{1,6}){0,4}): file exists", ("library",)),
     # --- user-space driver library and kernel module disagree ------------------------------------
     _sig("lib-mismatch", "mismatch",
-         r"Driver/library version mismatch|NVML_ERROR_LIB_RM_VERSION_MISMATCH|"
+         r"Driver/library version mismatch|"
          r"API mismatch: the NVIDIA kernel module"
          r"(?: has version (\d{3}\.\d{1,3}(?:\.\d{1,3})?))?"
          r"(?:.{0,80}?component has version (\d{3}\.\d{1,3}(?:\.\d{1,3})?))?",
@@ -145,13 +109,8 @@ SIGNATURES: tuple[Signature, ...] = (
          r"kernel version (\d{3}\.\d{1,3}(?:\.\d{1,3})?) does not match DSO version "
          r"(\d{3}\.\d{1,3}(?:\.\d{1,3})?)",
          ("kernel", "library")),
-    _sig("lib-mismatch", "rm_version_mismatch", r"LIB_RM_VERSION_MISMATCH"),
-    # --- CUDA errors, whatever the spelling --------------------------------------------------------
+    # --- CUDA's initialisation (its error codes: tfdoctor/logs/codes.py) ----------------------------
     _sig("cuinit", "cuinit", r"(?:failed call to|call to) cuInit(?: result)?:? ?(.{0,160})", ("rest",)),
-    _sig("cuda-error", "cuda_error_", r"\bCUDA_ERROR_([A-Z_]{3,40})\b", ("upper",)),
-    _sig("cuda-error", "cudaerror", r"\bcudaError([A-Za-z]{3,40})\b", ("camel",)),
-    _sig("cuda-error", tuple(CUDA_MESSAGES), "(" + "|".join(re.escape(m) for m in CUDA_MESSAGES) + ")",
-         ("message",)),
     _sig("driver-cuda-older", "older than the ptx compiler",
          r"driver's CUDA version is (\d{1,2}\.\d{1,2}) which is older than the PTX compiler version "
          r"(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)", ("driver_cuda", "need")),
@@ -164,23 +123,28 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("cudnn-version", ("cudnn library", "but source was compiled with"),
          r"(?<![\d.])(\d[\d.]{0,12})(?:\s{0,4}\(compatibility version \d{1,8}\))?"
          r"\s{0,4}but source was compiled with:?\s{0,4}(\d[\d.]{0,12}\d)", ("loaded", "compiled")),
-    _sig("cudnn-failed", "cudnn_status_", r"CUDNN_STATUS_([A-Z_]{3,40})", ("status",)),
     _sig("cudnn-failed", ("cudnn handle", "dnn library initialization failed", "cudnn failed to initialize",
                           "cudnn launch failure"),
          r"Could not create cudnn handle|DNN library initialization failed|cuDNN failed to initialize|"
          r"cuDNN launch failure", status="INIT"),
     _sig("cublas-failed", ("cublas", "blas"),
-         r"failed to create cublas handle|CUBLAS_STATUS_([A-Z_]{3,40})|Blas \w{0,12}GEMM launch failed|"
+         r"failed to create cublas handle|Blas \w{0,12}GEMM launch failed|"
          r"BLAS operation using StreamExecutor without BLAS support|"
-         r"cublas (?:handle|library) (?:was )?not initialized",
-         ("status",)),
+         r"cublas (?:handle|library) (?:was )?not initialized"),
     # --- memory -----------------------------------------------------------------------------------
-    _sig("oom", ("oom", "exhausted", "out of memory", "out_of_memory", "alloc_failed", "memoryallocation",
-                 "failed to allocate"),
+    _sig("oom", ("oom", "exhausted", "out of memory", "failed to allocate"),
          r"\bOOM when allocating|ResourceExhaustedError|RESOURCE_EXHAUSTED|Resource exhausted|"
          r"Out of memory while trying to allocate|"
-         r"CUDA_ERROR_OUT_OF_MEMORY|CUDNN_STATUS_ALLOC_FAILED|CUBLAS_STATUS_ALLOC_FAILED|cudaErrorMemoryAllocation|"
-         r"CUDA (?:runtime )?error: out of memory|failed to allocate .{1,40} from device"),
+         r"failed to allocate .{1,40} from device"),
+    # the BFC allocator's dump, printed only when an allocation failed: it may be all a paste shows
+    # (its "ran out of memory ... The caller indicates that this is not a failure" warning is not)
+    _sig("oom", ("total chunks", "sum total of in-use chunks", "see logs for memory state",
+                 "current allocation summary follows", "requested by op", "bfcallocator dump for",
+                 " of size "),
+         r"^Bin \(\d{1,12}\):\s{0,20}Total Chunks: \d|^Sum Total of in-use chunks|^BFCAllocator dump for|"
+         r"^(?:InUse|Free) at [0-9a-fA-F]{6,16} (?:next -?\d{1,12} )?of size \d|"
+         r"ran out of memory trying to allocate [^\n]{0,80}?(?:See logs for memory state|"
+         r"Current allocation summary follows|requested by op)"),
     _sig("memory-free", "freememory",
          r"totalMemory:\s{0,3}(\d{1,6}(?:\.\d{1,3})?)\s{0,2}([GM]i?B)\s{1,4}freeMemory:\s{0,3}(\d{1,6}(?:\.\d{1,3})?)"
          r"\s{0,2}([GM]i?B)", ("total", "total_unit", "free", "free_unit")),
@@ -228,7 +192,6 @@ SIGNATURES: tuple[Signature, ...] = (
          r"ptxas too old|ptxas does not support CC|Your CUDA software stack is old", soft=True),
     # --- NCCL -------------------------------------------------------------------------------------
     _sig("nccl-error", "nccl",
-         r"nccl(?:InternalError|SystemError|UnhandledCudaError|InvalidUsage|InvalidArgument|RemoteError)|"
          r"NCCL (?:error|failure)|NCCL communication aborted|ncclCommInitRank failed|"
          r"NCCL operation \w{1,40} failed|"
          r"nccl\w{0,20}\.cc:\d{1,6}\s{0,2}:?\s{0,2}(?:Internal|Unknown|Unavailable)\w{0,20}:"),
@@ -241,6 +204,14 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("nccl-unsupported", "ncclallreduce",
          r"No OpKernel was registered to support Op '?Nccl\w{0,20}|Op type not registered '?Nccl\w{0,20}"),
     _sig("nccl-unsupported", "nccl", r"NCCL is not (?:supported|available) on (?:Windows|this platform)"),
+    # --- the cluster TensorFlow was told about (TF_CONFIG, a ClusterSpec) --------------------------
+    _sig("cluster-config", ("was not defined in job", "is not a valid task_type", "task type must be worker"),
+         r"Task (\d{1,6}) was not defined in job \\?\"?(\w{1,40})|"
+         r"(\w{1,40}) is not a valid task_type in the cluster|"
+         r"If \"cluster\" is not set in TF_CONFIG, task type must be WORKER",
+         ("index", "job", "task_type"), problem="task"),
+    _sig("cluster-config", "could not parse port for local server",
+         r"Could not parse port for local server from \"?([^\"\s]{0,80})", ("address",), problem="address"),
     # --- the GPU itself -----------------------------------------------------------------------------
     _sig("xid", "xid", r"\bXid\b.{0,40}?\):? (\d{1,3})\b", ("code",)),
     _sig("gpu-lost", ("fallen off the bus", "gpu is lost", "unable to determine the device handle"),
@@ -260,21 +231,33 @@ SIGNATURES: tuple[Signature, ...] = (
          r"module compiled against (?:API|ABI) version|numpy\.(?:dtype|ndarray) size changed|"
          r"_ARRAY_API not found|"
          r"NumPy 2\.\d{1,2}\.\d{1,2} as it may crash|numpy\.core\.umath failed to import"),
-    _sig("protobuf", ("descriptors cannot", "google.protobuf", "protobuf", "protocol buffer"),
+    # code written for an older NumPy meeting a newer one: aliases removed in NumPy 1.24 and 2.0
+    _sig("numpy-abi", ("was removed in the numpy", "module 'numpy' has no attribute"),
+         r"`np\.\w{1,20}` was removed in the NumPy 2\.0 release|"
+         r"module 'numpy' has no attribute '(?:object|bool|int|float|complex|str|long|unicode)'"),
+    _sig("protobuf", ("descriptors cannot", "google.protobuf", "protobuf", "protocol buffer",
+                      "messagefactory", "symboldatabase", "descriptorpool"),
          r"Descriptors cannot (?:not )?be created directly|"
          r"cannot import name '\w{1,40}' from 'google\.protobuf|"
          r"Protobuf (?:Gencode|gencode) version|Detected (?:mismatched|incompatible) Protobuf|"
          r"(?:requires|compiled against) version [\d.]{1,12} of the Protocol Buffer runtime library|"
          r"Couldn't build proto file into descriptor pool|"
-         r"module 'google\.protobuf\.\w{1,40}' has no attribute"),
+         r"module 'google\.protobuf\.\w{1,40}' has no attribute|"
+         # protobuf 6 (5.x deprecations removed) under code generated for an older one
+         r"'(?:MessageFactory|SymbolDatabase|DescriptorPool)' object has no attribute '\w{1,40}'"),
     _sig("keras3", ("kerastensor", "keras 3", "keras core", "tf_keras", "legacy_keras", "keras.src",
-                    "keras.engine", "keras_tensor"),
+                    "keras.engine", "keras_tensor", "unrecognized keyword arguments passed to",
+                    "not recognized: {"),
          r"A KerasTensor (?:cannot|is symbolic)|"
          r"KerasTensor.{0,60}(?:cannot be used|not allowed|is not supported)|"
          r"Keras (?:3|Core) only supports|only supports V3 `?\.keras|TF_USE_LEGACY_KERAS|"
          r"No module named '?keras\.(?:engine|src\.engine|legacy|layers\.experimental|wrappers)|"
          r"`?keras\.\w{1,40}`? (?:is|was) (?:removed|not available) in Keras 3|in Keras 3|"
-         r"(?:install|use) `?tf_keras`?|from keras\.src"),
+         r"(?:install|use) `?tf_keras`?|from keras\.src|"
+         # Keras 3's own modules (keras/src, and keras/_tf_keras behind tf.keras) lacking a Keras 2 name
+         r"module '(?:keras\._tf_keras|keras\.src)[\w.]{0,60}' has no attribute|"
+         # Keras 3's own refusals of Keras 2 arguments (layer.py, base_optimizer.py), even without frames
+         r"Unrecognized keyword arguments passed to \w{1,60}:|Argument\(s\) not recognized: \{"),
     _sig("tf-missing", "no module named",
          r"No module named ['\"]?tensorflow['\"]?(?![\w-]|\.\w)"),
     _sig("tf-native-failed", ("native tensorflow runtime", "_pywrap_tensorflow", "dll load failed"),

@@ -73,6 +73,10 @@ RE_DIST_DASH = re.compile(r"\b(tensorflow(?:[-_](?:gpu|cpu|intel))?)-(\d{1,2}\.\
                           r"\d{1,10})?)(?![\d-])", re.IGNORECASE)
 RE_DIST_SPACE = re.compile(r"\b(tensorflow(?:-gpu|-cpu|-intel)?) (\d{1,2}\.\d{1,3}\.\d{1,3}\S{0,12}) "
                            r"(?:requires|has requirement|depends on)")
+# a `pip freeze` row; pip's resolver names installed distributions ("tensorflow-gpu 2.11.0 requires ...")
+RE_FREEZE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60})==(\d{1,4}(?:\.[0-9A-Za-z+!]{1,12}){0,5})$")
+RE_REQUIRER = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60}) (\d{1,4}(?:\.[0-9A-Za-z+!]{1,12}){0,5}) "
+                         r"(?:requires|has requirement) ")
 RE_INSTALLED = re.compile(r"\b([A-Za-z][A-Za-z0-9._-]{0,60})-(\d{1,4}(?:\.[0-9A-Za-z+]{1,12}){0,5})\b")
 RE_WHEEL = re.compile(r"\b(" + _TF_DISTS.replace("-", "_") + r"|" + _TF_DISTS + r")-"
                       r"(\d{1,2}\.\d{1,3}\.\d{1,3}"
@@ -143,7 +147,19 @@ RE_NO_GPUS = re.compile(r"\bGPUs?\b[^\n\[]{0,60}[?:=]\s{0,3}\[\]\s{0,3}$|"
                         r"(?:#\s{0,3})?(?:->|=>|:)?\s{0,3}\[\]")
 RE_PHYSICAL_GPU = re.compile(r"PhysicalDevice\(name='/physical_device:GPU:(\d{1,3})'")
 RE_ADDING_VISIBLE = re.compile(r"Adding visible gpu devices?: ([\d, ]{1,200})$")
-RE_CVD = re.compile(r"CUDA_VISIBLE_DEVICES['\"\]]{0,2}\s{0,3}[=:]\s{0,3}['\"\[]?([\w,.-]{0,60})")
+RE_CVD = re.compile(r"CUDA_VISIBLE_DEVICES['\"\]]{0,2}\s{0,3}[=:]\s{0,3}(['\"\[]?)([\w,.-]{0,60})(['\"\]]?)")
+# nvidia-smi's table: the third row of a GPU ends with its MIG mode; the MIG devices table lists instances
+RE_SMI_MIG_MODE = re.compile(r"^\|[^|]{0,80}\|[^|]{0,80}\|\s{0,40}(Enabled|Disabled)(\*?)\s{0,4}\|$")
+RE_SMI_MIG_ROW = re.compile(r"^\|\s{0,4}(\d{1,2})\s{1,6}(\d{1,3})\s{1,6}(\d{1,3})\s{1,6}(\d{1,3})\s{0,4}\|"
+                            r"\s{0,20}\d{1,7}MiB\s{0,3}/\s{0,3}(\d{1,7})MiB")
+RE_SMI_L_MIG = re.compile(r"^MIG (\d{1,2}g\.\d{1,4}gb)\s{1,10}Device\s{1,4}(\d{1,2}): "
+                          r"\(UUID: (MIG-[\w/-]{1,80})\)")
+# TF_CONFIG as set or printed: `export TF_CONFIG='{...}'`, `TF_CONFIG={...}`, a Python dict in
+# os.environ["TF_CONFIG"] = json.dumps({...}), Estimator's "TF_CONFIG environment variable: {...}"
+RE_TF_CONFIG = re.compile(r"TF_CONFIG['\"\]]{0,2}(?: environment variable)?\s{0,3}[=:]\s{0,3}"
+                          r"(?:json\.dumps\(\s{0,3})?(['\"]?)\s{0,3}(\{.*)")
+RE_K8S_VALUE = re.compile(r"^-?\s{0,3}value:\s{0,3}(['\"]?)\s{0,3}(\{.*)")  # under `- name: TF_CONFIG`
+MAX_TF_CONFIG_LINES = 60
 # what a template field adds to the OS: its own hint "(e.g., Linux Ubuntu 16.04)", a "(WSL)" note
 RE_OS_NOTE = re.compile(r"\s{0,3}\((?:e\.g\.?,?|WSL ?2?\b)[^()]{0,60}\)", re.IGNORECASE)
 RE_OS = re.compile(
@@ -164,7 +180,8 @@ RE_KERNEL = re.compile(r"\b(\d\.\d{1,2}\.\d{1,3}(?:-\d{1,5})?(?:\.\d{1,5})?-"
 RE_WINDOWS = re.compile(
     r"(?:^|[\s'\"(=])[A-Za-z]:\\|\b(?:cudart|cublas|cudnn|cufft|curand|cusolver|cusparse)64_\d{1,4}\.dll|"
     r"\bnvcuda\.dll|"
-    r"^PS [A-Za-z]:\\|\bWDDM\b|\btensorflow-intel\b|\bwin_amd64\b|\bwin32\b|\bWin(?:dows)? ?(?:7|8|10|11)\b|"
+    r"^PS [A-Za-z]:\\|\bWDDM\b|\btensorflow[-_]intel\b|\bwin_amd64\b|\bwin32\b|"
+    r"\bWin(?:dows)? ?(?:7|8|10|11)\b|"
     r"(?:^|\s)\.\\tensorflow[/\\]|"  # TensorFlow's Windows builds log sources as .\tensorflow/core/...
     r"\\(?:Lib\\)?site-packages\\|\\AppData\\(?:Local|Roaming)\\",  # backslash paths without a drive
     re.IGNORECASE,
@@ -191,10 +208,12 @@ RE_CONDA = re.compile(r"\b(?:ana|mini|mamba|micro)(?:conda|forge)3?\b|/envs/\w|"
                       r"conda (?:install|activate|create)|"
                       r"\|Anaconda", re.IGNORECASE)
 RE_CONTAINER = re.compile(r"docker run\b|nvidia-docker|/\.dockerenv|\bdocker exec\b|podman run\b|"
-                          r"^== TensorFlow ==$|"
+                          r"^== TensorFlow ==$|nvidia-container-cli\b|Error response from daemon\b|"
+                          r"OCI runtime (?:create )?failed|\bCDI devices?\b|Emulate Docker CLI|"
+                          r"\b(?:docker|podman) (?:container|image)\b|"
                           r"NVIDIA Release \d\d\.\d\d", re.IGNORECASE)
-_WINDOWS_KEYS = (":\\", ".dll", "wddm", "win", "tensorflow-intel", "ps ", ".\\tensorflow", "\\site-packages",
-                 "\\appdata")
+_WINDOWS_KEYS = (":\\", ".dll", "wddm", "win", "tensorflow-intel", "tensorflow_intel", "ps ", ".\\tensorflow",
+                 "\\site-packages", "\\appdata")
 _LINUX_KEYS = (".so", "/", "linux", "ubuntu", "centos", "debian", "fedora", "rhel", "rocky", "numa", "nvrm",
                "nixos", "nccl info", ".sh",
                "dmesg", "modprobe", "lsmod", "ld_library_path", "@")
@@ -203,6 +222,43 @@ _OS_KEYS = ("ubuntu", "centos", "rocky", "red hat", "fedora", "debian", "windows
             "arch linux", "pop!_os", "mint", "macos")
 _INTEREST = ("tensorflow", "tf-nightly", "tf-keras", "tf_keras", "keras", "numpy", "protobuf", "nvidia-",
              "jax", "torch", "ml-dtypes", "tensorrt", "h5py")
+
+
+def tf_config_value(text: str, quote: str) -> str | None:
+    """The JSON TF_CONFIG holds, from the text after `TF_CONFIG=` (JSON, or a Python dict literal as
+    code and Estimator's log print it); a quoted shell value that is not JSON is kept as written (that
+    is what the variable holds), code that builds the dict from variables is not a value."""
+    import ast
+    import json
+
+    end = _closing_brace(text)
+    body = text[:end] if end else text
+    try:
+        return json.dumps(json.loads(body))
+    except (ValueError, RecursionError):
+        pass
+    try:
+        data = ast.literal_eval(body)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        data = None
+    if isinstance(data, dict):
+        return json.dumps(data)
+    if quote and end:
+        return body  # e.g. export TF_CONFIG='{"cluster": {worker: [...]}}': invalid JSON, as set
+    return None
+
+
+def _closing_brace(text: str) -> int:
+    """The end of the first balanced {...} in text (0 when it never closes)."""
+    depth = 0
+    for i, ch in enumerate(text):
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    return 0
 
 
 def _mib(value: str, unit: str) -> int:
@@ -254,13 +310,15 @@ class Values:
         self._heading: str | None = None
         self._found: int | None = None
         self._last_smi: int | None = None
+        self._smi_gpu: int | None = None  # the GPU whose table rows (or -L lines) are being read
+        self._tf_config: list[str] | None = None  # a TF_CONFIG value spread over lines
         self._query_device: int | None = None
         self._prev = ""
         self.line_no = 0
 
     # -- recording
-    def set(self, key: str, value: Any, priority: int) -> None:
-        if value is None or value == "":
+    def set(self, key: str, value: Any, priority: int, empty: bool = False) -> None:
+        if value is None or value == "" and not empty:
             return
         old = self.values.get(key)
         if old is None or priority > old[1] and not _refines(old[0], value):
@@ -271,6 +329,19 @@ class Values:
     def get(self, key: str) -> Any:
         held = self.values.get(key)
         return held[0] if held else None
+
+    def _mig_device(self, gpu_index: int, index: int, **known: Any) -> None:
+        """A MIG instance nvidia-smi lists (its table or -L): MIG is on for that GPU."""
+        self._gpu(self.smi_gpus, gpu_index)
+        gpu = self.smi_gpus.get(gpu_index)
+        if gpu is None:
+            return
+        mig = gpu.setdefault("mig", {})
+        mig["current"] = True
+        devices = mig.get("devices") or []
+        if len(devices) < MAX_GPUS and not any(d.get("index") == index for d in devices):
+            devices.append({"index": index, **known})
+        mig["devices"] = devices
 
     def _gpu(self, table: dict[int, dict[str, Any]], index: int, **known: Any) -> None:
         if len(table) >= MAX_GPUS and index not in table:
@@ -285,8 +356,10 @@ class Values:
         if not any(name.startswith(p) for p in _INTEREST) or len(self.dists) >= MAX_DISTS:
             return
         self.dists.setdefault(name, version)
-        if re.fullmatch(_TF_DISTS, name) and name != "tensorflow-intel":
-            self.set("tensorflow.version", version, priority)
+        if re.fullmatch(_TF_DISTS, name):
+            # tensorflow-intel is what `tensorflow` installs on Windows, at its version: a list that shows
+            # only it still shows TensorFlow's version
+            self.set("tensorflow.version", version, priority - (name == "tensorflow-intel"))
 
     # -- per line
     def feed(self, line: str, low: str, line_no: int) -> None:
@@ -318,6 +391,10 @@ class Values:
             self._tensorflow(line, low)
         if "python" in low or "-cp" in low or "\\py\\" in low:
             self._python(line, low)
+        if " requires " in low or " has requirement " in low:
+            m = RE_REQUIRER.match(line)
+            if m:
+                self._dist(m.group(1), m.group(2), 4)
         if ("==" in line or "successfully installed" in low
                 or RE_PIP_ROW.match(line[2:] if line.startswith("- ") else line)):
             self._packages(line, low)
@@ -331,8 +408,29 @@ class Values:
             self._gpu_lines(line, low)
         if line.startswith("|"):
             self._smi_table(line)
+        if self._tf_config is not None or "tf_config" in low or self._prev.endswith("tf_config"):
+            self._tf_config_line(line)
         self._platform(line, low)
         self._prev = low
+
+    def _tf_config_line(self, line: str) -> None:
+        """TF_CONFIG's value, on one line or spread over several (braces counted, bounded)."""
+        if self._tf_config is None:
+            m = RE_TF_CONFIG.search(line) or (RE_K8S_VALUE.match(line) if self._prev.endswith("tf_config")
+                                              else None)
+            if not m:
+                return
+            self._tf_config = [m.group(1), m.group(2)[:3000]]
+        else:
+            self._tf_config.append(line)
+        quote, text = self._tf_config[0], " ".join(self._tf_config[1:])
+        depth = text.count("{") - text.count("}")
+        if depth > 0 and len(self._tf_config) <= MAX_TF_CONFIG_LINES and len(text) < 8000:
+            return
+        self._tf_config = None
+        value = tf_config_value(text, quote)
+        if value is not None:
+            self.set("system.env.TF_CONFIG", value, 4)
 
     def _labeled(self, line: str) -> None:
         """'label: value' lines a person types: the driver, nvidia-smi's CUDA, nvcc, cuDNN."""
@@ -454,6 +552,10 @@ class Values:
             for pm in RE_INSTALLED.finditer(line[line.lower().index("successfully installed") + 22:]):
                 self._dist(pm.group(1), pm.group(2), 5)
             return
+        m = RE_FREEZE.match(line)
+        if m:  # a `pip freeze` row is an installed distribution, like a `pip list` row
+            self._dist(m.group(1), m.group(2), 5)
+            return
         for pm in RE_PIP_EQ.finditer(line):
             name = pm.group(1).lower()
             if name.startswith(("tensorflow", "tf-")) or name == "tf":
@@ -530,7 +632,12 @@ class Values:
             self._gpu(self.smi_gpus, self._query_device, compute_capability=f"{m.group(1)}.{m.group(2)}")
         m = RE_SMI_L.search(line)
         if m:
-            self._gpu(self.smi_gpus, int(m.group(1) or m.group(3)), name=m.group(2) or m.group(4))
+            self._smi_gpu = int(m.group(1) or m.group(3))
+            self._gpu(self.smi_gpus, self._smi_gpu, name=m.group(2) or m.group(4))
+        elif low.startswith("mig ") and self._smi_gpu is not None:
+            m = RE_SMI_L_MIG.match(line)
+            if m:
+                self._mig_device(self._smi_gpu, int(m.group(2)), profile=m.group(1), uuid=m.group(3))
         m = RE_PRODUCT.match(line)
         if m:
             self._gpu(self.smi_gpus, len(self.smi_gpus), name=m.group(1))
@@ -552,7 +659,21 @@ class Values:
         if m:
             idx = int(m.group(1))
             self._gpu(self.smi_gpus, idx, name=m.group(2))
-            self._last_smi = idx
+            self._last_smi = self._smi_gpu = idx
+            return
+        m = RE_SMI_MIG_MODE.match(line)
+        if m and self._smi_gpu is not None:
+            gpu = self.smi_gpus.get(self._smi_gpu)
+            if gpu is not None and "mig" not in gpu:
+                # "Enabled*": a change pending until the GPU resets; instances unknown until listed
+                gpu["mig"] = {"current": m.group(1) == "Enabled", "devices": None}
+                if m.group(2):
+                    gpu["mig"]["pending"] = m.group(1) != "Enabled"
+            return
+        m = RE_SMI_MIG_ROW.match(line)
+        if m:
+            self._mig_device(int(m.group(1)), int(m.group(4)), gpu_instance_id=int(m.group(2)),
+                             compute_instance_id=int(m.group(3)), memory_total_mib=int(m.group(5)))
             return
         m = RE_SMI_MEM.match(line)
         if m and self._last_smi is not None:
@@ -589,7 +710,8 @@ class Values:
                 and RE_CONDA.search(line):
             hints["conda"] = 1
         if "container" not in hints and ("docker" in low or "podman" in low or "release" in low
-                                         or "==" in low) \
+                                         or "==" in low or "container" in low or "oci runtime" in low
+                                         or "cdi device" in low or "daemon" in low) \
                 and RE_CONTAINER.search(line):
             hints["container"] = 1
         if any(k in low for k in _OS_KEYS):
@@ -598,8 +720,10 @@ class Values:
                 self.set("system.os", om.group(1), 2)
         if "cuda_visible_devices" in low:
             m = RE_CVD.search(line)
-            if m:
-                self.set("system.env.CUDA_VISIBLE_DEVICES", m.group(1), 3)
+            # an empty value hides every GPU: only when the line shows it set to nothing (quotes, or `=` at
+            # the end), not a name cut short
+            if m and (m.group(2) or m.group(1) and m.group(3) or m.end() == len(line.rstrip())):
+                self.set("system.env.CUDA_VISIBLE_DEVICES", m.group(2), 3, empty=True)
 
     # -- the facts
     def platform(self) -> str | None:

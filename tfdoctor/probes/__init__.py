@@ -59,7 +59,7 @@ runtime:     ran (bool), python, steps [{name, device, status, seconds, ...}], t
              log (TensorFlow's captured output, trimmed), error, returncode, timed_out,
              signal ("SIGSEGV"), gpu_reason (TensorFlow's words for seeing no GPU), tf_version,
              memory {device: {memory_current_mib, memory_peak_mib}}, result_line (bool),
-             stdout_junk, seconds,
+             stdout_junk, seconds, memory_exceeded_mib (the host-memory cap it passed, if it did),
              keras {api: "tf.keras", module ("keras"|"tf_keras"|null), version ("3.10.0"), major
              (2|3|null), path, tf_use_legacy_keras (the env value or null), error (why tf.keras
              failed to import, or null)}: what the train steps really used,
@@ -90,13 +90,24 @@ from dataclasses import dataclass, field
 NAMES = ("system", "nvml", "nvidia_smi", "nvcc", "libraries", "tensorflow")
 
 
+def worker_memory_mib() -> int:
+    """The host memory the TensorFlow worker may hold: half the machine's, between 2 and 8 GiB (it
+    needs about 0.6 GiB on the CPU, a few GiB with the CUDA libraries loaded)."""
+    try:
+        total = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") >> 20
+    except (AttributeError, OSError, ValueError):
+        total = 16 << 10
+    return min(8 << 10, max(2 << 10, total // 2))
+
+
 @dataclass(frozen=True)
 class Context:
-    """What every probe may read: the target interpreter, the environment, time budgets."""
+    """What every probe may read: the target interpreter, the environment, time and memory budgets."""
 
     python: str
     env: dict[str, str] = field(default_factory=lambda: dict(os.environ))
     timeout: float = 10.0  # per external command
     worker_timeout: float = 300.0
-    memory_limit_mib: int | None = None
+    memory_limit_mib: int | None = None  # GPU memory for the worker (--memory-limit)
     multiworker: bool = False
+    worker_memory_mib: int = field(default_factory=worker_memory_mib)  # host memory (resident)

@@ -22,9 +22,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tfdoctor import proc
+from tfdoctor import jsonsafe, proc
 from tfdoctor.checks.distributed import COLLECTIVE_JOBS, parse_tf_config
 from tfdoctor.model import Status
+from tfdoctor.privacy import trim_redacted
 from tfdoctor.probes import Context
 
 WORKER = Path(__file__).resolve().parent.parent / "worker" / "collective.py"
@@ -103,14 +104,14 @@ def parse_output(stdout: str) -> tuple[dict[str, Any] | None, list[dict[str, Any
     result, peers, other = None, [], []
     for line in stdout.splitlines():
         marker, _, payload = line.partition(" ")
-        try:
+        try:  # nesting and numbers bounded: a hostile line costs that line only
             if marker == RESULT and result is None:
-                result = json.loads(payload)
+                result = jsonsafe.loads(payload)
                 continue
             if marker == PEER:
-                peers.append(json.loads(payload))
+                peers.append(jsonsafe.loads(payload))
                 continue
-        except json.JSONDecodeError:
+        except jsonsafe.InputError:
             pass
         other.append(line)
     return result, peers, "\n".join(other)
@@ -160,7 +161,7 @@ def probe(ctx: Context) -> dict[str, Any]:
     else:
         facts.update(ok=False, stage="unknown", timed_out=res.timed_out,
                      error=res.describe() or "the collective worker printed no result")
-    facts["log"] = proc.trim("\n".join(x for x in (other, res.stderr) if x.strip()), 8000)
+    facts["log"] = trim_redacted("\n".join(x for x in (other, res.stderr) if x.strip()), 8000)
     if res.returncode is not None and res.returncode < 0 and result is None:
         facts["error"] = res.describe()
     return facts

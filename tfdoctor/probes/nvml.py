@@ -21,29 +21,37 @@ import importlib.util
 import os
 from typing import Any, Callable
 
+from tfdoctor import stackerrors
+
 MIB = 1024 * 1024
 
-# NVML_ERROR_* values (nvml.h; the same numbers in nvidia-ml-py) -> (error_kind, plain words).
-ERRORS: dict[int, tuple[str, str]] = {
-    12: (
+# NVML's error codes by name (their numbers: tfdoctor/stackerrors.py) -> (error_kind, plain words).
+_ERRORS_BY_NAME: dict[str, tuple[str, str]] = {
+    "NVML_ERROR_LIBRARY_NOT_FOUND": (
         "library-not-found",
         "the NVIDIA driver's NVML library (libnvidia-ml.so.1) was not found: "
         "no NVIDIA driver is installed, or it is not visible here",
     ),
-    9: ("driver-not-loaded", "the NVIDIA kernel driver is not loaded"),
-    4: ("no-permission", "no permission to talk to the NVIDIA driver (/dev/nvidia* access denied)"),
-    18: (
+    "NVML_ERROR_DRIVER_NOT_LOADED": ("driver-not-loaded", "the NVIDIA kernel driver is not loaded"),
+    "NVML_ERROR_NO_PERMISSION": (
+        "no-permission", "no permission to talk to the NVIDIA driver (/dev/nvidia* access denied)"
+    ),
+    "NVML_ERROR_LIB_RM_VERSION_MISMATCH": (
         "lib-mismatch",
         "the NVIDIA kernel module and the user-space driver library are different "
         "versions (Driver/library version mismatch), typically after a driver update "
         "without a reboot",
     ),
-    15: ("gpu-lost", "the GPU has fallen off the bus and no longer answers"),
-    3: ("not-supported", "NVML does not support this on this GPU or platform"),
-    13: ("not-supported", "this NVML function is missing from the installed driver (too old)"),
-    16: ("gpu-lost", "the GPU needs a reset before it can be used again"),
+    "NVML_ERROR_GPU_IS_LOST": ("gpu-lost", "the GPU has fallen off the bus and no longer answers"),
+    "NVML_ERROR_NOT_SUPPORTED": ("not-supported", "NVML does not support this on this GPU or platform"),
+    "NVML_ERROR_FUNCTION_NOT_FOUND": (
+        "not-supported", "this NVML function is missing from the installed driver (too old)"
+    ),
+    "NVML_ERROR_RESET_REQUIRED": ("gpu-lost", "the GPU needs a reset before it can be used again"),
 }
-NOT_SUPPORTED = (3, 6, 13, 21)  # not supported, not found, function not found, no data
+ERRORS: dict[int, tuple[str, str]] = {
+    stackerrors.BY_NAME[name].number: said for name, said in _ERRORS_BY_NAME.items()
+}
 
 # nvmlClocksEventReason* bits (nvml.h) -> the names shared with the nvidia_smi probe.
 THROTTLE_BITS = {

@@ -17,12 +17,12 @@ These survive a crash or timeout: they are read back from the STEP lines that di
 
 from __future__ import annotations
 
-import json
 import signal
 from pathlib import Path
 from typing import Any, Callable
 
-from tfdoctor import proc
+from tfdoctor import jsonsafe, proc
+from tfdoctor.privacy import trim_redacted
 from tfdoctor.probes import Context
 
 RESULT = "TFDOCTOR-RESULT "
@@ -57,9 +57,10 @@ def _signal_name(returncode: int | None) -> str | None:
 
 
 def _json(text: str) -> Any:
+    """A line's JSON, or None: bounded nesting and numbers (a hostile line costs that line only)."""
     try:
-        return json.loads(text)
-    except ValueError:
+        return jsonsafe.loads(text)
+    except jsonsafe.InputError:
         return None
 
 
@@ -115,8 +116,8 @@ def facts_from(res: proc.Result, python: str, timeout: float) -> dict[str, Any]:
         "signal": sig,
         "seconds": round(res.seconds, 3),
         "result_line": result is not None,
-        "log": proc.trim(log.strip()),
-        "stdout_junk": proc.trim("\n".join(junk), 4000) if junk else None,
+        "log": trim_redacted(log.strip(), 20_000),
+        "stdout_junk": trim_redacted("\n".join(junk), 4000) if junk else None,
         "error": None,
     }
     if result is not None:
@@ -139,9 +140,9 @@ def facts_from(res: proc.Result, python: str, timeout: float) -> dict[str, Any]:
     if res.error:
         facts["error"] = f"the TensorFlow worker could not be started: {res.error}"
     elif res.timed_out:
-        facts["error"] = (f"the TensorFlow worker did not finish within {timeout:g} s and was killed"
-                          " with its process group")
-        facts["steps"] = _interrupted(facts["steps"], f"timed out after {timeout:g} s (--timeout)")
+        facts["error"] = (f"the TensorFlow worker did not finish within {proc.seconds(timeout)} and was"
+                          " killed with its process group")
+        facts["steps"] = _interrupted(facts["steps"], f"timed out after {proc.seconds(timeout)} (--timeout)")
     elif sig:
         facts["error"] = f"the TensorFlow worker was killed by {sig} (exit status {res.returncode})"
         facts["steps"] = _interrupted(facts["steps"], f"killed by {sig}")
@@ -185,7 +186,12 @@ def probe(
         error = f"the worker script is missing: {WORKER}"
         return {"ran": False, "python": ctx.python, "steps": [], "error": error}
     on_line = step_events(progress) if progress is not None else None
-    res = proc.run(worker_argv(ctx, extra), timeout=ctx.worker_timeout, env=worker_env(ctx), on_line=on_line)
-    facts = facts_from(res, ctx.python, ctx.worker_timeout)
+    res = proc.run(worker_argv(ctx, extra), timeout=ctx.worker_timeout, env=worker_env(ctx), on_line=on_line,
+                   max_rss=ctx.worker_memory_mib << 20)
+    facts = facts_from(res, ctx.python, res.limit or ctx.worker_timeout)
+    if res.memory_limit:
+        facts["memory_exceeded_mib"] = ctx.worker_memory_mib
+        facts["error"] = (f"the TensorFlow worker held more than {ctx.worker_memory_mib} MiB of host memory"
+                          " and was stopped with its process group")
     facts["worker"] = str(WORKER)
     return facts

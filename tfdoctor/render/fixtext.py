@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 COMMANDS = frozenset(
     """
@@ -238,6 +239,18 @@ def _colon_commands(text: str, commands: list[str], before: str = "") -> str:
                 out.append(text[i:k + 2] + inline)
         recent = (recent + out[-1])[-300:]
         i = rest
+
+
+def parts(finding: dict[str, Any]) -> Split:
+    """A finding's fix as commands and prose: from its plan when it has one (the commands exactly as
+    planned, the reasons and notes as prose), else split out of its text."""
+    from tfdoctor.plan import Plan
+
+    plan = Plan.from_dict(finding.get("plan"))
+    if plan is None:
+        return split(finding.get("fix"))
+    commands = tuple(dict.fromkeys(c for c in plan.commands() if c.strip()))
+    return Split(commands, " ".join(n.strip() for n in plan.notes() if n.strip()).lstrip(" .;,—-"))
 
 
 def split(fix: str | None) -> Split:

@@ -164,9 +164,9 @@ def _id(f: dict[str, Any]) -> str:
     return code_span(str(f.get("id") or "?"))
 
 
-def _fix(fix: Any) -> str:
+def _fix(f: dict[str, Any]) -> str:
     """The commands to paste in a shell block first, then the prose around them."""
-    parts = fixtext.split(str(fix or ""))
+    parts = fixtext.parts(f)
     out = []
     if parts.commands:
         out.append(code("\n".join(parts.commands), "sh"))
@@ -192,7 +192,7 @@ def finding_block(f: dict[str, Any], follows: list[dict[str, Any]] = (), level: 
     if f.get("detail"):
         parts.append(prose(str(f["detail"])).replace("\n", "  \n"))
     if f.get("fix"):
-        parts.append("**Fix:**\n\n" + _fix(f["fix"]))
+        parts.append("**Fix:**\n\n" + _fix(f))
     if _docs(f):
         parts.append(f"Docs: {link(_docs(f))}")
     evidence = [str(e) for e in f.get("evidence") or []]

@@ -12,18 +12,19 @@ import html as _html
 import re
 from typing import Any
 
+from tfdoctor.render import fixtext, sanitize
 from tfdoctor.render.terminal import TITLES, area, system_line, verdict
 
 MARKS = {"pass": "✓", "warn": "!", "fail": "✗", "skip": "–"}
 COLORS = {"pass": "#2e7d32", "warn": "#b26a00", "fail": "#c62828", "skip": "#757575"}
 RICH_STYLES = {"pass": "green", "warn": "yellow", "fail": "bold red", "skip": "dim"}
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _URL = re.compile(r"^https?://[^\s\"'<>]+$")
 
 
 def clean(value: Any) -> str:
-    """Text with control characters (escape sequences included) removed."""
-    return _CONTROL.sub("", "" if value is None else str(value))
+    """Text as the terminal shows it: escape sequences, control characters and bidirectional
+    overrides removed (render/sanitize.py)."""
+    return sanitize.text("" if value is None else str(value))
 
 
 def esc(value: Any) -> str:
@@ -88,8 +89,10 @@ def _root_html(f: dict[str, Any], explained: list[dict[str, Any]]) -> str:
         _block(f.get("detail"), "opacity:.8;margin-top:2px"),
     ]
     if f.get("fix"):
+        plan = fixtext.parts(f)
         parts.append(f'<div style="margin-top:4px"><b>fix:</b> <code style="white-space:pre-wrap">'
-                     f'{esc(f.get("fix")).strip()}</code></div>')
+                     f'{esc(chr(10).join(plan.commands)).strip()}</code>'
+                     + (f" {esc(plan.prose)}" if plan.prose else "") + "</div>")
     link = _link(f.get("docs"))
     if link:
         parts.append(f'<div style="opacity:.8">docs: {link}</div>')
@@ -171,7 +174,12 @@ def rich_renderable(report: dict[str, Any]) -> Any:
             if d.strip():
                 items.append(Text("    " + d, style="dim"))
         if f.get("fix"):
-            items.append(Text("    fix: ", style="bold").append(clean(f.get("fix")), style="cyan"))
+            plan = fixtext.parts(f)
+            for k, command in enumerate(plan.commands):
+                items.append(Text("    fix: " if k == 0 else "         ", style="bold").append(clean(command),
+                                                                                          style="cyan"))
+            if plan.prose:
+                items.append(Text(("    fix: " if not plan.commands else "         ") + clean(plan.prose)))
         for e in explained.get(str(f.get("id")), []):
             items.append(Text(f"    explains: {clean(e.get('title'))} [{clean(e.get('id'))}]", style="dim"))
     others = [f for f in _findings(report) if f not in roots and not f.get("caused_by")]

@@ -336,9 +336,9 @@ class Screen:
     def prose(self, text: str, indent: int, first: Line | None = None, style: str = "") -> None:
         self.add(*wrap(text, self.width, first or [(" " * indent, "")], indent, style))
 
-    def fix(self, fix: str | None, indent: int) -> None:
+    def fix(self, finding: dict[str, Any], indent: int) -> None:
         """`fix:` then each command on its own lines, then the prose, all under the label."""
-        parts = fixtext.split(fix)
+        parts = fixtext.parts(finding)
         label = [(" " * indent, ""), ("fix: ", "bold")]
         inner = indent + 5
         first = True
@@ -388,7 +388,7 @@ class Screen:
             text += f"  [{f.get('id')}]"
         self.prose(text, LABEL_WIDTH + 2, first)
         self.details(f, BODY)
-        self.fix(f.get("fix"), BODY)
+        self.fix(f, BODY)
         if self.verbose and _docs(f):
             self.add([(" " * BODY, ""), ("docs: ", "dim"), (_docs(f) or "", "dim")])
         for c in consequences:
@@ -427,7 +427,7 @@ class Screen:
         self.prose(f"{text}  [{c.get('id')}]", BODY + 2, [*prefix, (mark + " ", style)], "")
         self.details(c, BODY + 2)
         if c.get("fix") and c.get("fix") != root.get("fix"):
-            self.fix(c.get("fix"), BODY + 2)
+            self.fix(c, BODY + 2)
 
     def compact(self, label: str, findings: list[dict[str, Any]], lead: bool) -> bool:
         """Passes one line each, skips folded into one; -v opens them. Returns whether a line
@@ -510,7 +510,7 @@ class Screen:
             return
         first = roots[0]
         todo = [("  ", ""), ("Do first", "bold"), (f" ({area(str(first.get('id', '')))}): ", "")]
-        parts = fixtext.split(first.get("fix"))
+        parts = fixtext.parts(first)
         if parts.commands:
             command = parts.commands[0]
             lines = fixtext.command_lines(command, self.width - 4)

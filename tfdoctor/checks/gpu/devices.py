@@ -7,6 +7,7 @@ from typing import Any
 
 from tfdoctor import catalogue as cat
 from tfdoctor import facts as fc
+from tfdoctor import stackerrors
 from tfdoctor import versions as v
 from tfdoctor.checks import check, skipped
 from tfdoctor.checks import remedies as rm
@@ -247,9 +248,8 @@ def _from_log(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]) -> list
     """What TensorFlow's own log says about kernels for the GPU."""
     ignored = fc.log_items(facts, "cc-ignored")
     jit = fc.log_items(facts, "cc-jit")
-    failed = fc.cuda_errors(facts, "NO_BINARY_FOR_GPU", "INVALID_IMAGE", "INVALID_PTX") + fc.log_items(
-        facts, "ptx-target"
-    )
+    failed = (fc.cuda_errors(facts, *stackerrors.errors_for("gpu.compute-capability-unsupported"))
+              + fc.log_items(facts, "ptx-target"))
     if jit:
         failed += fc.cuda_errors(facts, "INVALID_HANDLE")
     if not (ignored or jit or failed):
@@ -292,7 +292,7 @@ def _from_log(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]) -> list
     ]
 
 
-@check("gpu.count-below-required", "gpu.count-ok")
+@check("gpu.count-below-required", "gpu.count-ok", judges="require_gpus")
 def count_required(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     used = (
         "options.require_gpus",

@@ -7,6 +7,7 @@ from typing import Any
 
 from tfdoctor import catalogue as cat
 from tfdoctor import facts as fc
+from tfdoctor import stackerrors
 from tfdoctor.checks import check, skipped
 from tfdoctor.checks import remedies as rm
 from tfdoctor.model import Finding, Status
@@ -444,9 +445,10 @@ def mig(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         m = _d(g, "mig")
         devices = [d for d in m.get("devices") or [] if isinstance(d, dict)]
         if m.get("current"):
-            if devices:
-                sizes = ", ".join(f"{d.get('memory_total_mib')} MiB" for d in devices)
-                sliced.append((g, f"MIG on, {len(devices)} instance(s): {sizes}"))
+            if devices or m.get("devices", []) is None:  # None: a listing that does not show instances
+                sizes = ", ".join(f"{d.get('profile') or str(d.get('memory_total_mib')) + ' MiB'}"
+                                  for d in devices)
+                sliced.append((g, f"MIG on, {len(devices)} instance(s): {sizes}" if devices else "MIG on"))
             else:
                 empty.append((g, "MIG on and no GPU instance created"))
         if m.get("pending") is not None and m.get("current") is not None and m["pending"] != m["current"]:
@@ -629,7 +631,7 @@ def out_of_memory(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     ]
 
 
-_FAULTS = ("ILLEGAL_ADDRESS", "LAUNCH_FAILED", "ILLEGAL_INSTRUCTION", "MISALIGNED_ADDRESS")
+_FAULTS = stackerrors.errors_for("gpu.illegal-address")
 _XID_FAULTS = ("13", "31", "43")
 
 

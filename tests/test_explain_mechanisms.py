@@ -1,0 +1,241 @@
+"""`explain` on containers, clusters and the Python-level mechanisms, by the structure the stack
+prints: real lines from tests/data/explain (sources in its cases.toml), and their near misses that
+must not be read as the mechanism."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from conftest import ROOT
+
+from tfdoctor import logs
+from tfdoctor.compat import load_matrix
+from tfdoctor.report import explain_report
+
+CORPUS = ROOT / "tests" / "data" / "explain"
+MATRIX = load_matrix()
+
+
+def corpus(name: str) -> str:
+    return next(CORPUS.glob(name + "-*.txt")).read_text(encoding="utf-8")
+
+
+def line_of(name: str, needle: str) -> str:
+    return next(ln for ln in corpus(name).splitlines() if needle in ln)
+
+
+def failing(text: str) -> dict[str, object]:
+    report = explain_report(text, MATRIX)
+    return {f.id: f for f in report.findings if str(f.status) in ("fail", "warn")}
+
+
+def env(text: str) -> dict:
+    return logs.read_text(text).get("system", {}).get("env", {})
+
+
+# --- containers ----------------------------------------------------------------------------------
+
+
+def test_docker_without_the_nvidia_runtime_is_a_container_without_the_driver():
+    found = failing(corpus("291"))
+    assert set(found) == {"driver.missing"}
+    assert "nvidia-ctk runtime configure" in found["driver.missing"].fix
+
+
+def test_the_runtime_refusal_inside_an_escaped_daemon_message():
+    line = line_of("290", "could not select device driver")
+    escaped = line.replace('""', '\\"\\"').replace("[[gpu]]", "[[gpu compute utility]]")
+    assert "driver.missing" in failing(escaped)
+
+
+def test_cdi_without_a_spec_says_generate_it():
+    found = failing(line_of("293", "unresolvable CDI"))
+    assert "nvidia-ctk cdi generate" in found["driver.missing"].fix
+
+
+def test_the_toolkits_cuda_requirement_is_a_driver_too_old_for_that_cuda():
+    found = failing(corpus("294"))
+    assert set(found) == {"driver.too-old"}
+    assert "11.0" in found["driver.too-old"].title + found["driver.too-old"].detail
+
+
+def test_an_image_carrying_its_own_nvml_cannot_take_the_hosts():
+    found = failing(corpus("296"))
+    assert {k for k, f in found.items() if not f.caused_by} == {"cuda.container-driver-libraries"}
+    assert "driver.library-mismatch" not in found
+    assert "libnvidia-ml.so.1" in found["cuda.container-driver-libraries"].title
+
+
+def test_a_library_kernel_split_inside_a_container_is_the_images_not_a_host_update():
+    found = failing(corpus("298"))
+    assert found["driver.library-mismatch"].caused_by == "cuda.container-driver-libraries"
+    outside = corpus("298").replace("inside a docker container", "on my workstation")
+    assert "cuda.container-driver-libraries" not in failing(outside)
+
+
+def test_the_toolkits_own_nvml_mismatch_is_the_hosts():
+    """The toolkit's hook runs on the host before the container exists (case 110: dmesg agrees)."""
+    found = failing(corpus("110"))
+    assert "driver.library-mismatch" in found and "cuda.container-driver-libraries" not in found
+
+
+def test_forward_compatibility_refusals_read_as_a_driver_too_old():
+    for name in ("300", "301", "302"):
+        found = failing(corpus(name))
+        assert "driver.too-old" in found, name
+        assert "driver.library-mismatch" not in found, name
+    # with the library and kernel versions shown to differ, the split explains 804 instead (case 126)
+    found = failing(corpus("126"))
+    assert "driver.library-mismatch" in found and "driver.too-old" not in found
+
+
+# --- clusters -----------------------------------------------------------------------------------
+
+
+def test_tf_config_as_a_python_dict_over_several_lines_is_read_and_judged():
+    found = failing(corpus("303"))
+    assert {"distributed.address-invalid", "distributed.task-invalid"} <= set(found)
+    assert '"localhost:0000"' in env(corpus("303"))["TF_CONFIG"]
+
+
+def test_tf_config_printed_by_the_estimator_is_read():
+    text = ("INFO:tensorflow:TF_CONFIG environment variable: {'cluster': {'worker': ['w0:2222',"
+            " 'w1:2222']}, 'task': {'type': 'chief', 'index': 0}}")
+    assert "distributed.task-invalid" in failing(text)
+
+
+@pytest.mark.parametrize("text", [
+    "os.environ['TF_CONFIG'] = json.dumps({'cluster': cluster, 'task': {'type': job, 'index': i}})",
+    "TF_CONFIG is read from the environment: see the docs",
+    "os.environ['TF_CONFIG'] = json.dumps({",  # never closes: nothing, and no hang
+])
+def test_tf_config_that_is_code_or_prose_is_not_a_value(text):
+    assert "TF_CONFIG" not in env(text)
+
+
+def test_an_unclosed_tf_config_stops_after_a_bounded_number_of_lines():
+    text = "TF_CONFIG={\n" + "{\n" * 50_000 + '{"cluster": {"worker": ["a:1"]}}\n'
+    start = time.perf_counter()
+    facts = logs.read_text(text)
+    assert time.perf_counter() - start < 10
+    assert "TF_CONFIG" not in facts.get("system", {}).get("env", {})
+
+
+def test_tensorflows_own_cluster_refusals_are_task_and_address_problems():
+    assert "distributed.task-invalid" in failing(corpus("319"))
+    found = failing('tensorflow.python.framework.errors_impl.InvalidArgumentError: Could not parse port'
+                    ' for local server from ""')
+    assert "distributed.address-invalid" in found
+
+
+def test_mig_rows_and_instances_in_nvidia_smi():
+    assert failing(corpus("322"))["gpu.mig-enabled"].status.name.lower() == "warn"
+    assert "gpu.mig-enabled" in failing(corpus("324"))
+    assert not failing(corpus("306"))  # MIG M. Disabled
+
+
+def test_cuda_visible_devices_exported_empty():
+    assert env("export CUDA_VISIBLE_DEVICES=")["CUDA_VISIBLE_DEVICES"] == ""
+    assert env('os.environ["CUDA_VISIBLE_DEVICES"] = ""')["CUDA_VISIBLE_DEVICES"] == ""
+    assert "CUDA_VISIBLE_DEVICES" not in env("CUDA_VISIBLE_DEVICES is documented here: ")
+    assert not failing(corpus("304"))  # set empty on purpose, no GPU failure follows
+    cuinit = line_of("011", "cuInit")
+    found = failing("export CUDA_VISIBLE_DEVICES=\n" + cuinit)
+    assert found["cuda.init-failed"].caused_by == "gpu.hidden-by-cuda-visible-devices"
+
+
+# --- Python packages and Keras ---------------------------------------------------------------------
+
+
+def test_keras3_api_error_at_the_end_of_a_keras_src_traceback():
+    assert "keras.keras3-api-change" in failing(corpus("307"))
+    assert "keras.keras3-api-change" in failing(corpus("309"))
+
+
+def test_a_keras_src_traceback_ending_in_a_model_error_is_not_keras3():
+    frame = line_of("307", "keras/src/models/sequential.py")
+    text = frame + ('\nValueError: Input 0 of layer "dense" is incompatible with the layer:'
+                    " expected shape=(None, 4)")
+    assert "keras.keras3-api-change" not in failing(text)
+
+
+def test_pip_freeze_and_resolver_lines_name_installed_distributions():
+    freeze = "keras==2.15.0\ntensorflow==2.15.0\ntensorflow-cpu==2.15.0\n"
+    assert "2 TensorFlow packages" in failing(freeze)["tensorflow.conflicting-installs"].title
+    assert "2 TensorFlow packages" in failing(corpus("311"))["tensorflow.conflicting-installs"].title
+    # tensorflow-intel is what `tensorflow` installs on Windows, at its version: one TensorFlow
+    assert not failing("tensorflow==2.15.0\ntensorflow-intel==2.15.0\n")
+
+
+def test_tensorflow_intel_alone_still_shows_the_version_on_windows():
+    text = "tensorflow-intel             2.15.0\nprint(tf.config.list_physical_devices('GPU'))\n[]"
+    assert "platform.windows-native" in failing(text)
+
+
+def test_numpy_aliases_and_protobuf_6_api_removals():
+    assert "python.numpy-abi-mismatch" in failing(line_of("317", "was removed in the NumPy 2.0"))
+    assert "python.protobuf-mismatch" in failing(line_of("315", "GetPrototype"))
+    float128 = "AttributeError: module 'numpy' has no attribute 'float128'"  # a platform's, not numpy 2's
+    assert "python.numpy-abi-mismatch" not in failing(float128)
+
+
+def test_the_allocators_dump_is_an_oom_but_its_not_a_failure_warning_is_not():
+    assert "gpu.out-of-memory" in failing(corpus("312"))
+    warning = line_of("314", "not a failure")
+    assert not failing(warning)
+
+
+def test_a_library_tensorrts_dlerror_names_is_tensorrts_not_tensorflows():
+    trt = line_of("009", "libnvinfer.so.6")
+    dependency = trt.replace("dlerror: libnvinfer.so.6:", "dlerror: libcudart.so.10.1:")
+    created = line_of("034", "Created device")
+    assert not failing(dependency + "\n" + created)
+    own = trt.replace("libnvinfer.so.6", "libcudart.so.10.1")  # TensorFlow's own dlopen of libcudart
+    assert "cuda.libraries-missing" in failing(own)
+
+
+def test_the_toolkits_stub_libcuda_on_an_images_path_is_the_images():
+    found = failing(corpus("327"))
+    assert set(found) == {"cuda.container-driver-libraries"}
+    assert "stubs" in found["cuda.container-driver-libraries"].fix
+    ld_path = line_of("327", "/lib64/stubs:")
+    assert "cuda.container-driver-libraries" not in failing(ld_path)  # outside a container: not an image's
+    found = failing(corpus("326"))
+    assert found["driver.missing"].caused_by == "cuda.container-driver-libraries"
+
+
+def test_tf_config_in_a_kubernetes_env_list():
+    text = ("    - name: TF_CONFIG\n"
+            "      value: '{\"cluster\": {\"worker\": [\"w-0:2222\", \"w-1\"]},"
+            " \"task\": {\"type\": \"worker\", \"index\": 0}}'\n")
+    assert "distributed.address-invalid" in failing(text)
+    assert "TF_CONFIG" not in env("    - name: OTHER\n      value: '{\"cluster\": {}}'\n")
+
+
+def test_nvidia_smi_of_another_version_inside_a_container_is_the_images():
+    banner = line_of("035", "NVIDIA-SMI").replace("NVIDIA-SMI 460", "NVIDIA-SMI 470")
+    cuinit = line_of("010", "cuInit")  # a driver-side CUDA failure, not a device one
+    found = failing("docker run --gpus all -it my/image:latest\n" + banner + "\n" + cuinit)
+    assert found["driver.library-mismatch"].caused_by == "cuda.container-driver-libraries"
+    assert "cuda.container-driver-libraries" not in failing(banner + "\n" + cuinit)
+
+
+def test_a_bug_in_the_users_code_under_keras3_is_not_an_api_change():
+    frame = line_of("307", "keras/src/models/sequential.py")
+    assert "keras.keras3-api-change" not in failing(
+        frame + "\nAttributeError: 'NoneType' object has no attribute 'shape'")
+    assert "keras.keras3-api-change" in failing(
+        frame + "\nAttributeError: 'Adam' object has no attribute 'get_updates'")
+    assert "keras.keras3-api-change" not in failing(
+        frame + "\nModuleNotFoundError: No module named 'pydot'")
+    assert "keras.keras3-api-change" not in failing(
+        frame + "\nAttributeError: module 'numpy' has no attribute 'object'")
+
+
+def test_stubs_after_the_injected_driver_folder_are_harmless():
+    ld_path = line_of("327", "/lib64/stubs:")
+    order = "/usr/local/nvidia/lib64:" + ld_path.replace("/usr/local/cuda/lib64/stubs:", "") + \
+        ":/usr/local/cuda/lib64/stubs"
+    assert "cuda.container-driver-libraries" not in failing("docker run --gpus all -it img\n" + order)
+    assert "cuda.container-driver-libraries" in failing("docker run --gpus all -it img\n" + ld_path)

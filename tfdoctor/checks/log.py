@@ -1,0 +1,53 @@
+"""What a pasted log says that tfdoctor cannot turn into a diagnosis: error lines it does not
+recognise, and error codes its vocabulary knows are not an environment problem. Either way the
+report says so, and never passes the paste silently."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tfdoctor import facts as fc
+from tfdoctor import stackerrors
+from tfdoctor.checks import check
+from tfdoctor.model import Finding, Status
+
+
+@check("log.unrecognized", "log.program-error")
+def unexplained(facts: dict[str, Any], matrix: Any) -> list[Finding]:
+    if not fc.from_log(facts):
+        return []  # the worker's own log: the runtime steps judge what happened
+    log = fc.as_dict(facts.get("log"))
+    out: list[Finding] = []
+    program = [i for i in fc.log_items(facts, "stack-error", "cuda-error") if i.get("reason")]
+    if program:
+        first = program[0]
+        reason = stackerrors.NOT_ENVIRONMENT.get(str(first.get("reason")), "")
+        names = sorted({str(i.get("code")) for i in program})
+        out.append(Finding(
+            "log.program-error",
+            Status.WARN,
+            f"{', '.join(names[:3])}: an error of the program, not of the installation",
+            detail=f"{first.get('code')}: {reason}. Nothing in this output points to the driver, CUDA,"
+            " cuDNN or TensorFlow's installation; the call that returned it is where to look.",
+            fix="Run again with CUDA_LAUNCH_BLOCKING=1 (and TF_CPP_MIN_LOG_LEVEL=0) to see which operation"
+            " returns it; check that operation's arguments (shapes, dtypes, device placement)",
+            facts=("log.evidence",),
+            evidence=fc.quote(facts, program),
+            confidence="likely",
+        ))
+    lines = [i for i in fc.as_list(log.get("unrecognized")) if isinstance(i, dict)]
+    if lines:
+        count = int(log.get("unrecognized_count") or len(lines))
+        out.append(Finding(
+            "log.unrecognized",
+            Status.WARN,
+            f"{count} error line{'s' if count != 1 else ''} tfdoctor does not recognise",
+            detail="These lines report an error (by their log level or form) that no finding here explains;"
+            " tfdoctor cannot tell whether the installation is at fault.",
+            fix="Search the first line's message in the TensorFlow and NVIDIA issue trackers; on the"
+            " machine itself, tfdoctor check measures what a paste can only suggest",
+            facts=("log.unrecognized",),
+            evidence=fc.quote(facts, lines, limit=5),
+            confidence="likely",
+        ))
+    return out

@@ -1,0 +1,159 @@
+"""The stack's errors in a log, by code: a name (CUDA_ERROR_NO_DEVICE, cudaErrorInsufficientDriver,
+NVML_ERROR_NO_PERMISSION, CUDNN_STATUS_NOT_INITIALIZED, CUBLAS_STATUS_ALLOC_FAILED, ncclSystemError),
+a number where the line says whose it is ("cuda runtime error (35)", "cuInit: ... (303)"), or the
+library's own message: a distinctive one anywhere in a line that names its library ("no CUDA-capable
+device is detected"), a short one after its library's words ("Failed to initialize NVML: Insufficient
+Permissions", "CUDA error: out of memory"). All are looked up in one table (tfdoctor/stackerrors.py)
+and turned into the evidence the checks read.
+
+Recognition is by table lookup, not by sentence: two bounded regexes and dictionary lookups per line,
+and only on lines holding one of TRIGGERS.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tfdoctor import stackerrors as se
+
+# Literal lower-case words without which no code of the stack is in a line (a cheap prefilter).
+TRIGGERS = ("cuda", "nvml", "cudnn", "cublas", "blas", "nccl", "gpu", "cuinit")
+
+_NAME = re.compile(
+    r"\b(CUDA_ERROR_[A-Z_]{2,48}|CUDA_SUCCESS|cudaError[A-Za-z]{2,48}|cudaSuccess|NVML_ERROR_[A-Z_]{2,40}"
+    r"|CUDNN_STATUS_[A-Z_]{2,60}|CUBLAS_STATUS_[A-Z_]{2,40}|nccl[A-Z][A-Za-z]{2,30})\b"
+)
+# A number with the API that returned it named just before it.
+_NUMBER = re.compile(
+    r"\b(cuda runtime error|cudaerror_t|cudaerror|curesult|cuda driver error|cuda error)"
+    r"\s{0,2}(?:code)?\s{0,2}[:=#]?\s{0,2}\(?(\d{1,5})\)?(?![\d.])"
+)
+_NUMBER_API = {"curesult": "CUresult", "cuda driver error": "CUresult"}
+
+
+def in_line(line: str, low: str) -> list[se.Code]:
+    """The codes a normalised line names (each once), by name, number or message."""
+    found: dict[str, se.Code] = {}
+    if "_error_" in low or "_status_" in low or "cudaerror" in low or "nccl" in low or "cudasuccess" in low:
+        for m in _NAME.finditer(line):
+            code = se.by_name(m.group(1))
+            if code:
+                found.setdefault(code.name, code)
+    if "error" in low:
+        for m in _NUMBER.finditer(low):
+            code = se.by_number(_NUMBER_API.get(m.group(1), "cudaError_t"), int(m.group(2)))
+            if code:
+                found.setdefault(code.name, code)
+    for code in _messages(line, low):
+        found.setdefault(code.name, code)
+    return list(found.values())
+
+
+def _long(message: str) -> bool:
+    """A message distinctive enough to count anywhere in a line that names its library."""
+    words = message.split()
+    return len(message) >= 26 or (len(message) >= 22 and max(len(w) for w in words) >= 14)
+
+
+# Long messages by their longest word: a line's words pick the few worth a substring test.
+_BY_WORD: dict[str, list[str]] = {}
+for _m in se.BY_MESSAGE:
+    if _long(_m):
+        _BY_WORD.setdefault(max(_m.split(), key=len), []).append(_m)
+_PUNCT = ".,:;'\"`()[]"
+# What a short message must follow ("CUDA error: out of memory", "Failed to initialize NVML: Unknown
+# Error", "Status: out of memory"): its own words alone ("Invalid argument: ...") are anyone's.
+_LEAD = (" error", "status", "nvml", "cuda")
+
+
+def _messages(line: str, low: str) -> list[se.Code]:
+    """Library messages in the line, each of the library the line (or the words before it) names."""
+    out = []
+    for word in low.split():
+        for message in _BY_WORD.get(word.strip(_PUNCT), ()):
+            if message in low:
+                out += _named(se.BY_MESSAGE[message], low)
+    if ":" in low:
+        parts = low.split(":")
+        for before, part in zip(parts, parts[1:]):
+            part = part.strip().strip("'\"`").rstrip(".")
+            key, codes = _message_prefix(part)
+            if codes and not _long(key) and before.rstrip().endswith(_LEAD):
+                out += _named(codes, before) or _named(codes, low)
+    return out
+
+
+def _named(codes: tuple[se.Code, ...], text: str) -> list[se.Code]:
+    """The first of these codes whose library the text names."""
+    for code in codes:
+        if any(word in text for word in se.CONTEXT[code.api]):
+            return [code]
+    return []
+
+
+def _message_prefix(part: str) -> tuple[str, tuple[se.Code, ...]]:
+    """The message a colon-separated part opens, with the codes that print it ("... for CUDA runtime
+    version at /pytorch/...", "... (run with NCCL_DEBUG=INFO for details)")."""
+    codes = se.by_message(part)
+    if codes:
+        return part, codes
+    for cut in (" at ", " (", ";", ",", " in "):
+        i = part.find(cut)
+        if i > 0:
+            codes = se.by_message(part[:i])
+            if codes:
+                return part[:i], codes
+    return "", ()
+
+
+def cuinit_error(rest: str) -> str | None:
+    """What followed 'failed call to cuInit:' -> an error name ('NO_DEVICE'), 'CODE_n' for a number
+    the table lacks, 'UNKNOWN' for "UNKNOWN ERROR" alone."""
+    codes = in_line(rest, rest.lower())
+    if codes:
+        return codes[0].error
+    paren = rest.rfind("(")
+    if paren >= 0:
+        number = rest[paren + 1:].split(")", 1)[0].strip()
+        if number.isdigit():
+            code = se.by_number("CUresult", int(number))
+            return code.error if code else f"CODE_{number[:6]}"
+    return "UNKNOWN" if "unknown" in rest.lower() else None
+
+
+# How a code becomes the evidence the checks read: CUDA errors as "cuda-error" items named in the
+# driver's spelling, the others by the finding they are evidence for.
+_KIND = {
+    "gpu.out-of-memory": "oom",
+    "cudnn.init-failed": "cudnn-failed",
+    "cublas.init-failed": "cublas-failed",
+    "nccl.error": "nccl-error",
+    "gpu.lost": "gpu-lost",
+    "driver.library-mismatch": "lib-mismatch",
+    "driver.missing": "no-driver",
+    "nvml.no-permission": "nvml-error",
+}
+# A code of another library that means a CUDA error the checks already judge.
+_AS_CUDA = {"driver.too-old": "INSUFFICIENT_DRIVER",
+            "gpu.compute-capability-unsupported": "NO_BINARY_FOR_GPU"}
+_WHY = {"DRIVER_NOT_LOADED": "kernel", "LIBRARY_NOT_FOUND": "libnvml", "GPU_NOT_FOUND": "no-gpu"}
+_CUDA_APIS = ("CUresult", "cudaError_t")
+
+
+def item(code: se.Code) -> dict[str, Any]:
+    """The evidence item (without line and text) a code in a log is."""
+    base: dict[str, Any] = {"code": code.name, "error": code.error}
+    finding = code.finding
+    if code.api in _CUDA_APIS and finding != "gpu.out-of-memory":  # judged by name (fc.cuda_errors)
+        return {"kind": "cuda-error", **base, **({} if finding else {"reason": code.outcome})}
+    if finding is None:
+        return {"kind": "stack-error", **base, "reason": code.outcome}
+    if finding in _AS_CUDA:
+        return {"kind": "cuda-error", **base, "error": _AS_CUDA[finding]}
+    kind = _KIND.get(finding, "stack-error")
+    if kind in ("cudnn-failed", "cublas-failed"):
+        base["status"] = code.error
+    elif kind == "no-driver":
+        base["why"] = _WHY.get(code.error, "kernel")
+    return {"kind": kind, **base}
