@@ -1,13 +1,16 @@
-"""Benchmark `tfdoctor fleet` on a generated fleet of N saved reports (default 1,000).
+"""Benchmark `tfdoctor fleet` on generated fleets of N saved reports (default 1,000).
 
-    .venv/bin/python bench/bench_fleet.py [N] [--base REPORT.json]
+    .venv/bin/python bench/bench_fleet.py [N ...] [--base REPORT.json] [--heavy]
 
 The base report is this machine's `tfdoctor report --quick` (or --base FILE); each node is a
 copy with its own hostname and, for a few nodes, a different driver / GPU set so that drift
-and failing nodes are exercised. A second, heavier fleet carries what an 8-GPU node captures:
-the recorded real `nvidia-smi -q` of an 8 x H100 node (tests/data/nvidia-smi) as its raw
-output. The fleet command runs in a child process, as a user runs it, for both the table and
---json, and the script prints wall times and the ratio to the 2 s goal.
+and failing nodes are exercised. `--heavy` adds what an 8-GPU node captures: the recorded real
+`nvidia-smi -q` of an 8 x H100 node (tests/data/nvidia-smi) as its raw output. Each command runs
+in a child process, as a user runs it (start-up included): first plain `json.load` of every file
+(the unit: no reader of these files can be faster), then `fleet` as a table and as --json. The
+script prints wall time and peak memory (median of 3 runs up to 10,000 reports, one run above),
+the ratio to json.load, to the goal (2 s per 10,000 reports) and the memory per node: it stays
+flat from 10,000 to 100,000 reports because each report is dropped once its row is made.
 """
 
 from __future__ import annotations
@@ -66,32 +69,65 @@ def generate(base: dict, n: int, out: Path) -> int:
     return total
 
 
+JSON_LOAD = ("import json, pathlib, sys\n"
+             "for p in sorted(pathlib.Path(sys.argv[1]).rglob('*.json')): json.load(open(p))")
+
+
+def _timed(argv: list[str], out_path: Path) -> tuple[float, int, float]:
+    """Run argv with stdout to out_path: (wall seconds, exit status, peak memory MiB)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    with open(out_path, "wb") as out:
+        start = time.perf_counter()
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.DEVNULL, env=env, cwd=str(ROOT))
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+    return wall, os.waitstatus_to_exitcode(status), usage.ru_maxrss / 1024
+
+
+def _median(runs: list[tuple[float, int, float]]) -> tuple[float, int, float]:
+    ordered = sorted(runs)
+    return ordered[len(ordered) // 2]
+
+
+def bench(report: dict, n: int, repeat: int) -> int:
+    with tempfile.TemporaryDirectory() as tmp:
+        folder, out = Path(tmp) / "reports", Path(tmp) / "out"
+        folder.mkdir()
+        size = generate(report, n, folder)
+        print(f"fleet of {n:,} reports: {size / 1e6:.0f} MB, {size / n / 1e3:.1f} kB each")
+        base = _median([_timed([sys.executable, "-c", JSON_LOAD, str(folder)], out) for _ in range(repeat)])
+        print(f"  json.load of every file   {base[0]:7.2f} s wall  {base[2]:6.0f} MiB peak  (the unit below)")
+        fleet_cmd = [sys.executable, "-m", "tfdoctor", "fleet", str(folder)]
+        for label, extra in (("table", ["--no-color"]), ("--json", ["--json"])):
+            wall, code, peak = _median([_timed(fleet_cmd + extra, out) for _ in range(repeat)])
+            if code not in (0, 1):
+                print(f"  fleet {label}: exit {code}")
+                return 1
+            goal = GOAL_S * n / 10_000
+            print(f"  fleet {label:<7}            {wall:7.2f} s wall  {peak:6.0f} MiB peak  "
+                  f"{wall / base[0]:5.2f} x json.load  {wall / goal:5.2f} of the {goal:g} s goal  "
+                  f"({peak * 1024 / n:.1f} kB per node)")
+        fleet = json.loads(out.read_text())
+        print(f"  {len(fleet['nodes']):,} nodes read, drifting keys: {', '.join(fleet['drift']) or 'none'}")
+    return 0
+
+
 def main() -> int:
     args = sys.argv[1:]
     base_path = None
     if "--base" in args:
         base_path = args[args.index("--base") + 1]
         del args[args.index("--base"): args.index("--base") + 2]
-    n = int(args[0]) if args else 1000
-    base = base_report(base_path)
-    heavy = copy.deepcopy(base)
-    heavy["facts"]["nvidia_smi"] = {**(heavy["facts"].get("nvidia_smi") or {}), "raw": HEAVY_RAW.read_text()}
-    for name, report in (("this machine's report", base), ("with an 8-GPU nvidia-smi capture", heavy)):
-        with tempfile.TemporaryDirectory() as tmp:
-            out = Path(tmp)
-            size = generate(report, n, out)
-            print(f"fleet of {n} reports ({name}): {size / 1e6:.1f} MB, {size / n / 1e3:.1f} kB each")
-            for label, extra in (("table", ["--no-color"]), ("--json", ["--json"])):
-                start = time.perf_counter()
-                result = _run("fleet", str(out), *extra)
-                wall = time.perf_counter() - start
-                if result.returncode not in (0, 1):
-                    print(f"  fleet {label}: exit {result.returncode}: {result.stderr.strip()}")
-                    return 1
-                print(f"  fleet {label:<7} {wall:6.2f} s wall (process start included)  "
-                      f"{wall / GOAL_S:5.2f} of the {GOAL_S:.0f} s goal  exit {result.returncode}")
-            fleet = json.loads(result.stdout)
-            print(f"  {len(fleet['nodes'])} nodes read, drifting keys: {', '.join(fleet['drift']) or 'none'}")
+    heavy = "--heavy" in args
+    args = [a for a in args if a != "--heavy"]
+    sizes = [int(a) for a in args] or [1000]
+    report = base_report(base_path)
+    if heavy:  # what an 8-GPU node captures: its whole nvidia-smi -q as the raw output
+        smi = report["facts"].get("nvidia_smi") or {}
+        report["facts"]["nvidia_smi"] = {**smi, "raw": HEAVY_RAW.read_text()}
+    for n in sizes:
+        if bench(report, n, repeat=3 if n <= 10_000 else 1):
+            return 1
     return 0
 
 

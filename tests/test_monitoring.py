@@ -2,22 +2,21 @@
 alert rules pass `promtool check rules` and the unit tests of tests/data/prometheus/alerts.test.yml,
 and node_exporter's textfile collector reads a file `tfdoctor report --prometheus` wrote.
 
-promtool and node_exporter are Debian's `prometheus` and `prometheus-node-exporter` packages; the
-tests that need them are skipped where they are not installed.
+promtool and node_exporter are Debian's `prometheus` and `prometheus-node-exporter` packages, which
+`.ci/run` installs; elsewhere the tests that need them are skipped with that install line.
 """
 
 from __future__ import annotations
 
 import re
 import shutil
-import socket
 import subprocess
-import time
 import urllib.request
 from pathlib import Path
 
 import pytest
 from conftest import DATA, ROOT, run_cli
+from daemons import Daemons, free_port, need, wait_for
 
 from tfdoctor.render.prometheus import render
 
@@ -76,10 +75,7 @@ def test_every_metric_the_rules_use_is_written() -> None:
 
 @pytest.fixture
 def promtool() -> str:
-    path = shutil.which("promtool")
-    if not path:
-        pytest.skip("promtool is not installed (Debian: apt-get install prometheus)")
-    return path
+    return need("promtool", "prometheus")
 
 
 def test_alert_rules_pass_promtool(promtool: str, tmp_path: Path) -> None:
@@ -102,38 +98,30 @@ def test_a_written_file_passes_promtool_check_metrics(promtool: str, tmp_path: P
     assert lint.returncode == 0, lint.stdout + lint.stderr
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_node_exporter_reads_the_file(tmp_path: Path) -> None:
-    exporter = shutil.which("prometheus-node-exporter") or shutil.which("node_exporter")
-    if not exporter:
-        pytest.skip("node_exporter is not installed (Debian: apt-get install prometheus-node-exporter)")
+    exporter = need("prometheus-node-exporter", "prometheus-node-exporter")
     folder = tmp_path / "textfile"
     folder.mkdir()
     result = run_cli("report", "--quick", "--prometheus", str(folder / "tfdoctor.prom"))
     assert result.returncode in (0, 1), result.stderr
-    port = _free_port()
-    proc = subprocess.Popen(
-        [exporter, "--collector.disable-defaults", "--collector.textfile",
-         f"--collector.textfile.directory={folder}", f"--web.listen-address=127.0.0.1:{port}"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
+    port = free_port()
+    daemons = Daemons(tmp_path)
+
+    def scrape() -> str | None:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=2) as resp:
+                return resp.read().decode()
+        except OSError:
+            return None
+
     try:
-        body = ""
-        for _ in range(50):
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=2) as resp:
-                    body = resp.read().decode()
-                break
-            except OSError:
-                time.sleep(0.1)
+        daemons.start("node_exporter", [
+            exporter, "--collector.disable-defaults", "--collector.textfile",
+            f"--collector.textfile.directory={folder}", f"--web.listen-address=127.0.0.1:{port}",
+        ], tmp_path / "exporter.log")
+        body = wait_for("node_exporter to answer", scrape, 20)
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        daemons.stop()  # and nothing left behind
     assert "node_textfile_scrape_error 0" in body
     assert re.search(r'^tfdoctor_status\{status="fail"\} [01]$', body, re.M)
     assert re.search(r"^tfdoctor_report_timestamp_seconds \S+$", body, re.M)

@@ -1,9 +1,14 @@
 """`tfdoctor fleet`: many nodes' saved reports side by side, with the values that drift.
 
-Fast by design: each file is read once with `json.load`, reduced to one row and dropped (no
-checks re-run; a node's status is re-derived from its saved findings), so a thousand reports
-take well under two seconds. A file that cannot be read or is not a tfdoctor report becomes a
-row with an `error`; the table is still printed, and the exit status is then 2.
+Fast by design: each file is read once by the shared saved-report reader (jsonsafe: the C scanner,
+then numbers, nesting and text bounded in the sections a row reads; shape: the types checked),
+reduced to one row and dropped (no checks re-run; a node's status is re-derived from its saved
+findings), so memory holds the table, never the reports; from `PARALLEL` files on, one process per
+CPU reads them. A file that cannot be read or is not a tfdoctor report becomes a row with an
+`error`; the table is still printed, and the exit status is then 2. The table is laid out here
+(rich's Table measures every cell, too slow for 100,000 rows), each cell made inert and cut to
+`CELL` characters so that one huge value cannot push the other columns out of view; `--json` is
+written one node per line.
 
 Reports of the same host from different dates (`created_at`) are its history: the table shows each
 host's latest report, and the timeline says when each value changed across the fleet ("driver
@@ -17,10 +22,13 @@ failed (in its latest report), else 0.
 from __future__ import annotations
 
 import json
+import multiprocessing
+import os
 import re
 import sys
 from collections import Counter
 from datetime import datetime, timezone
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +38,9 @@ from tfdoctor.shape import check as check_shape
 
 STATUSES = ("skip", "pass", "warn", "fail")
 DRIFT_KEYS = tuple(k for k in KEYS if k != "hostname")  # hostnames always differ
+
+
+SECTIONS = ("schema_version", "tool", "created_at", "mode", "environment", "findings")  # what a row reads
 
 
 class BadReport(Exception):
@@ -57,10 +68,10 @@ def expand(paths: list[str]) -> list[tuple[str, str | None]]:
 
 
 def _load(path: str) -> dict[str, Any]:
-    from tfdoctor.jsonsafe import InputError, loads, read_capped
+    from tfdoctor.jsonsafe import InputError, bound, parse, read_capped
 
     try:
-        data = loads(read_capped(path))  # size, numbers and nesting bounded; NaN/Infinity read as null
+        data = parse(read_capped(path))
     except FileNotFoundError:
         raise BadReport("no such file") from None
     except OSError as exc:
@@ -73,9 +84,10 @@ def _load(path: str) -> dict[str, Any]:
         raise BadReport("not a tfdoctor report (environment/findings missing)")
     try:
         check_shape(data, required=("environment", "findings"))
-    except ShapeError as exc:
+        data["findings"] = [{"id": f["id"], "status": f["status"]} for f in data["findings"]]
+        return bound(data, keep=SECTIONS)  # numbers, nesting and text bounded in what a row reads
+    except (ShapeError, InputError) as exc:
         raise BadReport(str(exc)) from None
-    return data
 
 
 def _blank(path: str, error: str | None = None) -> dict[str, Any]:
@@ -112,8 +124,15 @@ def node_row(path: str) -> dict[str, Any]:
     return row
 
 
-def _canon(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, default=str)
+def _canon(value: Any) -> Any:
+    """A value as a hashable key that compares by content (a list or object as its sorted JSON)."""
+    if isinstance(value, (list, dict)):
+        return ("json", json.dumps(value, sort_keys=True, default=str))
+    return value
+
+
+def _uncanon(key: Any) -> Any:
+    return json.loads(key[1]) if isinstance(key, tuple) else key
 
 
 def find_drift(nodes: list[dict[str, Any]]) -> dict[str, list[Any]]:
@@ -122,13 +141,14 @@ def find_drift(nodes: list[dict[str, Any]]) -> dict[str, list[Any]]:
     readable = [n for n in nodes if not n["error"]]
     drift: dict[str, list[Any]] = {}
     for key in DRIFT_KEYS:
-        counts = Counter(_canon(n["environment"].get(key)) for n in readable)
+        values = [_canon(n["environment"].get(key)) for n in readable]
+        counts = Counter(values)
         if len(counts) < 2:
             continue
         ordered = [v for v, _ in counts.most_common()]  # ties keep first-seen order
-        drift[key] = [json.loads(v) for v in ordered]
-        for n in readable:
-            if _canon(n["environment"].get(key)) != ordered[0]:
+        drift[key] = [_uncanon(v) for v in ordered]
+        for n, value in zip(readable, values):
+            if value != ordered[0]:
                 n["drifted"].append(key)
     return drift
 
@@ -141,7 +161,12 @@ HOST_LIST = 8  # hosts named in one timeline line before "and N more"
 
 def _when(row: dict[str, Any]) -> datetime | None:
     """The report's created_at in UTC (a naive time is taken as UTC), or None."""
-    when = parse_time(row.get("created_at"))
+    return _utc(row.get("created_at"))
+
+
+@cache  # each row's time is asked for several times; cleared after each build
+def _utc(created_at: str | None) -> datetime | None:
+    when = parse_time(created_at)
     if when is None:
         return None
     return when.astimezone(timezone.utc) if when.tzinfo else when.replace(tzinfo=timezone.utc)
@@ -210,10 +235,34 @@ def timeline(hosts: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
     return out
 
 
+PARALLEL = 2000  # from this many files on, one process per CPU reads them (2 CPUs: half the time)
+
+
+def _row(item: tuple[str, str | None]) -> dict[str, Any]:
+    path, error = item
+    return _blank(path, error) if error else node_row(path)
+
+
+def read_rows(items: list[tuple[str, str | None]]) -> list[dict[str, Any]]:
+    """One row per file, in order. Each report is dropped as soon as its row is made, so memory
+    holds the rows (the table), never the reports."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    if len(items) < PARALLEL or cpus < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return [_row(item) for item in items]
+    with multiprocessing.get_context("fork").Pool(min(cpus, 8)) as pool:
+        return pool.map(_row, items, chunksize=256)
+
+
 def build(paths: list[str]) -> dict[str, Any]:
     """The fleet as a dict: each host's latest report (`nodes`, with one row per unreadable file),
     drift across those, the timeline of changes, each host's history and the counts."""
-    rows = [_blank(path, error) if error else node_row(path) for path, error in expand(paths)]
+    try:
+        return _build(read_rows(expand(paths)))
+    finally:
+        _utc.cache_clear()
+
+
+def _build(rows: list[dict[str, Any]]) -> dict[str, Any]:
     hosts = histories(rows)
     nodes, placed = [], set()
     for row in rows:  # each host at the place of its first file; bad files where they were
@@ -269,79 +318,147 @@ def _nodes(n: int) -> str:
     return f"{n} node" if n == 1 else f"{n} nodes"
 
 
+CELL = 48  # widest a table cell gets: one huge value must not push every other column out of view
+WIDE_CELL = 96  # the failing ids (or the error) of a node
+
+
+def _cut(text: str, width: int = CELL) -> str:
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
 def _short(key: str, value: Any) -> str:
     if value is None:
         return "unknown"
     if key == "gpus" and isinstance(value, list):
         return _gpus({"gpus": value, "gpu_count": len(value)})
-    text = _canon(value) if isinstance(value, (list, dict)) else str(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    text = json.dumps(value, sort_keys=True, default=str) if isinstance(value, (list, dict)) else str(value)
+    return _cut(text, 60)
 
 
-def render_table(fleet: dict[str, Any], color: bool) -> None:
-    """The fleet for a terminal: one row per node, drifted cells marked `*` (and coloured)."""
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
+# SGR codes for the few styles the table uses (rich's Table measures every cell of every row, too
+# slow for a fleet of 100,000 nodes; these lines are laid out once the widest cell is known).
+SGR = {"green": "32", "yellow": "33", "bold red": "1;31", "bold magenta": "1;35", "magenta": "35",
+       "bold yellow": "1;33", "bold": "1", "dim": "2", "bold cyan": "1;36"}
 
-    # Piped into a file or a pager: one line per node rather than the 80 columns rich assumes.
-    width = None if sys.stdout.isatty() else 400
-    console = Console(color_system="auto" if color else None, highlight=False, emoji=False, width=width)
-    table = Table(show_edge=False, pad_edge=False, header_style="bold")
-    for header, _, _ in COLUMNS:
-        table.add_column(header, no_wrap=header != "host", overflow="fold")
+
+def _paint(text: str, style: str, color: bool) -> str:
+    return f"\x1b[{SGR[style]}m{text}\x1b[0m" if color and style and text else text
+
+
+def _cell(value: Any, width: int = CELL) -> str:
+    """A table cell: untrusted text made inert and kept to one line of at most width characters."""
+    return _cut(_clean(value), width)
+
+
+def table_rows(fleet: dict[str, Any]) -> tuple[list[str], list[list[tuple[str, str]]]]:
+    """The table's header and, per node, its cells as (text, style): drifted cells marked `*`."""
     summary = fleet.get("summary", {})
     dated = bool(summary.get("first")) and summary.get("first") != summary.get("last")
-    if dated:  # reports from several days: show each node's latest report date
-        table.add_column("report", no_wrap=True)
-    table.add_column("status", no_wrap=True)
-    table.add_column("failing", overflow="fold")
+    header = [name for name, _, _ in COLUMNS] + (["report"] if dated else []) + ["status", "failing"]
+    rows = []
     for n in fleet["nodes"]:
         cells = []
         for _, keys, value in COLUMNS:
             if n["error"] and keys:
-                cells.append(Text(""))
+                cells.append(("", ""))
                 continue
             shown = value(n)
-            text = Text("—" if shown is None else str(shown))
-            if any(k in n["drifted"] for k in keys):
-                text.append("*")
-                text.stylize("bold yellow")
-            cells.append(text)
+            drifted = any(k in n["drifted"] for k in keys)
+            cells.append((_cell("—" if shown is None else shown) + ("*" if drifted else ""),
+                          "bold yellow" if drifted else ""))
         if dated:
             day = _day(n) if not n["error"] else None
-            cells.append(Text(day or ("" if n["error"] else "undated"),
-                              style="dim" if day == summary.get("last") else "yellow"))
-        cells.append(Text(n["status"], style=STYLES.get(n["status"], "")))
-        cells.append(Text(n["error"] or " ".join(n["failing"]), style="magenta" if n["error"] else ""))
-        table.add_row(*cells)
-    console.print(table)
+            shown = day or ("" if n["error"] else "undated")
+            cells.append((shown, "dim" if day == summary.get("last") else "yellow"))
+        cells.append((n["status"], STYLES.get(n["status"], "")))
+        failing = _cell(n["error"] or " ".join(n["failing"]), WIDE_CELL)
+        cells.append((failing, "magenta" if n["error"] else ""))
+        rows.append(cells)
+    return header, rows
+
+
+def render_table(fleet: dict[str, Any], color: bool, out: Any = None) -> None:
+    """The fleet for a terminal: one row per node, drifted cells marked `*` (and coloured), then the
+    drifting values, the timeline and the counts."""
+    from rich.cells import cell_len as wide_len
+
+    def cell_len(text: str) -> int:
+        return len(text) if text.isascii() else wide_len(text)
+
+    out = out or sys.stdout
+    color = color and out.isatty()  # as rich would: no escape codes into a file or a pipe
+    header, rows = table_rows(fleet)
+    widths = [cell_len(h) for h in header]
+    for cells in rows:
+        for i, (text, _) in enumerate(cells):
+            widths[i] = max(widths[i], cell_len(text))
+
+    def line(cells: list[tuple[str, str]], sep: str) -> str:
+        padded = [_paint(text, style, color) + " " * (widths[i] - cell_len(text))
+                  for i, (text, style) in enumerate(cells)]
+        return sep.join(padded).rstrip() + "\n"
+
+    out.write(line([(h, "bold") for h in header], " ┃ "))
+    out.write("━╇━".join("━" * w for w in widths) + "\n")
+    for cells in rows:
+        out.write(line(cells, " │ "))
     for key, values in fleet["drift"].items():
         holders = Counter(_canon(n["environment"].get(key)) for n in fleet["nodes"] if not n["error"])
-        seen = "; ".join(f"{_short(key, v)} ({_nodes(holders[_canon(v)])})" for v in values)
-        console.print(Text(f"drift  {key}: ", style="bold yellow").append(seen, style=""))
+        seen = "; ".join(f"{_cell(_short(key, v), 64)} ({_nodes(holders[_canon(v)])})" for v in values)
+        out.write(_paint(f"drift  {key}: ", "bold yellow", color) + seen + "\n")
     if any(len(h) > 1 for h in fleet.get("history", {}).values()):
-        for line in timeline_lines(fleet):
-            console.print(Text(line[0], style="bold cyan").append(line[1], style=""))
+        for label, text in timeline_lines(fleet):
+            out.write(_paint(label, "bold cyan", color) + text + "\n")
     s = fleet["summary"]
-    console.print(Text(
+    out.write(_paint(
         f"{_nodes(s['nodes'])} · {s['pass']} pass · {s['warn']} warn · {s['fail']} fail · "
         f"{s['error']} unreadable · {len(fleet['drift'])} drifting values"
-        + ("  (* = differs from most nodes)" if fleet["drift"] else ""),
-        style="bold",
-    ))
+        + ("  (* = differs from most nodes)" if fleet["drift"] else ""), "bold", color) + "\n")
+    out.flush()
+
+
+def write_json(fleet: dict[str, Any], out: Any = None) -> None:
+    """The fleet as JSON, streamed: each node, timeline entry and host history on its own line."""
+    from tfdoctor.render.json import dumps
+
+    out = out or sys.stdout
+
+    def one(value: Any) -> str:
+        return dumps(value, indent=None).rstrip("\n")
+
+    out.write("{")
+    for i, (key, value) in enumerate(fleet.items()):
+        out.write(("," if i else "") + f"\n  {one(key)}: ")
+        if isinstance(value, list) and value:
+            for j, item in enumerate(value):
+                out.write(f"{',' if j else '['}\n    {one(item)}")
+            out.write("\n  ]")
+        elif isinstance(value, dict) and value and key != "summary":
+            for j, (k, v) in enumerate(value.items()):
+                out.write(f"{',' if j else '{'}\n    {one(k)}: {one(v)}")
+            out.write("\n  }")
+        else:
+            out.write(one(value))
+    out.write("\n}\n")
+    out.flush()
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 def _clean(text: Any) -> str:
-    """Untrusted text from a saved report, without control characters (escape sequences)."""
-    return _CONTROL.sub("", str(text))
+    """Untrusted text from a saved report on one line, without escape sequences, control characters
+    or bidirectional overrides."""
+    from tfdoctor.render.sanitize import text as inert
+
+    text = str(text)
+    if text.isascii() and text.isprintable():  # nothing a terminal would obey (the usual case)
+        return text
+    return _CONTROL.sub("", inert(text))
 
 
 def _hosts(names: list[str]) -> str:
-    shown = ", ".join(_clean(n) for n in names[:HOST_LIST])
+    shown = ", ".join(_cut(_clean(n)) for n in names[:HOST_LIST])
     return shown + (f" and {len(names) - HOST_LIST} more" if len(names) > HOST_LIST else "")
 
 
@@ -365,5 +482,5 @@ def timeline_lines(fleet: dict[str, Any]) -> list[tuple[str, str]]:
     for host in fleet.get("stale", []):
         latest = fleet["history"][host][-1]
         when = _clean(latest["created_at"] or "undated")
-        lines.append(("stale     ", f"{_clean(host)}: latest report {when}"))
+        lines.append(("stale     ", f"{_cut(_clean(host))}: latest report {_cut(when)}"))
     return lines

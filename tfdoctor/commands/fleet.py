@@ -10,17 +10,14 @@ from tfdoctor.commands import EXIT_FAIL, EXIT_OK, EXIT_USAGE, color
 
 def run(args: argparse.Namespace) -> int:
     """Print the fleet (table or JSON); exit 2 if any report was unreadable, else 1 if any failed."""
-    from tfdoctor.fleet import build, render_table
+    from tfdoctor.fleet import build, render_table, write_json
     from tfdoctor.render import sanitize
 
     fleet = build(args.reports)
     if args.json:
-        from tfdoctor.render.json import dumps
-
-        sys.stdout.write(dumps(fleet))
-        sys.stdout.flush()
+        write_json(fleet)
     else:
-        render_table(sanitize.clean(fleet), color(args))  # saved reports are untrusted text
+        render_table(fleet, color(args))  # each cell made inert: saved reports are untrusted text
     bad = [n for n in fleet["nodes"] if n["error"]]
     if bad:
         more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
