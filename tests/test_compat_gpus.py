@@ -165,6 +165,11 @@ RECORDED_WITHOUT_CC = {
     "Tesla K10.G2.8GB": "3.0",
     "Tesla K20c": "3.5",
     "Tesla K40c": "3.5",
+    "NVIDIA A100-PCIE-40GB": "8.0",
+    "NVIDIA A100 80GB PCIe": "8.0",
+    "NVIDIA A800 80GB PCIe": "8.0",
+    "NVIDIA H100 PCIe": "9.0",
+    "NVIDIA GeForce RTX 2060": "7.5",
 }
 
 

