@@ -239,3 +239,35 @@ def test_stubs_after_the_injected_driver_folder_are_harmless():
         ":/usr/local/cuda/lib64/stubs"
     assert "cuda.container-driver-libraries" not in failing("docker run --gpus all -it img\n" + order)
     assert "cuda.container-driver-libraries" in failing("docker run --gpus all -it img\n" + ld_path)
+
+
+# --- what TensorFlow prints on every machine, and NVIDIA's other bindings ---------------------------
+
+
+def holdout(split: str, name: str) -> str:
+    return next((CORPUS / split).glob(name + "-*.txt")).read_text(encoding="utf-8")
+
+
+def test_the_go_binding_failing_to_open_nvml_is_a_missing_driver():
+    # NVIDIA's Go binding (k8s device plugin, container toolkit) words NVML_ERROR_LIBRARY_NOT_FOUND
+    found = failing(holdout("holdout3", "K045"))
+    assert set(found) == {"driver.missing"}
+    assert set(failing("Failed to initialize NVML: could not load the report library")) == {"log.unrecognized"}
+
+
+def test_cudart_missing_on_a_machine_with_no_gpu_that_fails_otherwise_is_tensorflows_own_notice():
+    ci = holdout("holdout4", "L005")  # a GPU-less CI runner whose import fails on protobuf
+    assert set(failing(ci)) == {"python.protobuf-mismatch"}
+    stub = "\n".join(ln for ln in ci.splitlines() if "cudart" in ln)
+    assert "cuda.libraries-missing" in failing(stub)  # alone, the paste is about them
+    smi = line_of("035", "Driver Version")  # the same with a GPU shown: they matter
+    assert "cuda.libraries-missing" in failing(ci + "\n" + smi)
+
+
+def test_an_api_error_raised_inside_protobuf_is_a_protobuf_mismatch():
+    text = holdout("holdout4", "L003")
+    assert "python.protobuf-mismatch" in failing(text)
+    frame = next(ln for ln in text.splitlines() if "google/protobuf/descriptor.py" in ln)
+    assert "python.protobuf-mismatch" not in failing(frame + "\nValueError: bad value for field 'x'")
+    assert "python.protobuf-mismatch" not in failing(
+        frame + "\n" + "\n".join(f"step {i}" for i in range(100)) + "\nAttributeError: 'NoneType' object")

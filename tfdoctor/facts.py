@@ -246,6 +246,11 @@ def log_items(facts: dict[str, Any], *kinds: str) -> list[dict[str, Any]]:
     return [i for i in items if isinstance(i, dict) and i.get("kind") in kinds]
 
 
+def noise_seen(facts: dict[str, Any], name: str) -> bool:
+    """Whether the log showed this harmless notice (by its name in tfdoctor.stackerrors.NOISE)."""
+    return bool(as_dict(as_dict(facts.get("log")).get("noise")).get(name))
+
+
 def quote(facts: dict[str, Any], items: list[dict[str, Any]], limit: int = 3) -> tuple[str, ...]:
     """Evidence lines as shown to a person: "line 12: Could not load ..." (in `check`, lines of
     TensorFlow's log as the worker captured it)."""
@@ -279,6 +284,31 @@ _GPU_KINDS = frozenset({
     "cuinit", "cuda-error", "cudnn-version", "cudnn-failed", "cublas-failed", "oom", "cc-jit", "cc-ignored",
     "cpu-build", "ptx-target", "xla-tools", "ptxas-old", "nccl-error", "nccl-unsupported", "ctx-oom",
 })
+
+
+# What TensorFlow prints at start-up on any machine without the CUDA libraries, GPU or none.
+_STARTUP_FAMILIES = ("cuda-runtime", "cudnn", "tensorrt")
+
+
+def gpu_shown(facts: dict[str, Any]) -> bool:
+    """Whether pasted text shows a GPU or its driver (a device, a driver version, nvidia-smi, a GPU
+    error), beyond the CUDA libraries TensorFlow failed to load at start-up."""
+    if driver_version(facts)[0] or gpus(facts)[0] or get(facts, "runtime", "gpus") or section(facts, "nvcc"):
+        return True
+    for item in log_items(facts, *_GPU_KINDS):
+        startup = item.get("kind") in ("gpu-libs-skipped", "cudart-stub") or (
+            item.get("kind") == "dlopen-failed" and item.get("family") in _STARTUP_FAMILIES)
+        if not startup:
+            return True
+    return False
+
+
+def other_failure(facts: dict[str, Any]) -> bool:
+    """Whether pasted text fails in a way that is not about the GPU (an import, a package, a program
+    error): evidence of another mechanism, or an error line nothing placed."""
+    log = as_dict(facts.get("log"))
+    kinds = {i.get("kind") for i in as_list(log.get("evidence")) if isinstance(i, dict)}
+    return bool(kinds - _GPU_KINDS) or bool(log.get("unrecognized_count"))
 
 
 def gpu_context(facts: dict[str, Any]) -> bool:

@@ -503,8 +503,11 @@ _ROWS: tuple[tuple[str, int, str, str, str], ...] = (
 )
 CODES: tuple[Code, ...] = tuple(Code(*row) for row in _ROWS)
 
-# Other texts printed for the same codes: older cudart's, TensorFlow's on too old a driver, nvidia-smi's.
+# Other texts printed for the same codes: older cudart's, TensorFlow's on too old a driver, nvidia-smi's,
+# and NVIDIA's Go binding's (go-nvml, used by the k8s device plugin and the container toolkit:
+# https://github.com/NVIDIA/go-nvml) when libnvidia-ml.so.1 cannot be opened.
 OLDER_MESSAGES = {
+    "could not load nvml library": "NVML_ERROR_LIBRARY_NOT_FOUND",
     "all cuda-capable devices are busy or unavailable": "cudaErrorDevicesUnavailable",
     "cudageterrorstring symbol": "cudaErrorInsufficientDriver",
     "driver/library version mismatch": "NVML_ERROR_LIB_RM_VERSION_MISMATCH",
@@ -644,6 +647,10 @@ NOISE: dict[str, tuple[str, tuple[tuple[str, ...], ...]]] = {
                             ("rebuild tensorflow with the appropriate compiler flags",))),
     "grappler-layout": ("Grappler's layout optimizer skipped a graph it cannot rewrite: it runs"
                         " unoptimised", (("layout failed", "permutation"),)),
+    # TensorFlow 2.1-2.13 after failing to load libcudart (stream_executor/cuda/cudart_stub.cc): the
+    # missing runtime matters only where there is a GPU (tfdoctor/checks/cuda.py asks whether one shows)
+    "cudart-stub-notice": ("TensorFlow's own note: the CUDA runtime it could not load matters only on a"
+                           " machine with a GPU", (("ignore above cudart dlerror",),)),
     "declared-benign": ("the library itself says the message is harmless",
                         (("this is benign",), ("indicates that this is not a failure",),
                          ("can be safely ignored",))),

@@ -59,7 +59,14 @@ _API_ERROR = re.compile(
     # a Keras module or name that is gone (another package missing, e.g. pydot, is not Keras 3's doing)
     r"cannot import name '\w{1,60}' from '(?:tf_)?keras|No module named '(?:tf_)?keras\.|"
     r"Only instances of `?keras\.|is not supported in Keras 3)")
-KERAS3_WINDOW = 80  # lines from a keras/src frame to the exception that ends its traceback
+TRACEBACK_WINDOW = 80  # lines from a package's frame to the exception that ends its traceback
+# protobuf's own code raising an API error (a name its runtime lacks, a descriptor it refuses): the
+# runtime does not match the code generated for another one (google/protobuf, or its upb core)
+_PROTOBUF_FRAME = re.compile(r"google[/\\](?:protobuf|_upb)[/\\]")
+_PROTOBUF_ERROR = re.compile(r"^(?:[\w.]{1,60}\.)?(?:TypeError|AttributeError|ImportError)\b")
+# a traceback through a package's frames, then the exception that ends it: (frame, error, kind, via)
+_FRAMES = ((_KERAS3_FRAME, _API_ERROR, "keras3", "keras/src traceback"),
+           (_PROTOBUF_FRAME, _PROTOBUF_ERROR, "protobuf", "google/protobuf traceback"))
 _FAILED_IMPORT = re.compile(r"(?:-{2,}>\s{0,3}\d{1,6}\s{1,4})?"
                             r"(?:import tensorflow\b|from tensorflow[\w.]{0,40} import)")
 
@@ -101,11 +108,12 @@ _SEVERITY_WORDS = ("\ne0", "\ne1", "\nf0", "\nf1", "\ne ", "\nf ", ": e ", ": f 
 
 def trigger_words(signatures: Iterable[ev.Signature], source: str) -> set[str] | None:
     """Every word without which nothing in a line can be read: the signatures' anchors, the error codes'
-    and harmless notices' words, the error-line rules' (and their log prefixes), Keras 3's frames, plus
+    and harmless notices' words, the error-line rules' (and their log prefixes), the frames read, plus
     (explain) every value reader's and block finder's triggers; None when a signature declares none
     (then every line is read in full)."""
-    words = {"modulenotfounderror", "keras/src", "keras\\src", *codes.TRIGGERS, *errorlines.TRIGGERS,
-             *_SEVERITY_WORDS, *(forms[0] for _, all_forms in se.NOISE.values() for forms in all_forms)}
+    words = {"modulenotfounderror", "keras/src", "keras\\src", "google/", "google\\", *codes.TRIGGERS,
+             *errorlines.TRIGGERS, *_SEVERITY_WORDS,
+             *(forms[0] for _, all_forms in se.NOISE.values() for forms in all_forms)}
     for sig in signatures:
         if not sig.anchors:
             return None
@@ -138,7 +146,7 @@ class Reader:
         self.noise: dict[str, int] = {}
         self.unrecognized: list[dict[str, Any]] = []
         self.unrecognized_count = 0
-        self._keras3_frame_at: int | None = None
+        self._frame_at: dict[str, int] = {}  # kind -> line of its package's last frame
 
     def feed_chunk(self, chunk: bytes) -> None:
         """Whole lines of bytes: only those the cheap pass picks (and the lines a block or heading
@@ -155,7 +163,7 @@ class Reader:
             self.lines = base + count + 1
             raw = chunk[start:min(end, start + 4 * MAX_LINE)]
             key = hash(raw) if end - start > SHORT_LINE else None
-            if key is not None and key in self._raw_seen and not self._in_block():
+            if key is not None and key in self._raw_seen and not self._in_block() and not self._frame_at:
                 return end + 1  # the same bytes again: its line was read and would be skipped as a repeat
             self._physical(raw.decode("utf-8", errors="replace"))
             if key is not None and self._repeatable and len(self._raw_seen) < MAX_SEEN:
@@ -205,7 +213,8 @@ class Reader:
         # A repeated line adds no evidence: logs repeat a lot. Short ones are cheap and may mean
         # something new in their place ("Version: 1.15.4" under a second `pip show`).
         key = hash(line) if len(line) > SHORT_LINE else None
-        if key is not None and key in self._seen and not self._in_block():  # a table's rows repeat
+        # (a table's rows repeat; so may the exception a pending traceback ends in)
+        if key is not None and key in self._seen and not self._in_block() and not self._frame_at:
             return
         if key is not None and len(self._seen) < MAX_SEEN:
             self._seen.add(key)
@@ -219,8 +228,8 @@ class Reader:
                 self.values.feed(line, low, self.lines, words)
             return
         self._module_error(line, low)
-        if "keras" in low or self._keras3_frame_at is not None:
-            self._keras3(line, low)
+        if self._frame_at or "keras" in low or "google" in low:
+            self._frames(line, low)
         here: set[tuple[str, Any]] = set()
         found = [{**codes.item(code), "line": self.lines, "text": line[:QUOTE]}
                  for code in codes.in_line(line, low)] if _CODE_WORD.search(low) else []
@@ -263,21 +272,23 @@ class Reader:
                 self.items.append({"kind": "tf-missing", "line": self.lines, "text": line[:QUOTE]})
                 self.counts["tf-missing"] = self.counts.get("tf-missing", 0) + 1
 
-    def _keras3(self, line: str, low: str) -> None:
-        """An API error at the end of a traceback through Keras 3's keras/src/ frames."""
-        if "src" in low and _KERAS3_FRAME.search(line):
-            self._keras3_frame_at = self.lines
-            return
-        if self._keras3_frame_at is None:
-            return
-        if self.lines - self._keras3_frame_at > KERAS3_WINDOW:
-            self._keras3_frame_at = None
-        elif "error" in low and _API_ERROR.match(line):
-            self._keras3_frame_at = None
-            if self.counts.get("keras3", 0) < MAX_ITEMS_PER_KIND:
-                self.items.append({"kind": "keras3", "line": self.lines, "text": line[:QUOTE],
-                                   "via": "keras/src traceback"})
-            self.counts["keras3"] = self.counts.get("keras3", 0) + 1
+    def _frames(self, line: str, low: str) -> None:
+        """An API error at the end of a traceback through a package's own frames (Keras 3's keras/src,
+        protobuf's google/protobuf): that package is not the version its caller was written for."""
+        for frame, error, kind, via in _FRAMES:
+            if frame.search(line):
+                self._frame_at[kind] = self.lines
+                continue
+            at = self._frame_at.get(kind)
+            if at is None:
+                continue
+            if self.lines - at > TRACEBACK_WINDOW:
+                del self._frame_at[kind]
+            elif "error" in low and error.match(line):
+                del self._frame_at[kind]
+                if self.counts.get(kind, 0) < MAX_ITEMS_PER_KIND:
+                    self.items.append({"kind": kind, "line": self.lines, "text": line[:QUOTE], "via": via})
+                self.counts[kind] = self.counts.get(kind, 0) + 1
 
     def _item_values(self, item: dict[str, Any]) -> None:
         """Values an evidence line states outright (versions TensorFlow printed in its error)."""
