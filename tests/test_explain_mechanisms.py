@@ -271,3 +271,17 @@ def test_an_api_error_raised_inside_protobuf_is_a_protobuf_mismatch():
     assert "python.protobuf-mismatch" not in failing(frame + "\nValueError: bad value for field 'x'")
     assert "python.protobuf-mismatch" not in failing(
         frame + "\n" + "\n".join(f"step {i}" for i in range(100)) + "\nAttributeError: 'NoneType' object")
+
+
+def test_sigill_in_zshs_words_is_the_missing_avx():
+    text = holdout("holdout4", "L056")  # an x86 Python under Rosetta 2, which emulates no AVX
+    assert "cpu.avx-missing" in failing(text)
+    assert "tensorflow.cpu-only-build" not in failing(text)  # the Mac is not what the output is about
+    assert "cpu.avx-missing" not in failing("zsh: illegal option -- x")
+
+
+def test_a_plugin_that_does_not_load_fails_tensorflows_import():
+    found = failing(holdout("holdout4", "L058"))  # tensorflow-metal built for a newer macOS
+    assert set(found) == {"tensorflow.import-failed"}
+    assert "tensorflow-plugins" in found["tensorflow.import-failed"].detail
+    assert "tensorflow.import-failed" not in failing("ls site-packages/tensorflow-plugins/")

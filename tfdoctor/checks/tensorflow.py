@@ -102,6 +102,10 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     dists = fc.distributions(facts)
     cpu_dists = [d for d in CPU_DISTS if d in dists and d not in META_PARTS]
     if plat == "macos" and not fc.get(facts, "runtime", "gpus"):  # TF 1.0/1.1 and source builds had CUDA
+        if fc.other_failure(facts) and not fc.gpu_context(facts):  # the output is about that failure
+            return [skipped("tensorflow.cpu-only-build", f"TensorFlow {version} on macOS (CPU only)",
+                            "TensorFlow has no CUDA GPU support on macOS; this output fails for another"
+                            " reason and is not about a GPU.", used)]
         return [
             Finding(
                 "tensorflow.cpu-only-build",
@@ -200,7 +204,15 @@ def import_failed(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             "TensorFlow's native runtime failed to load",
             detail="The tensorflow package is installed but its compiled library could not be loaded. The"
             " lines around this one name the cause: a missing or mismatched shared library, a CPU without"
-            " AVX, an old glibc, or a NumPy/protobuf built for another version.",
+            " AVX, an old glibc, or a NumPy/protobuf built for another version." + (
+                " Windows could not run the DLL's start-up code (a DLL initialization routine failed):"
+                " most often a CPU without AVX, else an outdated Visual C++ runtime."
+                if any("initialization routine failed" in str(i.get("text", "")).lower() for i in items)
+                else "") + (
+                " Here it is a plugin in site-packages/tensorflow-plugins (tensorflow-metal, a pluggable"
+                " device) built for another TensorFlow release or OS: install the plugin release made for"
+                " this TensorFlow, or uninstall it to run without it."
+                if any(i.get("plugin") for i in items) else ""),
             plan=fix,
             facts=("log.evidence",),
             evidence=fc.quote(facts, items),

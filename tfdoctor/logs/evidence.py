@@ -219,9 +219,12 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("gpu-lost", ("fallen off the bus", "gpu is lost", "unable to determine the device handle"),
          r"fallen off the bus|GPU is lost|Unable to determine the device handle for GPU"),
     # --- the CPU and the system's libraries ----------------------------------------------------------
-    _sig("avx", ("illegal instruction", "these aren't available", "0xc000001d", "-1073741795"),
-         r"Illegal instruction|compiled to use \w{2,12}(?:\.\d)? instructions, but these aren't available|"
-         r"0xC000001D|-1073741795"),
+    # SIGILL as shells print it (bash "Illegal instruction", zsh "illegal hardware instruction") and
+    # Windows' STATUS_ILLEGAL_INSTRUCTION
+    _sig("avx", ("illegal instruction", "illegal hardware instruction", "these aren't available",
+                 "0xc000001d", "-1073741795"),
+         r"Illegal (?:hardware )?instruction|compiled to use \w{2,12}(?:\.\d)? instructions, but these aren't"
+         r" available|0xC000001D|-1073741795"),
     _sig("glibc", ("glibc", "glibcxx", "cxxabi"),
          r"version [`'\\]{0,2}(GLIBC(?:XX)?_\d{1,2}\.\d{1,2}(?:\.\d{1,2})?|CXXABI_\d\.\d{1,2}(?:\.\d{1,2})?)"
          r"[\\']{0,2} not found",
@@ -267,6 +270,11 @@ SIGNATURES: tuple[Signature, ...] = (
          r"DLL load failed(?: while importing _pywrap_tensorflow\w{0,20})?|"
          r"_pywrap_tensorflow_internal\.so: cannot open shared object|"
          r"ImportError: .{0,80}_pywrap_tensorflow"),
+    # a pluggable device's library (site-packages/tensorflow-plugins/: tensorflow-metal, DirectML,
+    # Intel's extension) that TensorFlow's import cannot load: built for another TensorFlow or OS
+    _sig("tf-native-failed", ("_plugin_dir", "tensorflow-plugins"),
+         r"load_library\(_plugin_dir\)|dlopen\([^)\s]{0,300}tensorflow-plugins[/\\]|"
+         r"tensorflow-plugins[/\\][\w.-]{1,80}: (?:undefined symbol|cannot open shared object)", plugin=True),
     _sig("cpu-build", ("built with cuda", "built_with_cuda", "not built with", "is_cuda_build",
                        "built without cuda", "no cuda support"),
          r"""['"(]is_cuda_build['"]?\s{0,3}[:,]\s{0,3}false|"""
