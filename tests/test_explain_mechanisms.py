@@ -182,8 +182,11 @@ def test_numpy_aliases_and_protobuf_6_api_removals():
 
 def test_the_allocators_dump_is_an_oom_but_its_not_a_failure_warning_is_not():
     assert "gpu.out-of-memory" in failing(corpus("312"))
+    for older in ("L036", "L037"):  # TensorFlow 1.x's forms: "N Chunks of size", "Chunk at 0x..."
+        assert set(failing(holdout("holdout4", older))) == {"gpu.out-of-memory"}
     warning = line_of("314", "not a failure")
     assert not failing(warning)
+    assert not failing("Chunk at the end of the file of size 3")
 
 
 def test_a_library_tensorrts_dlerror_names_is_tensorrts_not_tensorflows():
@@ -252,7 +255,8 @@ def test_the_go_binding_failing_to_open_nvml_is_a_missing_driver():
     # NVIDIA's Go binding (k8s device plugin, container toolkit) words NVML_ERROR_LIBRARY_NOT_FOUND
     found = failing(holdout("holdout3", "K045"))
     assert set(found) == {"driver.missing"}
-    assert set(failing("Failed to initialize NVML: could not load the report library")) == {"log.unrecognized"}
+    unplaced = failing("Failed to initialize NVML: could not load the report library")
+    assert set(unplaced) == {"log.unrecognized"}
 
 
 def test_cudart_missing_on_a_machine_with_no_gpu_that_fails_otherwise_is_tensorflows_own_notice():

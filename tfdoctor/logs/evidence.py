@@ -145,6 +145,8 @@ SIGNATURES: tuple[Signature, ...] = (
                  " of size "),
          r"^Bin \(\d{1,12}\):\s{0,20}Total Chunks: \d|^Sum Total of in-use chunks|^BFCAllocator dump for|"
          r"^(?:InUse|Free) at [0-9a-fA-F]{6,16} (?:next -?\d{1,12} )?of size \d|"
+         # (the dump's older forms, TensorFlow 1.x)
+         r"^\d{1,12} Chunks of size \d{1,16} totalling|^Chunk at (?:0x)?[0-9a-fA-F]{6,16} of size \d|"
          r"ran out of memory trying to allocate [^\n]{0,80}?(?:See logs for memory state|"
          r"Current allocation summary follows|requested by op)"),
     _sig("memory-free", "freememory",
