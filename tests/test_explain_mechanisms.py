@@ -289,3 +289,11 @@ def test_a_plugin_that_does_not_load_fails_tensorflows_import():
     assert set(found) == {"tensorflow.import-failed"}
     assert "tensorflow-plugins" in found["tensorflow.import-failed"].detail
     assert "tensorflow.import-failed" not in failing("ls site-packages/tensorflow-plugins/")
+
+
+def test_libcuda_opened_then_not_found_by_tensorflows_diagnostics_is_not_a_missing_driver():
+    text = holdout("holdout3", "K029")  # docker --gpus all: libcuda.so.1 opened, cuInit UNKNOWN ERROR
+    found = failing(text)
+    assert set(found) == {"cuda.init-failed"} and not found["cuda.init-failed"].caused_by
+    diagnostics = next(ln for ln in text.splitlines() if "unable to find libcuda.so DSO" in ln)
+    assert "driver.missing" in failing(diagnostics)  # alone, it still says the driver is not there

@@ -147,6 +147,7 @@ class Reader:
         self.unrecognized: list[dict[str, Any]] = []
         self.unrecognized_count = 0
         self._frame_at: dict[str, int] = {}  # kind -> line of its package's last frame
+        self._libcuda_opened = False  # "Successfully opened dynamic library libcuda.so.1"
 
     def feed_chunk(self, chunk: bytes) -> None:
         """Whole lines of bytes: only those the cheap pass picks (and the lines a block or heading
@@ -228,6 +229,8 @@ class Reader:
                 self.values.feed(line, low, self.lines, words)
             return
         self._module_error(line, low)
+        if "successfully opened" in low and ("libcuda" in low or "nvcuda" in low):
+            self._libcuda_opened = True
         if self._frame_at or "keras" in low or "google" in low:
             self._frames(line, low)
         here: set[tuple[str, Any]] = set()
@@ -308,6 +311,8 @@ class Reader:
             self.values.set("nvml.error", str(item["text"])[:200], 6)
 
     def facts(self) -> dict[str, Any]:
+        if self._libcuda_opened:  # TensorFlow's later "libcuda ... Not found" is its diagnostics' miss
+            self._drop(lambda i: i["kind"] == "no-driver" and i.get("why") == "libcuda")
         log: dict[str, Any] = {
             "source": self.source,
             "lines_read": self.lines,
@@ -324,6 +329,14 @@ class Reader:
         log["provenance"] = provenance
         log["platform_hints"] = sorted(self.values.hints)
         return {**sections, "log": log}
+
+    def _drop(self, unwanted: Any) -> None:
+        """Forget evidence the rest of the log contradicts."""
+        for item in [i for i in self.items if unwanted(i)]:
+            self.items.remove(item)
+            self.counts[item["kind"]] -= 1
+            if not self.counts[item["kind"]]:
+                del self.counts[item["kind"]]
 
     def _smi_mismatch(self, sections: dict[str, Any], provenance: dict[str, int]) -> None:
         """nvidia-smi's own version differs from the driver it talks to, and CUDA then failed in a way
