@@ -8,7 +8,7 @@ system side: NVML permissions, containers, CDI, WSL2, MIG, TF_CONFIG, NCCL, XLA)
 blind (precision 0.97, recall 0.56, named right 66%, no false alarm 98%, versions 95%); holdout4/
 (66 cases on the Python/TensorFlow side) was scored once blind (precision 0.84, recall 0.72, named
 right 77%, no false alarm 89%, versions 93%). Both must read cleanly and validate, and their healthy
-logs must stay clean.
+logs must stay clean. holdout5/ (77 cases) is blind and not yet scored: it is only listed here.
 """
 
 from __future__ import annotations
@@ -25,9 +25,10 @@ HOLDOUT = cases("holdout")
 HOLDOUT2 = cases("holdout2")
 HOLDOUT3 = cases("holdout3")
 HOLDOUT4 = cases("holdout4")
+HOLDOUT5 = cases("holdout5")
 
 
-@pytest.mark.parametrize("split", ["dev", "holdout", "holdout2", "holdout3", "holdout4"])
+@pytest.mark.parametrize("split", ["dev", "holdout", "holdout2", "holdout3", "holdout4", "holdout5"])
 def test_corpus_is_large_sourced_and_listed(split):
     listed = cases(split)
     folder = CORPUS if split == "dev" else CORPUS / split
@@ -40,13 +41,14 @@ def test_corpus_is_large_sourced_and_listed(split):
         assert len(listed) >= 150
         assert sum(1 for c in listed if not c["ids"]) >= 20
         assert min(per_id.values()) >= 3, per_id
-    if split in ("holdout3", "holdout4"):
+    if split in ("holdout3", "holdout4", "holdout5"):
         assert len(listed) >= 55
         assert sum(1 for c in listed if not c["ids"]) >= 12
 
 
 def test_the_splits_share_no_thread():
-    splits = [{c["source"] for c in split} for split in (DEV, HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4)]
+    every = (DEV, HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, HOLDOUT5)
+    splits = [{c["source"] for c in split} for split in every]
     assert sum(map(len, splits)) == len(set().union(*splits))
 
 
