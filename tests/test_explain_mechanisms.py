@@ -297,3 +297,13 @@ def test_libcuda_opened_then_not_found_by_tensorflows_diagnostics_is_not_a_missi
     assert set(found) == {"cuda.init-failed"} and not found["cuda.init-failed"].caused_by
     diagnostics = next(ln for ln in text.splitlines() if "unable to find libcuda.so DSO" in ln)
     assert "driver.missing" in failing(diagnostics)  # alone, it still says the driver is not there
+
+
+def test_the_toolkit_naming_a_brand_exception_is_still_a_driver_too_old_for_the_images_cuda():
+    # NVIDIA_REQUIRE_CUDA="cuda>=10.0 brand=tesla,driver>=384,driver<385": the last condition tried is named
+    one_line = failing(holdout("holdout5", "H052"))
+    assert {i for i, f in one_line.items() if not f.caused_by} == {"driver.too-old"}
+    assert "CUDA 10.0" in one_line["driver.too-old"].detail
+    wrapped = failing(holdout("holdout5", "H051"))  # the command wrapped over lines
+    assert {i for i, f in wrapped.items() if not f.caused_by} == {"driver.too-old"}
+    assert "driver.too-old" not in failing("requirement error: the condition was met")

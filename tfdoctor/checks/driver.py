@@ -407,8 +407,9 @@ def _too_old(
     if ngc:
         detail += f" The container image needs driver {ngc.get('need')}; the host runs {ngc.get('have')}."
     if any(i.get("kind") == "container-cuda" for i in hard):
-        detail += (f" The NVIDIA Container Toolkit refused to start an image built for CUDA {cuda}: the"
-                   " host's driver must be upgraded (or use an image of an older CUDA).")
+        image = f"an image built for CUDA {cuda}" if cuda else "an image whose CUDA needs a newer driver"
+        detail += (f" The NVIDIA Container Toolkit refused to start {image}: the host's driver must be"
+                   " upgraded (or use an image of an older CUDA).")
     if fc.cuda_errors(facts, *_COMPAT):
         detail += (" CUDA's forward-compatibility library (cuda-compat, common in container images) stood in"
                    " for the old driver and was refused: it works only on data-center GPUs and on the driver"

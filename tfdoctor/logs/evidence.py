@@ -89,9 +89,12 @@ SIGNATURES: tuple[Signature, ...] = (
          why="container-runtime"),
     _sig("no-driver", "cdi device",
          r"unresolvable CDI devices?|failed to inject CDI devices|CDI device injection failed", why="cdi"),
-    # the toolkit refuses an image whose CUDA needs a newer host driver (NVIDIA_REQUIRE_CUDA)
+    # the toolkit refuses an image whose CUDA needs a newer host driver (NVIDIA_REQUIRE_CUDA: "cuda>=N"
+    # and its exceptions "brand=tesla,driver>=418,driver<419"): the condition it names is the last one
+    # it tried, so "brand = tesla" too means this driver is older than the image's CUDA needs
     _sig("container-cuda", "unsatisfied condition",
-         r"requirement error: unsatisfied condition: cuda\s{0,2}>=?\s{0,2}(\d{1,2}\.\d{1,2})", ("need",)),
+         r"(?:--require=cuda>=(\d{1,2}\.\d{1,2})[^\n]{0,600}?)?requirement error: unsatisfied condition:"
+         r"\s{0,2}(?:cuda\s{0,2}>=?\s{0,2}(\d{1,2}\.\d{1,2})|brand|driver|arch)", ("need", "need")),
     # the CUDA toolkit's link-time stub libcuda reached at run time (ldd/ldconfig, LD_LIBRARY_PATH)
     _sig("stub-libcuda", "stubs",
          r"libcuda\.so(?:\.1)?\s{0,4}(?:\([^)]{0,40}\)\s{0,4})?=>\s{0,4}\S{0,200}/stubs/libcuda\.so|"
