@@ -307,3 +307,9 @@ def test_the_toolkit_naming_a_brand_exception_is_still_a_driver_too_old_for_the_
     wrapped = failing(holdout("holdout5", "H051"))  # the command wrapped over lines
     assert {i for i, f in wrapped.items() if not f.caused_by} == {"driver.too-old"}
     assert "driver.too-old" not in failing("requirement error: the condition was met")
+
+
+def test_a_librarys_message_quoted_in_a_sentence_ends_at_its_quote():
+    prose = "Sometimes it fails with: `Failed to initialize NVML: Unknown Error`. To trigger it, reload"
+    assert "nvml.no-permission" in failing(prose)  # a container that lost its device cgroup
+    assert "nvml.no-permission" not in failing("Failed to initialize NVML: Unknown Errors were logged")

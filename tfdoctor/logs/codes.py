@@ -98,7 +98,7 @@ def _message_prefix(part: str) -> tuple[str, tuple[se.Code, ...]]:
     codes = se.by_message(part)
     if codes:
         return part, codes
-    for cut in (" at ", " (", ";", ",", " in "):
+    for cut in (" at ", " (", ";", ",", " in ", "`", "'", '"', ". "):  # (a quote or a sentence ends it)
         i = part.find(cut)
         if i > 0:
             codes = se.by_message(part[:i])
