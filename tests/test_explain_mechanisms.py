@@ -313,3 +313,11 @@ def test_a_librarys_message_quoted_in_a_sentence_ends_at_its_quote():
     prose = "Sometimes it fails with: `Failed to initialize NVML: Unknown Error`. To trigger it, reload"
     assert "nvml.no-permission" in failing(prose)  # a container that lost its device cgroup
     assert "nvml.no-permission" not in failing("Failed to initialize NVML: Unknown Errors were logged")
+
+
+def test_a_pasted_cpuinfo_without_avx_is_the_missing_avx():
+    system = ROOT / "tests" / "data" / "system"
+    found = failing((system / "cpuinfo-core2duo-e7500-no-avx.txt").read_text(encoding="utf-8"))
+    assert set(found) == {"cpu.avx-missing"} and "This CPU has no AVX" in found["cpu.avx-missing"].title
+    assert not failing((system / "cpuinfo-amd-epyc-local.txt").read_text(encoding="utf-8"))
+    assert not failing("flags: none were set")

@@ -55,6 +55,8 @@ def _probe_view(path: Path) -> dict[str, Any]:
         osr = system.parse_os_release(text)
         return {"system": {"os": osr.get("PRETTY_NAME") or osr.get("NAME"), "os_id": osr.get("ID"),
                            "os_id_like": osr.get("ID_LIKE"), "os_version_id": osr.get("VERSION_ID")}}
+    if path.name.startswith("cpuinfo-"):
+        return {"system": {"cpu_flags": system.parse_cpu_flags(text)}}
     if path.name.startswith("proc-version-"):
         wsl = system.wsl_version(text)
         return {"system": {"wsl_version": wsl, "platform": "wsl2" if wsl == 2 else "linux"}}

@@ -2,7 +2,7 @@
 
 A paste holds whole or partial outputs of the tools the probes run: the `nvidia-smi` banner and its
 GPU table, `nvidia-smi -q -x` XML and `--query-gpu` CSV, `nvcc --version`, /proc/driver/nvidia/version,
-/proc/version, /etc/os-release, `pip list` / `pip freeze` / `conda list`, TensorFlow's build info.
+/proc/version, /etc/os-release, /proc/cpuinfo's flags, `pip list` / `pip freeze` / `conda list`, TensorFlow's build info.
 This module only finds them and undoes what pasting does to them (normalize() has already removed
 log prefixes, `> ` quoting and indentation; here: table rows that lost their left border), then the
 probe's own pure parser reads them (tfdoctor/probes/*.py), so `explain` and `check` read one output
@@ -29,6 +29,7 @@ TRIGGERS = (
     "cuda compilation tools", "nvrm version:", "linux version ",
     "name=", "id=", "id_like=", "version_id=",  # os-release
     "build_info", "ordereddict(", "'cuda_version'", "'is_cuda_build'",
+    "flags",  # /proc/cpuinfo's "flags : fpu vme ..." (lscpu's "Flags:")
     *smi_probe.OWN_FAILURES,
 )
 _OS_KEYS = frozenset({"NAME", "PRETTY_NAME", "ID", "ID_LIKE", "VERSION_ID"})
@@ -63,6 +64,7 @@ class Blocks:
         self.wsl_version: int | None = None
         self.os_release: dict[str, str] = {}
         self.build_info: dict[str, Any] | None = None
+        self.cpu_flags: dict[str, bool] | None = None
         self.line_no = 0  # the line being read (set by the caller)
         self.at: dict[str, int] = {}  # section -> line where its first block began
 
@@ -117,6 +119,8 @@ class Blocks:
             self.os_release.update(system_probe.parse_os_release(line))
         elif any(map(low.__contains__, ("build_info", "ordereddict(", "'cuda_version'", "'is_cuda_build'"))):
             self._build_info(line)
+        elif low.startswith("flags") and self.cpu_flags is None and " sse2 " in low:  # an x86 CPU's list
+            self.cpu_flags = system_probe.parse_cpu_flags(low)
 
     def finish(self) -> None:
         if self.banner is not None:
@@ -207,6 +211,8 @@ class Blocks:
             out["nvcc"] = {"version": self.nvcc["version"],
                            "installs": [{**self.nvcc, "source": "pasted"}]}
         system: dict[str, Any] = dict(self.proc_driver or {})
+        if self.cpu_flags:
+            system["cpu_flags"] = self.cpu_flags
         if self.wsl_version:
             system["wsl_version"] = self.wsl_version
         osr = self.os_release
