@@ -2,7 +2,8 @@
 
 A paste holds whole or partial outputs of the tools the probes run: the `nvidia-smi` banner and its
 GPU table, `nvidia-smi -q -x` XML and `--query-gpu` CSV, `nvcc --version`, /proc/driver/nvidia/version,
-/proc/version, /etc/os-release, /proc/cpuinfo's flags, `pip list` / `pip freeze` / `conda list`, TensorFlow's build info.
+/proc/version, /etc/os-release, /proc/cpuinfo's flags, `pip list` / `pip freeze` / `conda list`,
+TensorFlow's build info.
 This module only finds them and undoes what pasting does to them (normalize() has already removed
 log prefixes, `> ` quoting and indentation; here: table rows that lost their left border), then the
 probe's own pure parser reads them (tfdoctor/probes/*.py), so `explain` and `check` read one output
