@@ -960,8 +960,9 @@ def test_shadowing_fix_really_removes_the_dir():
             ]
         },
     )
-    fix = one(cuda_checks.ld_library_path_shadowing(facts, MATRIX)).fix
-    pipeline = fix.split("# or drop just these dirs: ", 1)[1]
+    plan = one(cuda_checks.ld_library_path_shadowing(facts, MATRIX)).plan
+    pipeline = plan.commands()[0]
+    assert pipeline.startswith("export LD_LIBRARY_PATH=$(")
     out = subprocess.run(
         ["sh", "-c", pipeline + ' && printf %s "$LD_LIBRARY_PATH"'],
         capture_output=True,

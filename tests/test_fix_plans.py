@@ -3,15 +3,19 @@
 would leave it.
 
 The walk collects every finding of the recorded TensorFlow releases (tests/data/tf-releases/, each
-also with the usual breakages applied to its facts) and of every real paste of the explain corpus
-(tests/data/explain/), and checks each plan: its text is the finding's fix, it survives the report's
-JSON, and every action `fix` would run is a pip install/uninstall of named packages or an activation
-line whose paths all lie in the target environment.
+also with the usual breakages applied to its facts), of every real paste of the explain corpus
+(tests/data/explain/), and of the machine states the check tests build (recorded nvidia-smi GPUs with
+their faults, worker runs, TF_CONFIG clusters), and checks each plan: every warning and failure any
+check emits with a fix has one, whose text is the fix; it survives the report's JSON; every view
+(terminal, markdown, notebook) shows its commands and words; and every action `fix` would run is a
+pip install/uninstall of named packages or an activation line whose paths all lie in the target
+environment.
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from pathlib import Path
 
@@ -21,9 +25,10 @@ from schema_check import validate
 from tf_releases import load_release, release_names
 
 from tfdoctor import plan as P
+from tfdoctor.catalogue import ENTRIES as CATALOGUE
 from tfdoctor.compat import load_matrix
 from tfdoctor.model import Finding, Report, Status
-from tfdoctor.render import fixtext
+from tfdoctor.render import fixtext, sanitize
 from tfdoctor.repair import hook_text, refusal, tensorflow_change
 from tfdoctor.report import build_report
 
@@ -58,8 +63,151 @@ def _breakages(facts: dict) -> list[dict]:
     return out
 
 
+# Ids no check ever emits with a fix: passes, and skips that say why nothing was judged.
+NEVER_FIXED = {
+    "cuda.libraries-ok", "cudnn.ok", "distributed.tf-config", "driver.cuda-compatible", "driver.ok",
+    "gpu.compute-capability-ok", "gpu.count-ok", "gpu.health", "gpu.mapping", "platform.ok",
+    "runtime.cpu-verified", "runtime.gpu-verified", "runtime.multi-gpu-verified", "runtime.skipped",
+    "runtime.throughput-ok", "tensorflow.build", "tensorflow.python-ok",
+}
+
+
+def _gpu_states() -> list[dict]:
+    """GPU faults on a recorded H100 (tests/test_checks_health.py's facts), one per health finding."""
+    from test_checks_health import _facts as gpu_facts
+    from test_checks_health import _h100
+
+    proc = {"pid": 4242, "name": "python", "used_mib": 80000, "type": "C"}
+    faults = [
+        {"error": "GPU is lost", "error_kind": "gpu-lost"},
+        {"ecc": {"mode_current": True, "volatile": {"uncorrected": 3}, "aggregate": {"uncorrected": 3}}},
+        {"ecc": {"mode_current": True, "volatile": {"uncorrected": 0}, "aggregate": {"uncorrected": 2}}},
+        {"remapped_rows": {"failure": True, "pending": True, "uncorrectable": 1, "correctable": 0}},
+        {"retired_pages": {"pending": True}},
+        {"pcie": {"gen": 5, "max_gen": 5, "width": 8, "max_width": 16}},
+        {"pcie": {"gen": 3, "max_gen": 5, "width": 16, "max_width": 16}, "throttle_reasons": ["power_cap"]},
+        {"throttle_reasons": ["hw_thermal"], "temperature_c": 86},
+        {"memory_used_mib": 81000, "memory_free_mib": 559, "processes": [proc]},
+        {"persistence_mode": False},
+        {"compute_mode": "prohibited"},
+        {"compute_mode": "exclusive_process", "processes": [proc]},
+        {"mig": {"current": True, "pending": True, "devices": []}},
+        {"mig": {"current": True, "pending": True, "devices": [{"profile": "1g.10gb"}]}},
+        {"mig": {"current": False, "pending": True, "devices": []}},
+    ]
+    states = [gpu_facts([_h100(**fault)]) for fault in faults]
+    caller = {"caller_pids": [4242], "caller": {"interface": "notebook"}}
+    states.append({**gpu_facts([_h100()]), "options": caller})
+    states[-1]["nvml"]["gpus"] = [_h100(memory_used_mib=81000, memory_free_mib=559, processes=[proc])]
+    for kind in ("fork", "no-permission"):
+        states.append({**gpu_facts([]), "nvml": {"available": False, "error": kind, "error_kind": kind}})
+    states.append({**gpu_facts([_h100()]), "nvidia_smi": {"found": True, "driver_version": "550.54.15"}})
+    return states
+
+
+def _machine_states() -> list[dict]:
+    """The Ubuntu H100 machine of tests/test_checks_core.py with one thing wrong at a time."""
+    from test_checks_core import healthy, with_
+
+    base = healthy()
+    two = [{"index": 0, "name": "NVIDIA H100 80GB HBM3", "compute_capability": "9.0"},
+           {"index": 1, "name": "NVIDIA GeForce RTX 4090", "compute_capability": "8.9"}]
+    shadow = [{"soname": "libcudnn.so.9", "first": "/opt/cudnn/lib/libcudnn.so.9", "pip": "/x/libcudnn.so.9"}]
+    return [
+        with_(base, libraries={"shadowing": shadow}),
+        with_(base, system={"env": {"CUDA_VISIBLE_DEVICES": "NoDevFiles"}}),
+        with_(base, nvml={"gpus": two}),
+        with_(base, options={"require_gpus": 4}),
+        with_(base, options={"require_gpus": 4}, runtime={"ran": True, "tf_visible_gpus": 1},
+              system={"env": {"CUDA_VISIBLE_DEVICES": "0"}}),
+        with_(base, system={"platform": "wsl2", "wsl_libcuda": []}),
+        with_(base, system={"platform": "wsl2", "wsl_libcuda": ["/usr/lib/wsl/lib/libcuda.so.1"]},
+              libraries={"loadable": {"libcuda.so.1": ["/usr/lib/x86_64-linux-gnu/libcuda.so.1",
+                                                       "/usr/lib/wsl/lib/libcuda.so.1"]}}),
+        with_(base, system={"platform": "wsl2", "wsl_libcuda": ["/usr/lib/wsl/lib/libcuda.so.1"]},
+              libraries={"loadable": {"libcuda.so.1": ["/usr/lib/wsl/lib/libcuda.so.1",
+                                                       "/usr/lib/x86_64-linux-gnu/libcuda.so.1"]}}),
+        with_(base, tensorflow={"duplicates": {"tensorflow": ["2.21.0", "2.20.0"]}}),
+        with_(base, tensorflow={"installed": None, "error": "exec format error"}),
+        with_(base, system={"platform": "macos"}),
+        with_(base, nvml={"driver_version": "535.247.01"}),
+    ]
+
+
+def _loaded_copies() -> list[dict]:
+    """Libraries the worker mapped from elsewhere than the pip wheels (tests/test_loaded_libraries.py)."""
+    from test_loaded_libraries import _facts as loaded_facts
+    from test_loaded_libraries import _lib
+
+    cudnn = {"nvidia-cudnn-cu12": "9.3.0.75"}
+    system_copy = [_lib("/usr/lib/x86_64-linux-gnu/libcudnn.so.8.9.7", "libcudnn", "8.9.7")]
+    conda_copy = [_lib("/opt/conda/envs/tf/lib/libcudnn.so.9.1.0", "libcudnn", "9.1.0")]
+    return [loaded_facts(system_copy, dists=cudnn),
+            loaded_facts(system_copy, dists=cudnn, ld_path=["/usr/lib/x86_64-linux-gnu"]),
+            loaded_facts(conda_copy, dists=cudnn, conda="/opt/conda/envs/tf")]
+
+
+def _worker_runs() -> list[dict]:
+    """Worker results as tests/test_runtime_faults.py records them, one per runtime finding."""
+    from test_runtime_faults import _facts as run_facts
+    from test_runtime_faults import _step
+
+    steps = [
+        _step("matmul", "fail", failure="mismatch", error="differs from the NumPy reference"),
+        _step("train", "fail", failure="placement", error="Conv2D ops ran on CPU:0"),
+        _step("train", "fail", failure="loss", error="non-finite loss"),
+        _step("train", "fail", failure="exception", error="InternalError: x"),
+        _step("train", "fail", device="/device:CPU:0", failure="exception", error="ValueError: x"),
+        _step("multi_gpu", "fail", failure="exception", error="InternalError: all-reduce"),
+        _step("xla", "fail", failure="exception", error="InternalError: x"),
+        _step("throughput", "pass", gpu_name="NVIDIA H100 80GB HBM3", n=4096, tf32=True,
+              tflops={"float32": 4.0}),
+    ]
+    runs = [run_facts(step) for step in steps]
+    runs += [run_facts(gpus=0, tf_visible_gpus=0, gpu_reason=reason)
+             for reason in ("built without CUDA", "dlopen libcudart failed", "cuInit failed: no driver", "?")]
+    for extra in ({"ran": False, "error": "no such file"}, {"timed_out": True, "error": "timed out"},
+                  {"memory_exceeded_mib": 9000, "error": "memory"}, {"signal": "SIGSEGV", "returncode": -11},
+                  {"result_line": False, "stdout_junk": "hello"}):
+        runs.append(run_facts(**extra))
+    timed = run_facts(timed_out=True, error="timed out")
+    timed["runtime"]["steps"][0]["interrupted"] = True
+    runs.append(timed)
+    runs.append({"runtime": {"error": "probe did not finish in time", "probe_failed": True}})
+    return runs
+
+
+def _clusters() -> list[dict]:
+    """TF_CONFIG values and collective runs as tests/test_distributed_config.py writes them."""
+    from test_distributed_config import OK, facts_for, tfc
+
+    configs = ["{'cluster': 1}", "{", tfc(["node1:1"], index=5), tfc(["node1:99999"]),
+               tfc(["node1:1", "node1:1"]), tfc(["localhost:1", "node2:1"]), tfc(["node9:1", "node1:1"]),
+               tfc(["node9:1", "node8:1"]), json.dumps({"cluster": {"worker": ["node1:1"]}})]
+    out = [facts_for(c) for c in configs]
+    for coll in ({**OK, "ok": False, "stage": stage, "error": "x", "unreachable": unreachable,
+                  "tensorflow": "2.21.0"}
+                 for stage, unreachable in (("join", ["worker:1"]), ("import", []), ("bind", []),
+                                            ("compare", []), ("join", []), ("other", []))):
+        out.append({"collective": coll})
+    out += [{"collective": {"requested": True, "ran": False, "skipped": "TF_CONFIG is not set"}},
+            {"collective": {**OK, "mismatches": [{"task": "worker:1", "key": "driver", "mine": "1",
+                                                  "theirs": "2"}]}},
+            {"collective": {"error": "probe did not finish in time", "probe_failed": True}}]
+    return out
+
+
 def _findings() -> list[tuple[str, Finding]]:
+    from tfdoctor import checks
+
     found = []
+    for source, states in (("gpu", _gpu_states()), ("machine", _machine_states()), ("worker", _worker_runs()),
+                           ("cluster", _clusters()), ("loaded", _loaded_copies())):
+        for k, facts in enumerate(states):
+            found += [(f"{source}-{k}", f) for f in checks.run_checks(facts, MATRIX)]
+    found += [("registry", f) for f in checks.run_checks({}, MATRIX, only=("gpu.health",), verdict=True)]
+    crashed = checks._crashed(checks.load_all()[0], RuntimeError("a bug"))
+    found.append(("registry", crashed))
     for name in release_names():
         for quick in (False, True):
             for facts in _breakages(load_release(name, quick=quick)):
@@ -101,16 +249,63 @@ def test_every_plan_stays_in_its_environment(findings):
     assert RUNNABLE_IDS <= seen, RUNNABLE_IDS - seen
 
 
-def test_every_warning_and_failure_with_a_plan_renders_it(findings):
-    """The report's JSON carries the plan beside the fix text; every view takes its commands from it."""
-    for source, f in findings[:4000]:
-        if f.plan is None or f.status < Status.WARN:
+def test_every_fix_any_check_emits_is_a_plan(findings):
+    """Each warning and failure with a fix carries its plan, and the fix shown is the plan's text; the
+    walk reaches every id of the catalogue that can carry a fix."""
+    fixed: set[str] = set()
+    for source, f in findings:
+        if f.status < Status.WARN or not f.fix:
             continue
-        data = json.loads(json.dumps(f.to_dict()))
+        assert f.plan is not None, (source, f.id, f.fix)
+        assert f.fix == f.plan.text() and f.plan.actions, (source, f.id)
+        fixed.add(f.id)
+    assert fixed == set(CATALOGUE) - NEVER_FIXED, (set(CATALOGUE) - NEVER_FIXED - fixed, fixed & NEVER_FIXED)
+
+
+def _views(f: Finding) -> tuple[str, str, str, dict]:
+    """The finding alone in a report, as the terminal, markdown and notebook show it, and as JSON."""
+    import io
+
+    from rich.console import Console
+
+    from tfdoctor.render import markdown, notebook, terminal
+
+    report = json.loads(Report("full", {}, {}, [f], created_at="2026-01-01T00:00:00+00:00").to_json())
+    console = Console(width=400, record=True, color_system=None, file=io.StringIO())
+    terminal.render(report, out=console)
+    return console.export_text(), markdown.render(report), notebook.html(report), report["findings"][0]
+
+
+def test_every_view_shows_the_same_commands_and_words(findings):
+    """Terminal, markdown, notebook and JSON take a fix's commands and words from its plan, so every
+    id's plan reads the same everywhere."""
+    from tfdoctor.render import markdown, notebook
+
+    def flat(text: str) -> str:
+        return " ".join(text.split())
+
+    seen: set[tuple[str, str]] = set()
+    for source, f in findings:
+        if f.plan is None or f.status < Status.WARN or (f.id, f.fix) in seen:
+            continue
+        seen.add((f.id, f.fix or ""))
+        f = dataclasses.replace(f, caused_by=None)  # shown as a root cause: its fix in full
+        screen, md, html, data = _views(f)
         back = Finding.from_dict(data)
         assert back.plan == f.plan and back.fix == f.fix, (source, f.id)
         parts = fixtext.parts(data)
         assert list(parts.commands) == list(dict.fromkeys(c for c in f.plan.commands() if c.strip()))
+        assert parts.prose == f.plan.prose()
+        if parts.commands:
+            assert markdown.code("\n".join(parts.commands), "sh") in md, (source, f.id)
+            assert notebook.esc("\n".join(parts.commands)).strip() in html, (source, f.id)
+        for command in parts.commands:
+            assert command in screen, (source, f.id, command)
+        if parts.prose:
+            assert flat(sanitize.text(parts.prose)) in flat(screen), (source, f.id, parts.prose)
+            assert markdown.prose(parts.prose) in md, (source, f.id)
+            assert notebook.esc(parts.prose) in html, (source, f.id)
+    assert {i for i, _ in seen} == set(CATALOGUE) - NEVER_FIXED
 
 
 def test_reports_with_plans_validate_and_old_reports_still_read():
@@ -138,7 +333,8 @@ def test_reports_with_plans_validate_and_old_reports_still_read():
 def test_a_malformed_saved_plan_is_dropped_never_run(bad):
     assert P.Plan.from_dict(bad) is None
     f = {"id": "cudnn.missing", "status": "fail", "title": "t", "fix": "pip install x", "plan": bad}
-    assert Finding.from_dict(f).plan is None and fixtext.parts(f).commands
+    assert Finding.from_dict(f).plan is None
+    assert fixtext.parts(f) == fixtext.Parts((), "pip install x")  # shown as written, nothing guessed
 
 
 PREFIX = Path("/home/u/venv")

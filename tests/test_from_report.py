@@ -208,3 +208,37 @@ def test_markdown_escapes_prose_and_fits_an_issue(saved: tuple[Path, dict, int])
     assert "GPU &lt;hostname&gt; \\| lost" in md  # shown on GitHub, not taken for an HTML tag
     assert "/dev/nvidia\\*" in md
     assert len(md) < 65_536 and "characters trimmed" in md
+
+
+@pytest.mark.parametrize("schema", [1, 2])
+def test_a_report_saved_before_plans_shows_its_fixes_as_written(saved: tuple[Path, dict, int],
+                                                                  schema: int) -> None:
+    """A report JSON v1/v2 from before fixes were plans: every view shows each fix's text as it was
+    written, as prose; no command is guessed out of it."""
+    import io
+
+    from rich.console import Console
+
+    from tfdoctor.render import markdown, notebook, terminal
+
+    _, live, _ = saved
+    old = json.loads(json.dumps(live))
+    old["schema_version"] = schema
+    fix = "sudo ubuntu-drivers install && sudo reboot  # a reboot window"
+    old["findings"].insert(0, {"id": "driver.missing", "status": "fail", "title": "No NVIDIA driver",
+                               "detail": "", "fix": fix,
+                               "docs": None, "facts": [], "confidence": "certain", "caused_by": None,
+                               "evidence": []})
+    for f in old["findings"]:
+        f.pop("plan", None)
+    md, html = markdown.render(old), notebook.html(old)
+    console = Console(width=400, record=True, color_system=None, file=io.StringIO())
+    terminal.render(old, out=console)
+    screen = " ".join(console.export_text().split())
+    assert "```sh" not in md
+    shown = [f for f in old["findings"] if f.get("fix") and f["status"] == "fail" and not f.get("caused_by")]
+    assert shown
+    for f in shown:
+        assert fixtext.parts(f) == fixtext.Parts((), f["fix"].strip())
+        assert markdown.prose(f["fix"].strip()) in md and notebook.esc(f["fix"].strip()) in html
+        assert " ".join(f["fix"].split()) in screen

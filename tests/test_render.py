@@ -22,6 +22,8 @@ from pathlib import Path
 import pytest
 from conftest import DATA, ROOT, run_cli, run_in_pty, write_fake
 
+from tfdoctor import plan as P
+from tfdoctor.model import Finding, Status
 from tfdoctor.render import fixtext, sanitize
 from tfdoctor.render.terminal import COMMAND, Screen, render
 
@@ -337,63 +339,71 @@ def test_docs_fall_back_to_the_catalogue() -> None:
     assert docs("driver.missing") in check_screen(report, 200, verbose=True)
 
 
-# --- the fix splitter ------------------------------------------------------------------------------
+# --- a fix's plan as the views lay it out ------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
-    "fix, commands, prose",
+    "actions, commands, prose",
     [
         (
-            "sudo ubuntu-drivers install && sudo reboot  # needs a reboot window",
+            [P.system("sudo ubuntu-drivers install && sudo reboot", "needs a reboot window")],
             ["sudo ubuntu-drivers install && sudo reboot"],
             "needs a reboot window",
         ),
         (
-            "Start the container with `docker run --gpus all ...` (podman: `--device nvidia.com/gpu=all`)."
-            " The host needs the NVIDIA Container Toolkit:"
-            " `sudo nvidia-ctk runtime configure --runtime=docker`.",
-            ["docker run --gpus all ...", "sudo nvidia-ctk runtime configure --runtime=docker"],
-            "Start the container with `docker run --gpus all ...` (podman: `--device nvidia.com/gpu=all`)."
-            " The host needs the NVIDIA Container Toolkit.",
+            [P.system("sudo nvidia-ctk runtime configure --runtime=docker",
+                      "the host needs the NVIDIA Container Toolkit"),
+             P.note("; then start the container with `docker run --gpus all ...`.")],
+            ["sudo nvidia-ctk runtime configure --runtime=docker"],
+            "the host needs the NVIDIA Container Toolkit; then start the container with"
+            " `docker run --gpus all ...`.",
         ),
         (
-            "Upgrade the driver to 535 or newer: sudo ubuntu-drivers install nvidia:535 && sudo reboot.",
-            ["sudo ubuntu-drivers install nvidia:535 && sudo reboot"],
-            "Upgrade the driver to 535 or newer.",
-        ),
-        (
-            "/venv/bin/python -m pip install 'nvidia-cudnn-cu12==9.*'"
-            " (conda env active: run pip from inside it)",
+            [P.pip("install", "nvidia-cudnn-cu12==9.*"),
+             P.note(" (conda env active: run pip from inside it)")],
             ["/venv/bin/python -m pip install 'nvidia-cudnn-cu12==9.*'"],
-            "conda env active: run pip from inside it",
+            "(conda env active: run pip from inside it)",
         ),
         (
-            "Run with `NCCL_DEBUG=INFO` to see the error; check peer access with `nvidia-smi topo -m`",
-            ["nvidia-smi topo -m"],
-            "Run with `NCCL_DEBUG=INFO` to see the error; check peer access with `nvidia-smi topo -m`",
+            [P.env("NCCL_DEBUG", "INFO", "to see the error"), P.system("nvidia-smi topo -m", "peer access"),
+             P.note("; in containers pass `--ipc=host`")],
+            ["export NCCL_DEBUG=INFO", "nvidia-smi topo -m"],
+            "to see the error; peer access; in containers pass `--ipc=host`",
         ),
         (
-            "Install the NVIDIA driver with your distribution's package manager, then reboot",
+            [P.note("Install the NVIDIA driver with your distribution's package manager, then reboot")],
             [],
             "Install the NVIDIA driver with your distribution's package manager, then reboot",
         ),
         (
-            "Remove the package that owns it (`dpkg -S /usr/lib/wsl/lib/libcuda.so.1`).",
-            ["dpkg -S /usr/lib/wsl/lib/libcuda.so.1"],
-            "Remove the package that owns it.",
+            [P.hook("export A=1", "export B=2"), P.pip("uninstall", "-y", "x"),
+             P.pip("uninstall", "-y", "x")],
+            ["export A=1 && export B=2", "/venv/bin/python -m pip uninstall -y x"],  # each command once
+            "",
         ),
-        (
-            "export CUDA_CACHE_MAXSIZE=4294967296  # 4 GiB JIT cache",
-            ["export CUDA_CACHE_MAXSIZE=4294967296"],
-            "4 GiB JIT cache",
-        ),
-        (None, [], ""),
+        ([], [], ""),
     ],
 )
-def test_fix_split(fix, commands, prose) -> None:
-    parts = fixtext.split(fix)
+def test_fix_parts_come_from_the_plan(actions, commands, prose) -> None:
+    plan = P.make("/venv/bin/python", *actions)
+    f = Finding("cudnn.missing", Status.FAIL, "t", plan=plan).to_dict()
+    parts = fixtext.parts(json.loads(json.dumps(f)))
     assert list(parts.commands) == commands
-    assert parts.prose == prose
+    assert parts.prose == prose == plan.prose()
+    assert f["fix"] == plan.text()
+
+
+@pytest.mark.parametrize("fix", [
+    "sudo ubuntu-drivers install && sudo reboot  # needs a reboot window",
+    "Upgrade the driver to 535 or newer: sudo ubuntu-drivers install nvidia:535 && sudo reboot.",
+    "line one\nline two",
+])
+def test_a_fix_without_a_plan_is_shown_as_written(fix) -> None:
+    """A report saved before plans existed: its text, as prose; no command is guessed out of it."""
+    parts = fixtext.parts({"id": "driver.missing", "status": "fail", "fix": f"  {fix} "})
+    assert parts.commands == () and parts.prose == fix
+    assert fixtext.parts({"id": "driver.missing", "fix": None}) == fixtext.Parts((), "")
+    assert fixtext.parts({"id": "driver.missing", "fix": 3, "plan": "junk"}) == fixtext.Parts((), "")
 
 
 def test_command_lines_break_between_words_only() -> None:
@@ -413,10 +423,12 @@ def test_command_lines_break_between_words_only() -> None:
         assert line.count("'") in (0, 2)  # never broken inside quotes (a backslash there is literal)
 
 
-def test_fix_split_is_linear() -> None:
+def test_fix_layout_is_linear() -> None:
     for text in ("a: " * 22_000, "`x` " * 16_000, "sudo " + "x " * 32_000, ": sudo '" * 8_000, "(" * 65_536):
         start = time.perf_counter()
-        fixtext.split(text)
+        fixtext.parts({"fix": text})
+        fixtext.backtick_spans(text)
+        fixtext.command_lines(text, 80)
         assert time.perf_counter() - start < 1.0, text[:20]
 
 

@@ -107,21 +107,30 @@ class Plan:
         """The lines to run, in order (pip, hook lines, exports, system commands)."""
         return [self.command(a) for a in self.actions if a.kind != "note"]
 
+    def whys(self) -> list[str]:
+        """Each step's reason, in order."""
+        return [a.why for a in self.actions if a.why and a.kind != "note"]
+
     def notes(self) -> list[str]:
         """Prose: each action's reason, then the notes."""
-        whys = [a.why for a in self.actions if a.why and a.kind != "note"]
-        return whys + [a.text for a in self.actions if a.kind == "note" and a.text]
+        return self.whys() + [a.text for a in self.actions if a.kind == "note" and a.text]
+
+    def _with_notes(self, out: str) -> str:
+        for note_ in (a.text for a in self.actions if a.kind == "note" and a.text):
+            out += note_ if not out or note_[:1] in " ,;." else f" {note_}"
+        return out
+
+    def prose(self) -> str:
+        """The words around the commands, as every view shows them: the reasons, then the notes."""
+        return self._with_notes("; ".join(self.whys())).strip().lstrip(".;,—- ")
 
     def text(self) -> str:
         """The plan as one line of text: the commands joined with `&&`, their reasons as a shell
         comment, then the notes."""
         out = " && ".join(self.commands())
-        whys = [a.why for a in self.actions if a.why and a.kind != "note"]
-        if whys:
-            out += "  # " + "; ".join(whys)
-        for note_ in (a.text for a in self.actions if a.kind == "note" and a.text):
-            out += note_ if not out or note_[:1] in " ,;." else f" {note_}"
-        return out
+        if self.whys():
+            out += "  # " + "; ".join(self.whys())
+        return self._with_notes(out)
 
     @property
     def runnable(self) -> tuple[Action, ...]:

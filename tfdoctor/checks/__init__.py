@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from tfdoctor import catalogue
+from tfdoctor import plan as P
 from tfdoctor.facts import no_gpu_attached
 from tfdoctor.model import Finding, Status
 
@@ -122,8 +123,9 @@ def _crashed(chk: Check, exc: Exception) -> Finding:
         f"Check {chk.name} crashed: {type(exc).__name__}: {str(exc)[:200]}",
         detail="This is a bug in tfdoctor. What this check judges is unknown, so it counts as failed; the "
         "other checks ran.",
-        fix="Report it with the output of `tfdoctor report --json` attached (secrets are redacted); "
-        f"meanwhile `--skip {chk.name}` leaves this check out.",
+        plan=P.make("python", P.note("Report it with the output of `tfdoctor report --json` attached"
+                                     " (secrets are redacted); meanwhile"
+                                     f" `--skip {chk.name}` leaves this check out.")),
     )
 
 
@@ -162,8 +164,9 @@ def _nothing_verified(skips: list[Finding], only: tuple[str, ...], skip: tuple[s
         "Nothing was verified: every selected check skipped",
         detail=f"{asked}: {shown or 'no selected check applies to this machine'}. A gate that judged "
         "nothing does not pass.",
-        fix="Select checks this machine can answer (`tfdoctor checks` lists them), run without --quick "
-        "for the runtime checks, or run on a machine with the GPU they look at.",
+        plan=P.make("python", P.note("Select checks this machine can answer (`tfdoctor checks` lists them),"
+                                     " run without --quick for the runtime checks, or run on a machine with"
+                                     " the GPU they look at.")),
     )
 
 

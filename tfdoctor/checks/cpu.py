@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from tfdoctor import facts as fc
+from tfdoctor import plan as P
 from tfdoctor.checks import check
+from tfdoctor.checks import remedies as rm
 from tfdoctor.model import Finding, Status
 
 
@@ -25,9 +27,10 @@ def avx(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             detail="Official TensorFlow wheels are compiled for AVX (and newer releases for more); on a CPU"
             " without it, `import tensorflow` dies with 'Illegal instruction'. Old Celeron, Pentium and Atom"
             " CPUs lack it, and so do VMs whose CPU model hides it.",
-            fix="Run on a CPU with AVX; in a VM expose the host CPU's features (Proxmox/KVM: CPU type `host`;"
-            " VirtualBox: disable Hyper-V/Windows hypervisor features that hide AVX); otherwise install a"
-            " TensorFlow built without AVX (a source build, or a community no-AVX wheel)",
+            plan=rm.plan(facts, P.note(
+                "Run on a CPU with AVX; in a VM expose the host CPU's features (Proxmox/KVM: CPU type `host`;"
+                " VirtualBox: disable Hyper-V/Windows hypervisor features that hide AVX); otherwise install a"
+                " TensorFlow built without AVX (a source build, or a community no-AVX wheel)")),
             facts=("log.evidence", "system.cpu_flags"),
             evidence=fc.quote(facts, items),
             confidence="certain" if flags.get("avx") is False else "likely",

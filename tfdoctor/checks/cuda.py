@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import posixpath
 import shlex
-from typing import Any
+from typing import Any, Callable
 
 from tfdoctor import catalogue as cat
 from tfdoctor import facts as fc
+from tfdoctor import plan as P
 from tfdoctor import stackerrors
 from tfdoctor import versions as v
 from tfdoctor.checks import check, moot_without_gpu, skipped
@@ -189,7 +190,6 @@ def cuda_initialised(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     errors = [str(i.get("error") or "UNKNOWN") for i in items]
     error = next((e for e in errors if e in _INIT_FIXES), errors[0])
     words, fix = _INIT_FIXES.get(error, _INIT_FIXES["UNKNOWN"])
-    fix = fix(facts) if callable(fix) else fix
     detail = f"The CUDA driver API (cuInit) failed with {error}: {words}"
     cvd = fc.env(facts).get("CUDA_VISIBLE_DEVICES")
     if cvd is not None and error == "NO_DEVICE":
@@ -200,48 +200,57 @@ def cuda_initialised(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             Status.FAIL,
             f"CUDA failed to initialise ({error})",
             detail=detail,
-            fix=fix,
+            plan=fix(facts),
             facts=("log.evidence", "system.env.CUDA_VISIBLE_DEVICES"),
             evidence=fc.quote(facts, items),
         )
     ]
 
 
-def _no_device_fix(facts: dict[str, Any]) -> str:
+def _no_device_fix(facts: dict[str, Any]) -> P.Plan:
     if fc.platform(facts) == "wsl2":
-        return ("Update the NVIDIA driver on Windows, then `wsl --shutdown` in PowerShell; check that"
-                " /usr/lib/wsl/lib/libcuda.so.1 exists and `nvidia-smi` works inside WSL")
-    return ("nvidia-smi -L  # must list the GPU; then: unset CUDA_VISIBLE_DEVICES (an empty value or -1 hides"
-            " every GPU); in a container start it with `--gpus all`")
+        return rm.plan(facts, P.note("Update the NVIDIA driver on Windows, then `wsl --shutdown` in"
+                                     " PowerShell; check that /usr/lib/wsl/lib/libcuda.so.1 exists and"
+                                     " `nvidia-smi` works inside WSL"))
+    return rm.plan(facts, P.system("nvidia-smi -L", "must list the GPU"),
+                   P.system("unset CUDA_VISIBLE_DEVICES", "an empty value or -1 hides every GPU; in a"
+                            " container start it with `--gpus all`"))
+
+
+def _stated(*actions: P.Action) -> Callable[[dict[str, Any]], P.Plan]:
+    return lambda facts: rm.plan(facts, *actions)
 
 
 _INIT_ERRORS = stackerrors.errors_for("cuda.init-failed")
-_INIT_FIXES: dict[str, tuple[str, Any]] = {
+_INIT_FIXES: dict[str, tuple[str, Callable[[dict[str, Any]], P.Plan]]] = {
     "NO_DEVICE": ("no GPU is visible to this process.", _no_device_fix),
     "DEVICE_UNAVAILABLE": (
         "every GPU is busy or in a compute mode that refuses another process.",
-        "nvidia-smi -q -d COMPUTE  # 'Exclusive_Process' and a running process explain it; stop that process"
-        " or, as root: sudo nvidia-smi -i 0 -c DEFAULT",
+        _stated(P.system("nvidia-smi -q -d COMPUTE", "'Exclusive_Process' and a running process explain it;"
+                         " stop that process or, as root: `sudo nvidia-smi -i 0 -c DEFAULT`")),
     ),
     "COMPAT_NOT_SUPPORTED_ON_DEVICE": (
         "CUDA forward-compatibility libraries (cuda-compat) were loaded on a GPU that does not support them"
         " (GeForce/RTX/workstation GPUs), or the driver was upgraded without a reboot.",
-        "sudo reboot  # if the driver was just upgraded; otherwise remove the forward-compatibility libraries"
-        " from the library path (e.g. /usr/local/cuda/compat in LD_LIBRARY_PATH, the cuda-compat package)"
-        " and upgrade the driver instead",
+        _stated(P.system("sudo reboot", "if the driver was just upgraded; otherwise remove the"
+                         " forward-compatibility libraries from the library path (e.g. /usr/local/cuda/compat"
+                         " in LD_LIBRARY_PATH, the cuda-compat package) and upgrade the driver instead")),
     ),
     "SHARED_OBJECT_INIT_FAILED": ("the driver library (libcuda) could not be loaded.", _no_device_fix),
     "STUB_LIBRARY": (
         "a stub libcuda from the CUDA toolkit was loaded instead of the driver's.",
-        "ldconfig -p | grep libcuda.so  # remove the toolkit's stubs folder (…/lib64/stubs) from"
-        " LD_LIBRARY_PATH",
+        _stated(P.system("ldconfig -p | grep libcuda.so", "remove the toolkit's stubs folder (…/lib64/stubs)"
+                         " from LD_LIBRARY_PATH")),
     ),
-    "INSUFFICIENT_DRIVER": ("the driver is older than the CUDA runtime.", "See driver.too-old."),
+    "INSUFFICIENT_DRIVER": ("the driver is older than the CUDA runtime.",
+                            _stated(P.note("See driver.too-old."))),
     "UNKNOWN": (
         "usually the driver lost its state (after suspend or a driver update) or this user cannot open"
         " /dev/nvidia*.",
-        "sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm  # or reboot; check ls -l /dev/nvidia* (your user"
-        " needs access: the video group); in a container restarted by systemd, recreate it with --gpus all",
+        _stated(P.system("sudo rmmod nvidia_uvm"),
+                P.system("sudo modprobe nvidia_uvm", "or reboot; check `ls -l /dev/nvidia*` (your user needs"
+                         " access: the video group); in a container restarted by systemd, recreate it with"
+                         " --gpus all")),
     ),
 }
 
@@ -348,11 +357,9 @@ def ld_library_path_shadowing(facts: dict[str, Any], matrix: Any) -> list[Findin
             f"LD_LIBRARY_PATH shadows TensorFlow's pip CUDA libraries: {', '.join(dirs)}",
             detail=f"{names}{more}. These load instead of the versions in the nvidia-* wheels"
             f" TensorFlow pins.",
-            fix=(
-                "unset LD_LIBRARY_PATH  # or drop just these dirs: export LD_LIBRARY_PATH=$(echo"
-                ' "$LD_LIBRARY_PATH"'
-                f" | tr ':' '\\n' | grep -Fvx {drop} | paste -sd:)"
-            ),
+            plan=rm.plan(facts, P.env("LD_LIBRARY_PATH", '$(echo "$LD_LIBRARY_PATH"'
+                                      f" | tr ':' '\\n' | grep -Fvx {drop} | paste -sd:)",
+                                      "drops just these dirs; or `unset LD_LIBRARY_PATH`")),
             docs=cat.TF_PIP,
             facts=used,
         )
@@ -416,18 +423,21 @@ def loaded_not_pip(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                        for x, _, h, _ in found[:4])
     more = f" (+{len(found) - 4} more)" if len(found) > 4 else ""
     if entry is not None:
-        fix = (f"export LD_LIBRARY_PATH=$(echo \"$LD_LIBRARY_PATH\" | tr ':' '\\n' | grep -Fvx"
-               f" {shlex.quote(entry)} | paste -sd:)  # then TensorFlow loads the {wheel} wheel")
+        kept = f"$(echo \"$LD_LIBRARY_PATH\" | tr ':' '\\n' | grep -Fvx {shlex.quote(entry)} | paste -sd:)"
+        fix = rm.plan(facts, P.env("LD_LIBRARY_PATH", kept, f"then TensorFlow loads the {wheel} wheel"))
     elif how == "a conda environment":
-        fix = ("conda list | grep -i -e cudnn -e cudatoolkit -e cuda-  # remove the conda package that ships"
-               " it (conda remove --force NAME), so TensorFlow loads its pip wheels")
+        fix = rm.plan(facts, P.system("conda list | grep -i -e cudnn -e cudatoolkit -e cuda-",
+                                      "remove the conda package that ships it (conda remove --force NAME), so"
+                                      " TensorFlow loads its pip wheels"))
     elif not rm.searches_wheels(facts):
-        fix = (rm.WHEEL_LIB_PATH.format(py=rm.python_cmd(facts))
-               + "  # the wheels' folders ahead of the system's")
+        fix = rm.plan(facts, P.system(rm.WHEEL_LIB_PATH.format(py=rm.python_cmd(facts)),
+                                      "the wheels' folders ahead of the system's"))
     else:
-        fix = (f"ldconfig -p | grep {shlex.quote(str(lib.get('soname') or lib['name']))}  # a library loaded"
-               " earlier in the process (another framework imported first) or a system copy wins: import"
-               " TensorFlow first, or remove the system copy from the loader path")
+        soname = shlex.quote(str(lib.get("soname") or lib["name"]))
+        fix = rm.plan(facts, P.system(f"ldconfig -p | grep {soname}",
+                                      "a library loaded earlier in the process (another framework imported"
+                                      " first) or a system copy wins: import TensorFlow first, or remove the"
+                                      " system copy from the loader path"))
     return [
         Finding(
             "cuda.loaded-not-pip",
@@ -438,7 +448,7 @@ def loaded_not_pip(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             " wheels; another copy"
             + (" of a different major version cannot work with it." if other_major else
                " of another version can work, but is not what TensorFlow was tested with."),
-            fix=fix,
+            plan=fix,
             docs=cat.TF_PIP,
             facts=used,
             caused_by="cuda.ld-library-path-shadowing" if entry is not None else None,
@@ -491,9 +501,10 @@ def container_driver_libraries(facts: dict[str, Any], matrix: Any) -> list[Findi
             " libnvidia-ml into the container at start; a copy baked into the image shadows them, and a"
             " user-space driver library of another version than the kernel module fails (\"Driver/library"
             " version mismatch\", CUDA_ERROR_SYSTEM_DRIVER_MISMATCH).",
-            fix="Rebuild the image without NVIDIA driver packages (no libnvidia-compute-*, no cuda-drivers,"
-            f" no copied libcuda.so*): delete {shlex.quote(str(wrong[0]['path']))} in the Dockerfile, then"
-            " start it with `--gpus all` so the toolkit injects the host's libraries",
+            plan=rm.plan(facts, P.note(
+                "Rebuild the image without NVIDIA driver packages (no libnvidia-compute-*, no cuda-drivers,"
+                f" no copied libcuda.so*): delete {shlex.quote(str(wrong[0]['path']))} in the Dockerfile,"
+                " then start it with `--gpus all` so the toolkit injects the host's libraries")),
             docs=cat.NV_CONTAINER,
             facts=("runtime.loaded_libraries", "system.proc_driver_version", "system.container"),
         )
@@ -532,13 +543,14 @@ def _image_driver_library(facts: dict[str, Any], container: str, items: list[dic
         Status.FAIL,
         title,
         detail=why.strip() + " It is the image, not a driver update on the host.",
-        fix=("Take the stubs folder off the image's library path: drop …/lib64/stubs from ENV LD_LIBRARY_PATH"
-             " and from /etc/ld.so.conf.d (then ldconfig) in the Dockerfile; keep it only for the build step"
-             " that links against libcuda" if stub else
-             "Rebuild the image without NVIDIA driver packages (no libnvidia-compute-*, libnvidia-ml*,"
-             " cuda-drivers, cuda-compat, nor a copied libcuda.so*): e.g. `RUN apt-get remove -y"
-             " 'libnvidia-*'` in the Dockerfile, then start it with `--gpus all` so the toolkit injects the"
-             " host's libraries"),
+        plan=rm.plan(facts, P.note(
+            "Take the stubs folder off the image's library path: drop …/lib64/stubs from ENV LD_LIBRARY_PATH"
+            " and from /etc/ld.so.conf.d (then ldconfig) in the Dockerfile; keep it only for the build step"
+            " that links against libcuda" if stub else
+            "Rebuild the image without NVIDIA driver packages (no libnvidia-compute-*, libnvidia-ml*,"
+            " cuda-drivers, cuda-compat, nor a copied libcuda.so*): e.g. `RUN apt-get remove -y"
+            " 'libnvidia-*'` in the Dockerfile, then start it with `--gpus all` so the toolkit injects the"
+            " host's libraries")),
         docs=cat.NV_CONTAINER,
         facts=("log.evidence", "system.libcuda_version", "system.proc_driver_version", "system.container"),
         evidence=fc.quote(facts, items),

@@ -14,15 +14,16 @@ from typing import Any
 
 from tfdoctor import facts as fc
 from tfdoctor import jsonsafe
+from tfdoctor import plan as P
 from tfdoctor.checks import check
 from tfdoctor.checks import remedies as rm
 from tfdoctor.model import Finding, Status
 
 DOCS = "https://www.tensorflow.org/api_docs/python/tf/distribute/cluster_resolver/TFConfigClusterResolver"
 GUIDE = "https://www.tensorflow.org/tutorials/distribute/multi_worker_with_keras"
-EXAMPLE = (
-    """export TF_CONFIG='{"cluster": {"worker": ["node1:12345", "node2:12345"]}, """
-    """"task": {"type": "worker", "index": 0}}'"""
+EXAMPLE = (  # shown as code inside the prose of a fix
+    """`export TF_CONFIG='{"cluster": {"worker": ["node1:12345", "node2:12345"]}, """
+    """"task": {"type": "worker", "index": 0}}'`"""
 )
 SEE = "(docs/multiworker.md shows how to derive it under Slurm and Kubernetes)"
 KNOWN_JOBS = ("chief", "worker", "ps", "evaluator", "master")
@@ -70,12 +71,11 @@ class Problem:
     status: Status
     title: str
     detail: str
-    fix: str
+    fix: str  # what to change in TF_CONFIG, in words (the plan's note)
 
     def finding(self) -> Finding:
-        return Finding(
-            self.id, self.status, self.title, self.detail, self.fix, DOCS, ("system.env.TF_CONFIG",)
-        )
+        return Finding(self.id, self.status, self.title, self.detail, docs=DOCS,
+                       facts=("system.env.TF_CONFIG",), plan=rm.plan({}, P.note(self.fix)))
 
 
 def split_address(address: str) -> tuple[str, str]:
@@ -494,47 +494,43 @@ def _rejected(facts: dict[str, Any]) -> list[Finding]:
                " addresses, on every host")
         detail = ("The task this process was told to be is not in the cluster it was given (TF_CONFIG's task"
                   " against its cluster, or job_name/task_index against a ClusterSpec).")
-    return [Finding(fid, Status.FAIL, title, detail=detail,
-                    fix=f"{fix} {SEE}", docs=DOCS, facts=("log.evidence",), evidence=fc.quote(facts, items))]
+    return [Finding(fid, Status.FAIL, title, detail=detail, plan=rm.plan(facts, P.note(f"{fix} {SEE}")),
+                    docs=DOCS, facts=("log.evidence",), evidence=fc.quote(facts, items))]
 
 
-def _collective_fix(coll: dict[str, Any]) -> str:
+def _collective_fix(facts: dict[str, Any], coll: dict[str, Any]) -> P.Plan:
     stage, unreachable = coll.get("stage"), coll.get("unreachable") or []
     peers = {p.get("task"): p.get("address") for p in coll.get("peers") or [] if isinstance(p, dict)}
     if unreachable:
         where = ", ".join(f"{t} ({peers.get(t, '?')})" for t in unreachable)
-        return (
+        return rm.plan(facts, P.note(
             f"Start `tfdoctor check --multiworker` on {where} at the same time as on this host (e.g. one "
             "`srun` for all nodes), and make sure this host can reach that host:port (firewall, security "
-            f"group, NetworkPolicy): `nc -vz HOST PORT` from here. {SEE}"
-        )
+            f"group, NetworkPolicy): `nc -vz HOST PORT` from here. {SEE}"))
     if stage == "import":
-        return (
-            "Install TensorFlow in the interpreter tfdoctor checks (--python), e.g. "
-            'python -m pip install "tensorflow[and-cuda]"; every worker needs the same version'
-        )
+        return rm.plan(facts, P.note("Install TensorFlow in the interpreter tfdoctor checks (--python), e.g."
+                                     ' `python -m pip install "tensorflow[and-cuda]"`; every worker needs the'
+                                     " same version"))
     if stage == "bind":
-        return (
-            "Stop whatever listens on this task's port (`ss -ltnp | grep PORT`), or give every process "
-            "its own "
-            "task index so that no two use the same address"
-        )
+        return rm.plan(facts, P.system("ss -ltnp | grep PORT", "stop whatever listens on this task's port, or"
+                                       " give every process its own task index so that no two use the same"
+                                       " address"))
     if stage == "compare" or any(m.get("key") == "tensorflow" for m in coll.get("mismatches") or []):
         mine = str(coll.get("tensorflow") or "")
         req = rm.tf_requirement(mine, exact=True) if mine else "tensorflow[and-cuda]==X.Y.Z"
-        return f'Install the same TensorFlow on every worker, e.g. python -m pip install "{req}"'
+        return rm.plan(facts, P.note(f"Install the same TensorFlow on every worker, e.g."
+                                     f" `python -m pip install \"{req}\"`"))
     if (
         coll.get("timed_out")
         or stage in ("join", "all-reduce", "all-gather")
         or str(stage).startswith("train")
     ):
-        return (
+        return rm.plan(facts, P.note(
             "Every worker must run with the same cluster in TF_CONFIG and its own task index; check that all "
-            "of them started and that none reports a different cluster; then rerun with a larger --timeout"
-        )
-    return (
-        "Read the worker's log in `tfdoctor report --json` (facts.collective.log) and fix the error it shows"
-    )
+            "of them started and that none reports a different cluster; then rerun with a larger --timeout"))
+    return rm.plan(facts, P.note(
+        "Read the worker's log in `tfdoctor report --json` (facts.collective.log) and fix the error it"
+        " shows"))
 
 
 @check("distributed.collective", "distributed.peer-drift")
@@ -551,10 +547,10 @@ def collective(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 Status.FAIL,
                 "The multi-worker collective probe failed",
                 str(coll.get("error") or ""),
-                "Rerun with a larger --timeout; if it persists, report it "
-                "with `tfdoctor report --json` attached",
-                GUIDE,
-                used,
+                docs=GUIDE,
+                facts=used,
+                plan=rm.plan(facts, P.note("Rerun with a larger --timeout; if it persists, report it with"
+                                           " `tfdoctor report --json` attached")),
             )
         ]
     if not coll.get("requested"):
@@ -565,18 +561,16 @@ def collective(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         fix = (
             None
             if status == Status.SKIP
-            else (
-                "Set TF_CONFIG on every worker and run `tfdoctor check --multiworker` on all of them "
-                f"at once, "
-                f"e.g. {EXAMPLE} {SEE}"
-            )
+            else rm.plan(facts, P.note(
+                "Set TF_CONFIG on every worker and run `tfdoctor check --multiworker` on all of them at once,"
+                f" e.g. {EXAMPLE} {SEE}"))
         )
         return [
             Finding(
                 "distributed.collective",
                 status,
                 f"Multi-worker collective not run: {reason}",
-                fix=fix,
+                plan=fix,
                 docs=GUIDE,
                 facts=used,
             )
@@ -595,9 +589,10 @@ def collective(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 Status.WARN,
                 "Workers run different Python or driver versions",
                 "\n".join(lines),
-                "Build every node from one image: the same Python, TensorFlow and NVIDIA driver",
-                GUIDE,
-                used,
+                docs=GUIDE,
+                facts=used,
+                plan=rm.plan(facts, P.note("Build every node from one image: the same Python, TensorFlow and"
+                                           " NVIDIA driver")),
             )
         )
     if coll.get("ok"):
@@ -627,9 +622,9 @@ def collective(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             f"Multi-worker collective failed: {error}",
             f"this task: {coll.get('task')} ({coll.get('address')}); stage: {coll.get('stage')}; "
             f"after {coll.get('elapsed')} s",
-            _collective_fix(coll),
-            GUIDE,
-            used,
+            docs=GUIDE,
+            facts=used,
+            plan=_collective_fix(facts, coll),
         )
     )
     return findings

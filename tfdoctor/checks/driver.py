@@ -442,23 +442,21 @@ def _too_old(
                    evidence=fc.quote(facts, hard + soft), confidence="certain" if hard else "likely")
 
 
-def _mismatch_fix(facts: dict[str, Any]) -> str:
+_RELOAD = "sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia"
+
+
+def _mismatch_fix(facts: dict[str, Any]) -> P.Plan:
     plat = fc.platform(facts)
     if plat == "wsl2":
-        return (
-            "Restart WSL so it picks up the updated Windows driver: run `wsl --shutdown` in PowerShell, then "
-            "reopen the distribution (never install a Linux NVIDIA driver inside WSL2)"
-        )
+        return rm.plan(facts, P.system("wsl --shutdown", "in PowerShell, so WSL picks up the updated Windows"
+                                       " driver; then reopen the distribution (never install a Linux NVIDIA"
+                                       " driver inside WSL2)"))
     if fc.get(facts, "system", "container"):
-        return (
+        return rm.plan(facts, P.note(
             "Reboot the host (its kernel module and driver libraries differ), or on the host reload the "
-            "module: sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia; then "
-            "restart the container"
-        )
-    return (
-        "sudo reboot  # or, without a reboot, after stopping every GPU process, the display manager and "
-        "nvidia-persistenced: sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia"
-    )
+            f"module: `{_RELOAD}`; then restart the container"))
+    return rm.plan(facts, P.system("sudo reboot", "or, without a reboot, after stopping every GPU process,"
+                                   f" the display manager and nvidia-persistenced: `{_RELOAD}`"))
 
 
 @check("driver.library-mismatch")
@@ -496,7 +494,7 @@ def library_mismatch(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             detail=" · ".join(evidence)
             + ". This happens after a driver update until the new kernel module is loaded; until then CUDA,"
             " NVML and nvidia-smi all fail.",
-            fix=_mismatch_fix(facts),
+            plan=_mismatch_fix(facts),
             facts=("nvml.error_kind", "nvidia_smi.error_kind", "system.proc_driver_version",
                    "nvml.driver_version", "log.evidence"),
             evidence=fc.quote(facts, items),

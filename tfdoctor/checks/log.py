@@ -7,8 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 from tfdoctor import facts as fc
+from tfdoctor import plan as P
 from tfdoctor import stackerrors
 from tfdoctor.checks import check
+from tfdoctor.checks import remedies as rm
 from tfdoctor.model import Finding, Status
 
 
@@ -29,8 +31,9 @@ def unexplained(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             f"{', '.join(names[:3])}: an error of the program, not of the installation",
             detail=f"{first.get('code')}: {reason}. Nothing in this output points to the driver, CUDA,"
             " cuDNN or TensorFlow's installation; the call that returned it is where to look.",
-            fix="Run again with CUDA_LAUNCH_BLOCKING=1 (and TF_CPP_MIN_LOG_LEVEL=0) to see which operation"
-            " returns it; check that operation's arguments (shapes, dtypes, device placement)",
+            plan=rm.plan(facts, P.env("CUDA_LAUNCH_BLOCKING", "1"),
+                         P.env("TF_CPP_MIN_LOG_LEVEL", "0", "run again to see which operation returns it;"
+                               " check that operation's arguments (shapes, dtypes, device placement)")),
             facts=("log.evidence",),
             evidence=fc.quote(facts, program),
             confidence="likely",
@@ -44,8 +47,9 @@ def unexplained(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             f"{count} error line{'s' if count != 1 else ''} tfdoctor does not recognise",
             detail="These lines report an error (by their log level or form) that no finding here explains;"
             " tfdoctor cannot tell whether the installation is at fault.",
-            fix="Search the first line's message in the TensorFlow and NVIDIA issue trackers; on the"
-            " machine itself, tfdoctor check measures what a paste can only suggest",
+            plan=rm.plan(facts, P.note("Search the first line's message in the TensorFlow and NVIDIA issue"
+                                       " trackers; on the machine itself, `tfdoctor check` measures what a"
+                                       " paste can only suggest")),
             facts=("log.unrecognized",),
             evidence=fc.quote(facts, lines, limit=5),
             confidence="likely",

@@ -6,9 +6,12 @@ from typing import Any
 
 from tfdoctor import catalogue as cat
 from tfdoctor import facts as fc
+from tfdoctor import plan as P
 from tfdoctor.checks import check
+from tfdoctor.checks import remedies as rm
 from tfdoctor.model import Finding, Status
 
+_HIERARCHICAL = "tf.distribute.MirroredStrategy(cross_device_ops=tf.distribute.HierarchicalCopyAllReduce())"
 _FAILED = ("fail", "error", "abort", "timeout", "timed out", "unhandled", "invalid", "refused", "unable")
 
 
@@ -28,10 +31,10 @@ def collective_errors(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             detail="NCCL carries MirroredStrategy's all-reduce between GPUs (and nodes). Its error names the"
             " transport that broke: shared memory in containers, peer-to-peer/NVLink, InfiniBand,"
             " or sockets.",
-            fix="NCCL_DEBUG=INFO python your_script.py  # shows the failing transport; then try"
-            " NCCL_P2P_DISABLE=1 (P2P/NVLink), NCCL_IB_DISABLE=1 (InfiniBand), or --ipc=host / --shm-size=1g"
-            " in containers; or use"
-            " tf.distribute.MirroredStrategy(cross_device_ops=tf.distribute.HierarchicalCopyAllReduce())",
+            plan=rm.plan(facts, P.system("NCCL_DEBUG=INFO python your_script.py", "shows the failing"
+                                         " transport; then try NCCL_P2P_DISABLE=1 (P2P/NVLink),"
+                                         " NCCL_IB_DISABLE=1 (InfiniBand), or --ipc=host / --shm-size=1g in"
+                                         f" containers; or use `{_HIERARCHICAL}`")),
             docs=cat.NV_NCCL_TROUBLE,
             facts=("log.evidence",),
             evidence=fc.quote(facts, items),
@@ -51,9 +54,8 @@ def unsupported_platform(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             "NCCL is not available here (native Windows or macOS builds have no NCCL)",
             detail="MirroredStrategy's default all-reduce is NCCL's; this TensorFlow build has no"
             " NcclAllReduce kernel.",
-            fix="strategy = tf.distribute.MirroredStrategy("
-            "cross_device_ops=tf.distribute.HierarchicalCopyAllReduce())"
-            "  # all-reduce without NCCL; or run on Linux/WSL2",
+            plan=rm.plan(facts, P.note(f"Use `strategy = {_HIERARCHICAL}` (all-reduce without NCCL), or run"
+                                       " on Linux/WSL2")),
             facts=("log.evidence", "system.platform"),
             evidence=fc.quote(facts, items),
         )

@@ -7,7 +7,9 @@ from typing import Any
 
 from tfdoctor import catalogue as cat
 from tfdoctor import facts as fc
+from tfdoctor import plan as P
 from tfdoctor.checks import check
+from tfdoctor.checks import remedies as rm
 from tfdoctor.model import Finding, Status
 
 
@@ -25,9 +27,8 @@ def bindings(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 detail=f"{nvml.get('error')}. GPU health (ECC, PCIe, throttling, processes) came from "
                 "nvidia-smi, "
                 "if at all.",
-                fix="python -m pip uninstall -y pynvml && python -m pip install nvidia-ml-py  # in "
-                "tfdoctor's "
-                "environment",
+                plan=rm.plan(facts, P.system("python -m pip uninstall -y pynvml"),
+                             P.system("python -m pip install nvidia-ml-py", "in tfdoctor's environment")),
                 docs=cat.NVML_PY,
                 facts=("nvml.error_kind", "nvml.bindings"),
             )
@@ -41,8 +42,9 @@ def bindings(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 detail=str(nvml.get("error") or ""),
                 docs=cat.NV_SMI,
                 facts=("nvml.error_kind",),
-                fix="ls -l /dev/nvidia*  # they should be crw-rw-rw-; if they are group-restricted: "
-                'sudo usermod -aG video "$USER" and log in again (containers: start with --gpus all)',
+                plan=rm.plan(facts, P.system("ls -l /dev/nvidia*", "they should be crw-rw-rw-; if they are"
+                                             ' group-restricted: `sudo usermod -aG video "$USER"` and log in'
+                                             " again (containers: start with --gpus all)")),
             )
         )
     smi_version = smi.get("driver_version")
@@ -55,9 +57,10 @@ def bindings(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 detail=f"nvidia-smi at {smi.get('path')} loaded a different libnvidia-ml than tfdoctor did: "
                 "two "
                 "driver installs, or a container image that ships its own driver libraries.",
-                fix="ldconfig -p | grep libnvidia-ml  # keep only the library that matches the loaded kernel "
-                "module (cat /proc/driver/nvidia/version); in containers do not install a driver in the "
-                "image",
+                plan=rm.plan(facts, P.system("ldconfig -p | grep libnvidia-ml", "keep only the library that"
+                                             " matches the loaded kernel module"
+                                             " (`cat /proc/driver/nvidia/version`);"
+                                             " in containers do not install a driver in the image")),
                 docs=cat.NV_SMI,
                 facts=("nvml.driver_version", "nvidia_smi.driver_version"),
             )

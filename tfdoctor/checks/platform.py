@@ -7,6 +7,7 @@ from typing import Any
 
 from tfdoctor import catalogue as cat
 from tfdoctor import facts as fc
+from tfdoctor import plan as P
 from tfdoctor import versions as v
 from tfdoctor.checks import check, skipped
 from tfdoctor.checks import remedies as rm
@@ -56,7 +57,7 @@ def windows_native(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             f"{what} cannot use the GPU on native Windows",
             detail="TensorFlow 2.10 was the last release with GPU support on native Windows; from 2.11 the"
             " Windows build is CPU-only.",
-            fix=rm.windows_gpu(facts),
+            plan=rm.windows_gpu(facts),
             docs=cat.TF_WINDOWS,
             facts=used,
         )
@@ -74,7 +75,7 @@ def wsl2_libcuda(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         return []
     wsl = fc.get(facts, "system", "wsl_libcuda")
     if isinstance(wsl, list) and not any("libcuda.so" in str(p) for p in wsl):
-        fix, docs = rm.driver_install(facts)
+        step, docs = rm.driver_action(facts)
         return [
             Finding(
                 "platform.wsl2-libcuda",
@@ -83,7 +84,7 @@ def wsl2_libcuda(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 detail="WSL2 gets CUDA from the Windows NVIDIA driver, which maps libcuda.so into"
                 " /usr/lib/wsl/lib;"
                 " it is absent, so the Windows driver is missing or too old for WSL2.",
-                fix=fix,
+                plan=rm.plan(facts, step),
                 docs=docs,
                 facts=used,
             )
@@ -101,10 +102,12 @@ def wsl2_libcuda(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     if paths and foreign and foreign[0] == paths[0]:
         first = paths[0]
         in_ldpath = posixpath.dirname(first) in [str(d) for d in fc.as_list(libs.get("ld_library_path"))]
+        never = "never install a Linux NVIDIA driver inside WSL2 (only the CUDA toolkit without drivers)."
         fix = (
-            f"Remove {posixpath.dirname(first)} from LD_LIBRARY_PATH"
+            rm.plan(facts, P.note(f"Remove {posixpath.dirname(first)} from LD_LIBRARY_PATH; {never}"))
             if in_ldpath
-            else f"Find the Linux driver package that owns it (`{owner} {first}`) and remove it"
+            else rm.plan(facts, P.system(f"{owner} {first}", "find the Linux driver package that owns it and"
+                                         f" remove it; {never}"))
         )
         return [
             Finding(
@@ -114,8 +117,7 @@ def wsl2_libcuda(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 detail=f"libcuda.so.1 resolves to {first} before {WSL_LIB}; a Linux driver's libcuda"
                 f" cannot talk to"
                 " the Windows driver, so cuInit fails.",
-                fix=f"{fix}; never install a Linux NVIDIA driver inside WSL2 (only the CUDA toolkit"
-                f" without drivers).",
+                plan=fix,
                 docs=cat.NV_WSL,
                 facts=used,
             )
@@ -128,7 +130,8 @@ def wsl2_libcuda(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 f"A Linux libcuda is installed inside WSL2: {foreign[0]}",
                 detail=f"{WSL_LIB} wins today, but a later ldconfig or LD_LIBRARY_PATH change may pick"
                 f" the Linux one.",
-                fix=f"Remove the Linux driver package that owns it (`{owner} {foreign[0]}`).",
+                plan=rm.plan(facts, P.system(f"{owner} {foreign[0]}", "the Linux driver package that owns it:"
+                                             " remove it")),
                 docs=cat.NV_WSL,
                 facts=used,
             )

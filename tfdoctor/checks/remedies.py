@@ -108,14 +108,13 @@ def conda_note(facts: dict[str, Any]) -> str:
     )
 
 
-def windows_gpu(facts: dict[str, Any]) -> str:
+def windows_gpu(facts: dict[str, Any]) -> P.Plan:
     """The two ways to a GPU from Windows: WSL2 with current TensorFlow, or native TensorFlow 2.10."""
-    return (
-        "Use WSL2 (`wsl --install` in an administrator PowerShell, then inside Ubuntu: "
-        "`python3 -m pip install 'tensorflow[and-cuda]'`), or stay native with TensorFlow 2.10: "
-        "`conda install -c conda-forge cudatoolkit=11.2 cudnn=8.1.0` then "
-        f"{pip_install(facts, 'tensorflow<2.11')}"
-    )
+    return plan(facts, P.system("wsl --install", "use WSL2: run it in an administrator PowerShell,"
+                                " then inside Ubuntu: `python3 -m pip install 'tensorflow[and-cuda]'`"),
+                P.note("; or stay native with TensorFlow 2.10:"
+                       " `conda install -c conda-forge cudatoolkit=11.2 cudnn=8.1.0` then"
+                       f" `{pip_install(facts, 'tensorflow<2.11')}`"))
 
 
 def nouveau_blacklist(facts: dict[str, Any]) -> str:

@@ -13,6 +13,7 @@ from typing import Any
 
 from tfdoctor import catalogue as cat
 from tfdoctor import facts as fc
+from tfdoctor import plan as P
 from tfdoctor.checks import check, skipped
 from tfdoctor.checks import remedies as rm
 from tfdoctor.model import Finding, Status
@@ -47,10 +48,10 @@ IDS = {
 
 
 def _finding(
-    fid: str, status: Status, title: str, detail: str = "", fix: str | None = None, docs: str | None = None,
-    plan: Any = None,
+    fid: str, status: Status, title: str, detail: str = "", docs: str | None = None,
+    plan: P.Plan | None = None,
 ) -> Finding:
-    return Finding(fid, status, title, detail=detail, fix=fix, docs=docs, facts=USED, plan=plan)
+    return Finding(fid, status, title, detail=detail, docs=docs, facts=USED, plan=plan)
 
 
 def _worker_cmd(facts: dict[str, Any], rt: dict[str, Any]) -> str:
@@ -87,26 +88,28 @@ def _worker_failure(facts: dict[str, Any], rt: dict[str, Any]) -> Finding | None
             Status.FAIL,
             "The TensorFlow worker could not be started",
             detail=error,
-            fix=f"Check that the interpreter runs: {shlex.quote(str(rt.get('python')))} -V",
+            plan=rm.plan(facts, P.system(f"{shlex.quote(str(rt.get('python')))} -V",
+                                         "check that the interpreter runs")),
         )
     if rt.get("timed_out"):
         where = _interrupted_step(rt)
         if "import" in where:  # nothing has touched a GPU yet: a slow disk, not a sick GPU
             why = ("The first import after an install compiles Python files and loads about 1 GB of"
                    " libraries: on a slow or network disk, or a busy machine, it can take minutes.")
-            fix = (f"Time it: `time {rm.python_cmd(facts)} -c 'import tensorflow'`; then re-run with more"
-                   " time: `tfdoctor check --timeout 900`")
+            fix = rm.plan(facts, P.system(f"time {rm.python_cmd(facts)} -c 'import tensorflow'",
+                                          "time it; then re-run with more time:"
+                                          " `tfdoctor check --timeout 900`"))
         else:
             why = "A hang in the first GPU step often means a GPU in a bad state (Xid errors)."
-            fix = ("Re-run with more time: `tfdoctor check --timeout 900`; if it hangs again, look for GPU"
-                   f" errors with `nvidia-smi` and `sudo dmesg | grep -i xid`, and run `{cmd}` to see where"
-                   " it stops")
+            fix = rm.plan(facts, P.system("tfdoctor check --timeout 900", "re-run with more time"),
+                          P.note("; if it hangs again, look for GPU errors with `nvidia-smi` and"
+                                 f" `sudo dmesg | grep -i xid`, and run `{cmd}` to see where it stops"))
         return _finding(
             "runtime.worker-timeout",
             Status.FAIL,
             f"The TensorFlow worker hung{where} and was killed",
             detail=f"{error}. {why}",
-            fix=fix,
+            plan=fix,
             docs=cat.NV_SMI,
         )
     if rt.get("memory_exceeded_mib"):
@@ -116,22 +119,21 @@ def _worker_failure(facts: dict[str, Any], rt: dict[str, Any]) -> Finding | None
             f"The TensorFlow worker used too much memory{_interrupted_step(rt)} and was stopped",
             detail=f"{error}. A few GiB is what TensorFlow needs with the CUDA libraries loaded; far more"
             " means something in the environment runs away (a sitecustomize.py, a huge TF_* setting).",
-            fix=f"Run `{cmd}` and watch its memory (`top -p PID`)",
+            plan=rm.plan(facts, P.system(cmd, "watch its memory (`top -p PID`)")),
         )
     if rt.get("signal") or (not rt.get("result_line") and rt.get("returncode")):
         where = _interrupted_step(rt)
-        hint = ""
+        hint: tuple[P.Action, ...] = ()
         if "import" in where:
-            hint = (
-                f"; a crash while importing TensorFlow usually means a broken or mismatched install:"
-                f" {rm.pip_install(facts, '--force-reinstall', rm.keep_tf_version(facts))}"
-            )
+            hint = (P.note(
+                "; a crash while importing TensorFlow usually means a broken or mismatched install:"
+                f" `{rm.pip_install(facts, '--force-reinstall', rm.keep_tf_version(facts))}`"),)
         return _finding(
             "runtime.worker-crashed",
             Status.FAIL,
             f"The TensorFlow worker crashed{where}",
             detail=f"{error}.",
-            fix=f"Run `{cmd}` to see the crash and its Python stack{hint}",
+            plan=rm.plan(facts, P.system(cmd, "see the crash and its Python stack"), *hint),
             docs=cat.TF_PIP,
         )
     if not rt.get("result_line"):
@@ -142,44 +144,34 @@ def _worker_failure(facts: dict[str, Any], rt: dict[str, Any]) -> Finding | None
             Status.FAIL,
             "The TensorFlow worker gave no result",
             detail=f"{error}.{said}",
-            fix=(
-                f"Check that {rt.get('python')} is a real Python interpreter and that nothing (a wrapper"
-                f" script, sitecustomize.py) replaces its output: run `{cmd}` and look for a"
-                " TFDOCTOR-RESULT line"
-            ),
+            plan=rm.plan(facts, P.system(cmd, f"check that {rt.get('python')} is a real Python interpreter"
+                                         " and that nothing (a wrapper script, sitecustomize.py) replaces its"
+                                         " output: look for a TFDOCTOR-RESULT line")),
         )
     return None
 
 
-def _no_gpu_fix(facts: dict[str, Any], matrix: Any, reason: str) -> tuple[str, str]:
+def _no_gpu_fix(facts: dict[str, Any], matrix: Any, reason: str) -> tuple[P.Plan, str]:
     low = reason.lower()
     plat = fc.platform(facts)
     if plat == "macos":
-        return (
-            "TensorFlow has no GPU support on macOS: use a Linux or WSL2 machine with an NVIDIA GPU.",
-            cat.TF_PIP,
-        )
+        return rm.plan(facts, P.note("TensorFlow has no GPU support on macOS: use a Linux or WSL2 machine"
+                                     " with an NVIDIA GPU.")), cat.TF_PIP
     if plat == "windows":
-        return (
-            "TensorFlow >= 2.11 has no GPU support on native Windows: install it inside WSL2"
-            f" (`wsl --install`, then {rm.pip_install({}, rm.keep_tf_version(facts))} there).",
-            cat.TF_PIP,
-        )
+        return rm.plan(facts, P.system("wsl --install", "TensorFlow >= 2.11 has no GPU support on native"
+                                       " Windows: install it inside WSL2"),
+                       P.note(f"; then `{rm.pip_install({}, rm.keep_tf_version(facts))}` there")), cat.TF_PIP
     if "no cuda support" in low or "built without cuda" in low:
-        return (
-            f"{rm.pip_uninstall(facts, 'tensorflow-cpu', 'tensorflow')} && "
-            f"{rm.pip_install(facts, rm.keep_tf_version(facts))}{rm.conda_note(facts)}",
-            cat.TF_PIP,
-        )
+        return rm.plan(facts, rm.uninstall("tensorflow-cpu", "tensorflow"),
+                       rm.install(rm.keep_tf_version(facts)), *rm.conda_action(facts)), cat.TF_PIP
     if "dlopen" in low or "cannot open shared object" in low:
-        return rm.cuda_libraries(facts, matrix), cat.TF_PIP
+        return rm.cuda_plan(facts, matrix), cat.TF_PIP
     if "cuinit" in low or "driver" in low or "no cuda-capable" in low:
-        return rm.driver_install(facts)
+        step, docs = rm.driver_action(facts)
+        return rm.plan(facts, step), docs
     probe = "import tensorflow as tf; print(tf.config.list_physical_devices('GPU'))"
-    return (
-        f'Fix the driver and CUDA findings in this report, then check `{rm.python_cmd(facts)} -c "{probe}"`',
-        cat.TF_GPU,
-    )
+    return rm.plan(facts, P.system(f'{rm.python_cmd(facts)} -c "{probe}"', "fix the driver and CUDA"
+                                   " findings in this report, then check")), cat.TF_GPU
 
 
 def _fmt_losses(losses: Any) -> str:
@@ -187,12 +179,11 @@ def _fmt_losses(losses: Any) -> str:
     return f"loss {vals[0]:.3g} → {vals[-1]:.3g}" if vals else "no loss recorded"
 
 
-def _health_fix() -> str:
-    return (
-        "Check the GPU's health: `nvidia-smi -q -d ECC,PAGE_RETIREMENT,ROW_REMAPPER`, "
-        "`sudo dmesg | grep -i xid`, and run `dcgmi diag -r 3`; update the driver, then reset "
-        "(`sudo nvidia-smi -r -i N`) or replace the GPU if it fails again"
-    )
+def _health_fix(facts: dict[str, Any]) -> P.Plan:
+    return rm.plan(facts, P.system("nvidia-smi -q -d ECC,PAGE_RETIREMENT,ROW_REMAPPER"),
+                   P.system("dcgmi diag -r 3"),
+                   P.system("sudo dmesg | grep -i xid", "check the GPU's health; update the driver, then"
+                            " reset (`sudo nvidia-smi -r -i N`) or replace the GPU if it fails again"))
 
 
 def _failed_step(facts: dict[str, Any], step: dict[str, Any]) -> Finding:
@@ -206,7 +197,7 @@ def _failed_step(facts: dict[str, Any], step: dict[str, Any]) -> Finding:
             Status.FAIL,
             f"Wrong matmul result{on}: silent data corruption",
             detail=error,
-            fix=_health_fix(),
+            plan=_health_fix(facts),
             docs=cat.NV_DCGM,
         )
     if kind == "placement":
@@ -215,36 +206,32 @@ def _failed_step(facts: dict[str, Any], step: dict[str, Any]) -> Finding:
             Status.FAIL,
             f"TensorFlow did not run the {name} step{on}",
             detail=f"{error}. TensorFlow fell back to another device (soft placement).",
-            fix=(
-                f"Reinstall a CUDA build whose kernels cover this GPU: "
-                f"{rm.pip_install(facts, '--force-reinstall', rm.keep_tf_version(facts))}; then run with"
-                " `tf.debugging.set_log_device_placement(True)` to see which ops fall back"
-            ),
+            plan=rm.plan(facts, rm.install("--force-reinstall", rm.keep_tf_version(facts),
+                                           why="a CUDA build whose kernels cover this GPU"),
+                         P.note("; then run with `tf.debugging.set_log_device_placement(True)` to see"
+                                " which ops fall back")),
             docs=cat.TF_GPU,
         )
     if name == "train":
         cpu_hint = " The same training passed on the CPU." if _is_gpu(device) else ""
         if not _is_gpu(device):
-            fix = (
-                f"Run `{_worker_cmd(facts, {})}` to see the full error."
-                " On the CPU this is not a CUDA problem:"
-                f" `{rm.python_cmd(facts)} -m pip check` lists packages that do not fit together (TensorFlow,"
-                " Keras, NumPy, protobuf)"
-            )
+            fix = rm.plan(facts, P.system(_worker_cmd(facts, {}), "see the full error"),
+                          P.system(f"{rm.python_cmd(facts)} -m pip check", "on the CPU this is not a CUDA"
+                                   " problem: pip check lists packages that do not fit together (TensorFlow,"
+                                   " Keras, NumPy, protobuf)"))
         elif kind == "loss":
-            fix = _health_fix()
+            fix = _health_fix(facts)
         else:
-            fix = (
-                f"Reinstall TensorFlow and its CUDA libraries together, same version: "
-                f"{rm.pip_install(facts, '--force-reinstall', rm.keep_tf_version(facts))}"
-            )
+            fix = rm.plan(facts, rm.install("--force-reinstall", rm.keep_tf_version(facts),
+                                            why="reinstall TensorFlow and its CUDA libraries together, same"
+                                            " version"))
         return _finding(
             "runtime.train-failed",
             Status.FAIL,
             f"Training{on} failed: {_first_line(error, 160)}",
             detail=f"{error}.{cpu_hint}"
             + (f" It trained{k}." if (k := _keras(fc.as_dict(facts.get("runtime")))) else ""),
-            fix=fix,
+            plan=fix,
             docs=cat.TF_GPU,
         )
     if name == "multi_gpu":
@@ -253,10 +240,9 @@ def _failed_step(facts: dict[str, Any], step: dict[str, Any]) -> Finding:
             Status.FAIL,
             "MirroredStrategy across all GPUs failed",
             detail=error,
-            fix=(
-                "Run with `NCCL_DEBUG=INFO` to see the collective's error; check GPU peer access with"
-                " `nvidia-smi topo -m`; in containers pass `--ipc=host` (or a larger `--shm-size`)"
-            ),
+            plan=rm.plan(facts, P.env("NCCL_DEBUG", "INFO", "to see the collective's error"),
+                         P.system("nvidia-smi topo -m", "GPU peer access"),
+                         P.note("; in containers pass `--ipc=host` (or a larger `--shm-size`)")),
             docs=cat.TF_DIST,
         )
     docs = {"mixed_precision": cat.TF_MIXED, "xla": cat.TF_XLA}.get(str(name), cat.TF_GPU)
@@ -265,11 +251,9 @@ def _failed_step(facts: dict[str, Any], step: dict[str, Any]) -> Finding:
         Status.FAIL,
         f"The {name} step{on} failed: {_first_line(error, 160)}",
         detail=error,
-        fix=(
-            f"Reinstall TensorFlow with matching CUDA libraries: "
-            f"{rm.pip_install(facts, '--force-reinstall', rm.keep_tf_version(facts))}; if it persists, "
-            f"run `{_worker_cmd(facts, {})}` and report the output"
-        ),
+        plan=rm.plan(facts, rm.install("--force-reinstall", rm.keep_tf_version(facts),
+                                       why="reinstall TensorFlow with matching CUDA libraries"),
+                     P.note(f"; if it persists, run `{_worker_cmd(facts, {})}` and report the output")),
         docs=docs,
     )
 
@@ -316,11 +300,11 @@ def _throughput(step: dict[str, Any], matrix: Any) -> Finding | None:
             f"{name or device}: matmul throughput far below peak ({', '.join(slow)})",
             detail=f"{measured}, {step.get('n')}x{step.get('n')} matmul. Below {SLOW_FRACTION:.0%} of the"
             " datasheet peak points at clock throttling, a power cap, a busy GPU or a narrow PCIe link.",
-            fix=(
-                "Look at throttle reasons and power: `nvidia-smi -q -d PERFORMANCE,POWER,CLOCK`; other"
-                " processes: `nvidia-smi`; the PCIe link: `nvidia-smi -q | grep -A4 'Link Width'`;"
-                " reset a lowered power limit: `sudo nvidia-smi -pl <default W>`"
-            ),
+            plan=rm.plan({}, P.system("nvidia-smi -q -d PERFORMANCE,POWER,CLOCK",
+                                      "throttle reasons and power"),
+                         P.system("nvidia-smi", "other processes"),
+                         P.system("nvidia-smi -q | grep -A4 'Link Width'", "the PCIe link"),
+                         P.note("; reset a lowered power limit: `sudo nvidia-smi -pl <default W>`")),
             docs=cat.NV_SMI,
         )
     known = "" if any(" of " in p for p in parts) else " (no datasheet peak for this GPU in the compat data)"
@@ -387,7 +371,7 @@ def runtime(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 Status.FAIL,
                 "The TensorFlow worker gave no facts",
                 detail=fc.probe_error(facts, "runtime"),
-                fix=f"Run `{_worker_cmd(facts, {})}` by hand to see what happens",
+                plan=rm.plan(facts, P.system(_worker_cmd(facts, {}), "run it by hand to see what happens")),
             )
         ]
     findings: list[Finding] = []
@@ -451,7 +435,7 @@ def runtime(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 Status.FAIL,
                 "TensorFlow sees no GPU",
                 detail=f"TensorFlow says: {reason}",
-                fix=fix,
+                plan=fix,
                 docs=docs,
             )
         )

@@ -6,7 +6,9 @@ from typing import Any
 
 from tfdoctor import catalogue as cat
 from tfdoctor import facts as fc
+from tfdoctor import plan as P
 from tfdoctor.checks import check
+from tfdoctor.checks import remedies as rm
 from tfdoctor.model import Finding, Status
 
 
@@ -19,12 +21,13 @@ def glibc(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     have = fc.get(facts, "system", "glibc")
     cxx = symbol.startswith(("GLIBCXX", "CXXABI"))
     lib = "libstdc++ (the C++ runtime)" if cxx else f"glibc{f' {have}' if have else ''} (the C library)"
-    fix = ("conda install -c conda-forge 'libstdcxx-ng>=12'  # in a conda env; elsewhere upgrade the OS's"
-           " libstdc++ (a newer gcc runtime), or put conda's lib folder first on"
-           " LD_LIBRARY_PATH") if cxx else (
+    fix = rm.plan(facts, P.system("conda install -c conda-forge 'libstdcxx-ng>=12'", "in a conda env;"
+                                  " elsewhere upgrade the OS's libstdc++ (a newer gcc runtime), or put"
+                                  " conda's lib folder first on LD_LIBRARY_PATH")) if cxx else rm.plan(
+        facts, P.note(
         "Upgrade the OS (TensorFlow's current wheels need glibc 2.27+, e.g. Ubuntu 18.04+, RHEL/Rocky 8+),"
-        " or run in a container with a newer OS (docker run --gpus all tensorflow/tensorflow:latest-gpu),"
-        " or install an older TensorFlow built for this glibc")
+        " or run in a container with a newer OS (`docker run --gpus all tensorflow/tensorflow:latest-gpu`),"
+        " or install an older TensorFlow built for this glibc"))
     return [
         Finding(
             "system.glibc-too-old",
@@ -32,7 +35,7 @@ def glibc(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             f"{lib} is older than TensorFlow needs ({symbol} not found)",
             detail=f"TensorFlow's compiled libraries need {symbol}; this system's {lib} does not provide it,"
             " so `import tensorflow` fails.",
-            fix=fix,
+            plan=fix,
             docs=cat.MANYLINUX,
             facts=("log.evidence", "system.glibc"),
             evidence=fc.quote(facts, items),

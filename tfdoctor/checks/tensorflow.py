@@ -85,8 +85,9 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 Status.FAIL,
                 f"TensorFlow could not be checked: {python} did not run",
                 detail=str(tf["error"]),
-                fix=f"Check the interpreter: {rm.python_cmd(facts)} -c 'import sys; print(sys.version)'"
-                " (or pass --python with the interpreter that should run TensorFlow)",
+                plan=rm.plan(facts, P.system(f"{rm.python_cmd(facts)} -c 'import sys; print(sys.version)'",
+                                             "check the interpreter (or pass --python with the interpreter"
+                                             " that should run TensorFlow)")),
                 docs=cat.TF_PIP,
                 facts=used,
                 confidence="likely",
@@ -112,8 +113,9 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 Status.FAIL,
                 f"TensorFlow {version} on macOS cannot use an NVIDIA GPU",
                 detail="TensorFlow has no CUDA GPU support on macOS.",
-                fix="Use a Linux machine (or Windows with WSL2) with an NVIDIA GPU. On Apple silicon, Apple's"
-                " tensorflow-metal plugin is the GPU route (not CUDA).",
+                plan=rm.plan(facts, P.note("Use a Linux machine (or Windows with WSL2) with an NVIDIA GPU. On"
+                                           " Apple silicon, Apple's tensorflow-metal plugin is the GPU route"
+                                           " (not CUDA).")),
                 docs=cat.TF_PIP,
                 facts=used,
             )
@@ -242,8 +244,7 @@ def _gpu_package_removed(
         detail="tensorflow-gpu was the same as tensorflow since 2.1; its last release is 2.10.1, and since"
         " December 2022 its newer versions are empty packages that fail to install. The tensorflow package"
         " has the GPU support.",
-        plan=fix if not isinstance(fix, str) else None,
-        fix=fix if isinstance(fix, str) else None,
+        plan=fix,
         docs=cat.TF_PIP,
         facts=used,
         evidence=fc.quote(facts, items),
@@ -256,10 +257,8 @@ def _missing(facts: dict[str, Any], python: str, error: str, used: tuple[str, ..
     if error:
         detail += f" ({error})"
     if plat == "macos":
-        fix = (
-            f"{rm.pip_install(facts, 'tensorflow')} — CPU only: TensorFlow has no NVIDIA GPU support on"
-            " macOS; use Linux or WSL2 for the GPU."
-        )
+        fix = rm.plan(facts, rm.install("tensorflow"), P.note(
+            " — CPU only: TensorFlow has no NVIDIA GPU support on macOS; use Linux or WSL2 for the GPU."))
     elif plat == "windows":
         fix = rm.windows_gpu(facts)
     else:
@@ -269,8 +268,7 @@ def _missing(facts: dict[str, Any], python: str, error: str, used: tuple[str, ..
         Status.FAIL,
         f"TensorFlow is not installed in {python}",
         detail=detail,
-        plan=fix if not isinstance(fix, str) else None,
-        fix=fix if isinstance(fix, str) else None,
+        plan=fix,
         docs=cat.TF_PIP,
         facts=used,
     )
@@ -422,8 +420,8 @@ def _duplicates(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding]:
             f"Installed twice on sys.path: {', '.join(names)}",
             detail=f"{listed}. The copy found first on sys.path is imported; pip may report and upgrade the"
             " other one (a user-site install under ~/.local often shadows a venv or conda env).",
-            fix=f"Run {rm.pip_uninstall(facts, *names)} until pip says it is not installed, then reinstall"
-            f" once: {rm.pip_install(facts, rm.keep_tf_version(facts))}",
+            plan=rm.plan(facts, rm.uninstall(*names, why="run it until pip says it is not installed"),
+                         rm.install(rm.keep_tf_version(facts), why="then reinstall once")),
             docs=cat.TF_PIP,
             facts=used,
         )
@@ -524,12 +522,7 @@ def python_supported(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     pytext = ".".join(map(str, py))
     releases = fc.all_releases(matrix)
     fitting = [r for r in releases if _py(r.python_min) <= py <= _py(r.python_max)]
-    hint = (
-        f" TensorFlow {fitting[0].version} supports Python {pytext}: "
-        f"{rm.pip_install(facts, rm.tf_requirement(fitting[0].version))}"
-        if fitting
-        else ""
-    )
+
     installed = fc.tf_installed(facts)
     if not installed and fc.get(facts, "tensorflow", "installed") is None:
         return [skipped("tensorflow.python-unsupported", "Python version not compared",
@@ -569,9 +562,11 @@ def python_supported(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             f"`pip install tensorflow` for Python {pytext} finds no matching wheel for {release.version}."
         )
     fix = (
-        (hint.strip() + f" — or use a supported Python: {venv}")
+        rm.plan(facts, rm.install(rm.tf_requirement(fitting[0].version),
+                                  why=f"TensorFlow {fitting[0].version} supports Python {pytext}"),
+                P.note(f" — or use a supported Python: `{venv}`"))
         if fitting
-        else f"Use a supported Python: {venv}"
+        else rm.plan(facts, P.system(venv, "use a supported Python"))
     )
     return [
         Finding(
@@ -579,7 +574,7 @@ def python_supported(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             Status.FAIL,
             title,
             detail=detail,
-            fix=fix,
+            plan=fix,
             docs=cat.TF_BUILDS,
             facts=used,
         )
@@ -643,15 +638,17 @@ def _no_wheel(
             detail += " Native Windows wheels exist for 64-bit Python only."
     fitting = [r for r in releases if py and _py(r.python_min) <= _py(py)[:2] <= _py(r.python_max)]
     if py and fitting:
-        fix = (f"{rm.pip_install(facts, rm.tf_requirement(fitting[0].version))}  # TensorFlow"
-               f" {fitting[0].version} is the newest release with wheels for Python {py}")
+        fix = rm.plan(facts, rm.install(rm.tf_requirement(fitting[0].version), why=f"TensorFlow"
+                                        f" {fitting[0].version} is the newest release with wheels for"
+                                        f" Python {py}"))
     elif newest is not None:
-        fix = (f"python{newest.python_max} -m venv ~/tf"
-               " && ~/tf/bin/python -m pip install 'tensorflow[and-cuda]'"
-               f"  # a Python TensorFlow {newest.version} supports"
-               f" ({newest.python_min}-{newest.python_max}), 64-bit")
+        fix = rm.plan(facts, P.system(f"python{newest.python_max} -m venv ~/tf"),
+                      P.system("~/tf/bin/python -m pip install 'tensorflow[and-cuda]'",
+                               f"a Python TensorFlow {newest.version} supports"
+                               f" ({newest.python_min}-{newest.python_max}), 64-bit"))
     else:
-        fix = "Use a 64-bit Python that TensorFlow supports (https://pypi.org/project/tensorflow/#files)"
+        fix = rm.plan(facts, P.note("Use a 64-bit Python that TensorFlow supports"
+                                    " (https://pypi.org/project/tensorflow/#files)"))
     title = (f"No TensorFlow wheel for Python {py}" if py and not fitting else
              "pip found no TensorFlow wheel for this Python" if not offered else
              f"The requested TensorFlow has no wheel for this Python{f' ({py})' if py else ''}")
@@ -660,7 +657,7 @@ def _no_wheel(
         Status.FAIL,
         title,
         detail=detail,
-        fix=fix,
+        plan=fix,
         facts=used,
         evidence=fc.quote(facts, items),
     )

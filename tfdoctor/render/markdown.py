@@ -72,7 +72,7 @@ def prose(value: str) -> str:
     """Text in which `code spans` stay code and everything else is escaped text."""
     value = sanitize.text(str(value))
     out, i = [], 0
-    for a, b in fixtext._backtick_spans(value):
+    for a, b in fixtext.backtick_spans(value):
         out += [text(value[i:a]), code_span(value[a + 1:b - 1])]
         i = b
     out.append(text(value[i:]))

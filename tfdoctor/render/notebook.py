@@ -90,8 +90,9 @@ def _root_html(f: dict[str, Any], explained: list[dict[str, Any]]) -> str:
     ]
     if f.get("fix"):
         plan = fixtext.parts(f)
-        parts.append(f'<div style="margin-top:4px"><b>fix:</b> <code style="white-space:pre-wrap">'
-                     f'{esc(chr(10).join(plan.commands)).strip()}</code>'
+        code = (f'<code style="white-space:pre-wrap">{esc(chr(10).join(plan.commands)).strip()}</code>'
+                if plan.commands else "")
+        parts.append(f'<div style="margin-top:4px"><b>fix:</b> {code}'
                      + (f" {esc(plan.prose)}" if plan.prose else "") + "</div>")
     link = _link(f.get("docs"))
     if link:

@@ -196,7 +196,7 @@ Unit = list[Segment]  # a word: printed whole, no space inside it is a place to 
 
 def _units(text: str, style: str, room: int) -> list[Unit]:
     """The words of prose; a `code span` that fits the line is one word, and is cyan."""
-    spans = fixtext._backtick_spans(text)
+    spans = fixtext.backtick_spans(text)
     kept = [(a, b) for a, b in spans if _cells(text[a:b]) <= room]
     tokens: list[tuple[int, int]] = []
     start, k = None, 0

@@ -7,6 +7,7 @@ from typing import Any
 
 from tfdoctor import catalogue as cat
 from tfdoctor import facts as fc
+from tfdoctor import plan as P
 from tfdoctor import stackerrors
 from tfdoctor import versions as v
 from tfdoctor.checks import check, skipped
@@ -73,9 +74,10 @@ def hidden_by_cuda_visible_devices(facts: dict[str, Any], matrix: Any) -> list[F
             f"{shown} hides every GPU",
             detail=known
             + " CUDA stops reading the list at the first entry that is not a valid index or GPU UUID.",
-            fix=f"unset CUDA_VISIBLE_DEVICES  # or: export CUDA_VISIBLE_DEVICES={indices}{slurm}; find"
-            f" where it is set:"
-            " grep -n CUDA_VISIBLE_DEVICES ~/.bashrc ~/.profile /etc/environment",
+            plan=rm.plan(facts, P.system("unset CUDA_VISIBLE_DEVICES",
+                                         f"or: `export CUDA_VISIBLE_DEVICES={indices}`{slurm}; find where it"
+                                         " is set: `grep -n CUDA_VISIBLE_DEVICES ~/.bashrc ~/.profile"
+                                         " /etc/environment`")),
             docs=cat.NV_CUDA_ENV,
             facts=used,
         )
@@ -176,8 +178,7 @@ def compute_capability(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                     f" {cc}. The first"
                     " run compiles them for minutes; they are cached only if the CUDA cache is big enough."
                     " Some newer GPUs fail this JIT (CUDA_ERROR_INVALID_PTX).",
-                    fix="export CUDA_CACHE_MAXSIZE=4294967296  # 4 GiB JIT cache; let the first run"
-                    " finish once",
+                    plan=rm.plan(facts, _JIT_CACHE),
                     docs=cat.NV_JIT,
                     facts=used,
                 )
@@ -193,7 +194,7 @@ def compute_capability(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                     + ("its PTX comes from a CUDA toolkit too old to target this GPU (Blackwell needs CUDA"
                        " 12.8 or newer)." if _ptx_too_old(facts, matrix, cc)
                        else "there is no older PTX to JIT."),
-                    fix=_cc_fix(facts, matrix, cc),
+                    plan=_cc_fix(facts, matrix, cc),
                     docs=cat.NV_GPUS,
                     facts=used,
                 )
@@ -219,7 +220,10 @@ def _ptx_too_old(facts: dict[str, Any], matrix: Any, cc: str) -> bool:
     return bool(v.vtuple(cc)[:1] >= (10,) and cuda and v.vtuple(cuda)[:2] < (12, 8))
 
 
-def _cc_fix(facts: dict[str, Any], matrix: Any, cc: str) -> str:
+_JIT_CACHE = P.env("CUDA_CACHE_MAXSIZE", "4294967296", "a 4 GiB JIT cache; let the first run finish once")
+
+
+def _cc_fix(facts: dict[str, Any], matrix: Any, cc: str) -> P.Plan:
     py = v.vtuple(fc.python_version(facts))[:2]
     for release in fc.all_releases(matrix):
         caps = tuple(getattr(release, "compute_capabilities", ()) or ())
@@ -230,18 +234,17 @@ def _cc_fix(facts: dict[str, Any], matrix: Any, cc: str) -> str:
                                                      and v.vtuple(release.cuda)[:2] < (12, 8)):
             now = fc.tf_version(facts)
             change = f" (a change from your {now})" if now else ""
-            return (
-                f"{rm.pip_install(facts, rm.tf_requirement(release.version))}"
-                f"  # TensorFlow {release.version},"
-                f" the newest release with kernels for compute capability {cc}{change}; or build TensorFlow"
-                f" from source with TF_CUDA_COMPUTE_CAPABILITIES={cc}"
-            )
+            return rm.plan(facts, rm.install(
+                rm.tf_requirement(release.version), why=f"TensorFlow {release.version}, the newest release"
+                f" with kernels for compute capability {cc}{change}; or build TensorFlow from source with"
+                f" TF_CUDA_COMPUTE_CAPABILITIES={cc}"))
     if v.vtuple(cc)[:1] >= (10,):
-        return ("pip install tf-nightly"
-                f"  # no TensorFlow release has kernels for compute capability {cc} yet; the"
-                " nightly builds or a source build with CUDA >= 12.8 and TF_CUDA_COMPUTE_CAPABILITIES="
-                f"{cc} do (or run in NVIDIA's TensorFlow container)")
-    return f"Build TensorFlow from source with TF_CUDA_COMPUTE_CAPABILITIES={cc}, or use a newer GPU"
+        return rm.plan(facts, rm.install(
+            "tf-nightly", why=f"no TensorFlow release has kernels for compute capability {cc} yet; the"
+            f" nightly builds or a source build with CUDA >= 12.8 and TF_CUDA_COMPUTE_CAPABILITIES={cc}"
+            " do (or run in NVIDIA's TensorFlow container)"))
+    return rm.plan(facts, P.note(f"Build TensorFlow from source with TF_CUDA_COMPUTE_CAPABILITIES={cc}, or"
+                                 " use a newer GPU"))
 
 
 def _from_log(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]) -> list[Finding]:
@@ -272,8 +275,9 @@ def _from_log(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]) -> list
                 Status.FAIL,
                 f"This TensorFlow build has no kernels for the GPU{on}",
                 detail=why + (" A JIT from PTX was tried and failed." if jit and failed else ""),
-                fix=_cc_fix(facts, matrix, cc) if cc else "Install a TensorFlow release built for this GPU's"
-                " compute capability (`tfdoctor matrix --gpu NAME`)",
+                plan=_cc_fix(facts, matrix, cc) if cc else rm.plan(facts, P.note(
+                    "Install a TensorFlow release built for this GPU's compute capability"
+                    " (`tfdoctor matrix --gpu NAME`)")),
                 facts=used,
                 evidence=fc.quote(facts, ignored + failed + jit),
             )
@@ -285,7 +289,7 @@ def _from_log(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]) -> list
             f"No native kernels for the GPU{on}: TensorFlow JIT-compiles them from PTX",
             detail="The first run compiles kernels for minutes; they are cached only if the CUDA cache is big"
             " enough. Nothing failed after it in this log.",
-            fix="export CUDA_CACHE_MAXSIZE=4294967296  # a 4 GiB JIT cache; let the first run finish once",
+            plan=rm.plan(facts, _JIT_CACHE),
             facts=used,
             evidence=fc.quote(facts, jit),
         )
@@ -325,7 +329,8 @@ def count_required(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 Status.FAIL,
                 f"Could not confirm any GPU; {need} required",
                 detail="Neither the TensorFlow worker nor NVML/nvidia-smi/dev nodes reported a GPU count.",
-                fix="Fix the failures above (driver, TensorFlow) and run `tfdoctor check` without --quick.",
+                plan=rm.plan(facts, P.note("Fix the failures above (driver, TensorFlow) and run"
+                                           " `tfdoctor check` without --quick.")),
                 facts=used,
             )
         ]
@@ -340,15 +345,16 @@ def count_required(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             )
         ]
     cvd = _cvd(facts)
-    hint = "unset CUDA_VISIBLE_DEVICES (it hides GPUs), " if cvd is not None else ""
+    hint = (P.system("unset CUDA_VISIBLE_DEVICES", "it hides GPUs"),) if cvd is not None else ()
     return [
         Finding(
             "gpu.count-below-required",
             Status.FAIL,
             f"Only {have} GPU(s) usable, {need} required",
             detail=f"Counted by {source}.",
-            fix=f"{hint}fix the failures above, or run on a machine with {need} GPUs "
-            f"(SLURM: --gres=gpu:{need}; Kubernetes: nvidia.com/gpu: {need}).",
+            plan=rm.plan(facts, *hint, P.note(
+                f"{'; f' if hint else 'F'}ix the failures above, or run on a machine with {need} GPUs"
+                f" (SLURM: --gres=gpu:{need}; Kubernetes: nvidia.com/gpu: {need}).")),
             facts=used,
         )
     ]

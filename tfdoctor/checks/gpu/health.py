@@ -7,6 +7,7 @@ from typing import Any
 
 from tfdoctor import catalogue as cat
 from tfdoctor import facts as fc
+from tfdoctor import plan as P
 from tfdoctor import stackerrors
 from tfdoctor.checks import check, skipped
 from tfdoctor.checks import remedies as rm
@@ -35,7 +36,7 @@ def _finding(
     status: Status,
     hits: list[tuple[dict[str, Any], str]],
     what: str,
-    fix: str,
+    plan: P.Plan,
     docs: str | None,
     source: str | None,
     detail: str = "",
@@ -45,7 +46,7 @@ def _finding(
     title = f"{fc.gpu_label(hits[0][0])}: {what}" if len(hits) == 1 else f"{len(hits)} GPUs: {what}"
     body = "\n".join(lines) + (f"\n{detail}" if detail else "") + f"\n(read from {source})"
     return Finding(
-        fid, status, title, detail=body, fix=fix, docs=docs, facts=("nvml.gpus", "nvidia_smi.gpus")
+        fid, status, title, detail=body, docs=docs, facts=("nvml.gpus", "nvidia_smi.gpus"), plan=plan
     )
 
 
@@ -74,8 +75,9 @@ def memory_and_bus_errors(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 "A GPU fell off the bus (Xid 79) and no longer answers",
                 detail="The driver lost contact with the GPU: overheating, power, a PCIe/riser fault or a"
                 " driver bug. Every CUDA call on it fails until it is reset.",
-                fix="sudo nvidia-smi -r  # or reboot; if it recurs check seating, power cables and cooling,"
-                " and collect `sudo nvidia-bug-report.sh` for your vendor",
+                plan=rm.plan(facts, P.system("sudo nvidia-smi -r", "or reboot; if it recurs check seating,"
+                             " power cables and cooling, and collect `sudo nvidia-bug-report.sh` for your"
+                             " vendor")),
                 facts=("log.evidence",),
                 evidence=fc.quote(facts, logged),
             )
@@ -88,9 +90,9 @@ def memory_and_bus_errors(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 lost,
                 "the GPU no longer answers",
                 source=source,
-                fix="sudo dmesg | grep -i xid  # Xid 79 = fallen off the bus; then reset: sudo nvidia-smi "
-                "-r -i "
-                f"{_index_args(lost)} or reboot; if it recurs check seating, power cables and cooling",
+                plan=rm.plan(facts, P.system("sudo dmesg | grep -i xid", "Xid 79 = fallen off the bus"),
+                             P.system(f"sudo nvidia-smi -r -i {_index_args(lost)}", "or reboot; if it recurs"
+                                      " check seating, power cables and cooling")),
                 docs=cat.NV_XID,
             )
         )
@@ -112,10 +114,13 @@ def memory_and_bus_errors(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         for g, v, a in volatile
         if v == 0 and a > 0
     ]
-    fix_ecc = (
-        "Stop the jobs on it and reset it: sudo nvidia-smi -r -i {i} (or reboot); if errors come back, "
-        "collect `nvidia-smi -q -d ECC,PAGE_RETIREMENT,ROW_REMAPPER -i {i}` for your vendor"
-    )
+
+    def fix_ecc(i: str) -> P.Plan:
+        return rm.plan(facts, P.system(f"sudo nvidia-smi -r -i {i}", "stop the jobs on it first, or reboot;"
+                                       " if errors come back, collect"
+                                       f" `nvidia-smi -q -d ECC,PAGE_RETIREMENT,ROW_REMAPPER -i {i}` for your"
+                                       " vendor"))
+
     if now:
         out.append(
             _finding(
@@ -125,7 +130,7 @@ def memory_and_bus_errors(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 "uncorrected ECC memory errors",
                 source=source,
                 detail="Results computed on this GPU since then may be corrupt.",
-                fix=fix_ecc.format(i=_index_args(now)),
+                plan=fix_ecc(_index_args(now)),
                 docs=cat.NV_MEM_ERRORS,
             )
         )
@@ -137,7 +142,7 @@ def memory_and_bus_errors(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 past,
                 "uncorrected ECC errors in the past",
                 source=source,
-                fix=fix_ecc.format(i=_index_args(past)),
+                plan=fix_ecc(_index_args(past)),
                 docs=cat.NV_MEM_ERRORS,
             )
         )
@@ -161,8 +166,10 @@ def memory_and_bus_errors(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 source=source,
                 docs=cat.NV_MEM_ERRORS,
                 detail="The GPU has no spare rows left for a failing memory row.",
-                fix="Take the GPU out of service and open a hardware case with your vendor, attaching "
-                f"`nvidia-smi -q -d ROW_REMAPPER -i {_index_args(failed)}` and `nvidia-bug-report.sh`",
+                plan=rm.plan(facts, P.note("Take the GPU out of service and open a hardware case with your"
+                             " vendor, attaching"
+                             f" `nvidia-smi -q -d ROW_REMAPPER -i {_index_args(failed)}` and"
+                             " `nvidia-bug-report.sh`")),
             )
         )
     if pending:
@@ -175,7 +182,8 @@ def memory_and_bus_errors(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 source=source,
                 docs=cat.NV_MEM_ERRORS,
                 detail="The faulty row is replaced only after a GPU reset.",
-                fix=f"Stop the jobs on it, then: sudo nvidia-smi -r -i {_index_args(pending)} (or reboot)",
+                plan=rm.plan(facts, P.system(f"sudo nvidia-smi -r -i {_index_args(pending)}",
+                                             "stop the jobs on it first, or reboot")),
             )
         )
     retire = [(g, "pages pending retirement") for g in live if _d(g, "retired_pages").get("pending")]
@@ -188,7 +196,8 @@ def memory_and_bus_errors(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 "memory pages pending retirement",
                 source=source,
                 docs=cat.NV_PAGE_RETIREMENT,
-                fix=f"Stop the jobs on it, then: sudo nvidia-smi -r -i {_index_args(retire)} (or reboot)",
+                plan=rm.plan(facts, P.system(f"sudo nvidia-smi -r -i {_index_args(retire)}",
+                                             "stop the jobs on it first, or reboot")),
             )
         )
     return out
@@ -222,10 +231,10 @@ def link_and_clocks(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 "without "
                 "NVLink). An idle GPU lowers its link generation to save power, which is normal; the width "
                 "should not drop. Some cloud instances wire x8 slots by design: then nothing is wrong.",
-                fix="Check seating, slot and riser (a x16 card in a x4/x8 slot or a damaged riser), and the "
-                "BIOS PCIe "
-                "settings; confirm under load: nvidia-smi -q -d PCI -i "
-                f"{_index_args(narrow)} or sudo lspci -vv | grep -A1 LnkCap",
+                plan=rm.plan(facts, P.system(f"nvidia-smi -q -d PCI -i {_index_args(narrow)}",
+                                             "confirm under load (or `sudo lspci -vv | grep -A1 LnkCap`)"),
+                             P.note("; then check seating, slot and riser (a x16 card in a x4/x8 slot or a"
+                                    " damaged riser), and the BIOS PCIe settings")),
             )
         )
     elif slow:
@@ -240,9 +249,9 @@ def link_and_clocks(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 detail="Idle GPUs downtrain their link to save power; a busy one normally runs at its "
                 "maximum "
                 "generation. Judge it under a real load before acting.",
-                fix=f"Re-check under load: nvidia-smi -q -d PCI -i {_index_args(slow)}; if it stays low, "
-                "check the "
-                "BIOS PCIe generation setting and the riser/slot",
+                plan=rm.plan(facts, P.system(f"nvidia-smi -q -d PCI -i {_index_args(slow)}",
+                                             "re-check under load; if it stays low, check the BIOS PCIe"
+                                             " generation setting and the riser/slot")),
             )
         )
     throttled = []
@@ -256,12 +265,12 @@ def link_and_clocks(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             throttled.append((g, ", ".join(REASON_WORDS[r] for r in active) + power + temp))
     if throttled:
         thermal = any("thermal" in t or "slowdown" in t for _, t in throttled)
-        fix = f"nvidia-smi -q -d PERFORMANCE,TEMPERATURE,POWER -i {_index_args(throttled)}  # then: " + (
-            "improve cooling (airflow, fans, blocked intakes, data-centre inlet temperature)"
-            if thermal
-            else "a power cap under load is normal at full load; if the GPU is idle or the limit is "
-            "below its default, raise it: sudo nvidia-smi -i N -pl <default W>"
-        )
+        fix = rm.plan(facts, P.system(
+            f"nvidia-smi -q -d PERFORMANCE,TEMPERATURE,POWER -i {_index_args(throttled)}", "then: " + (
+                "improve cooling (airflow, fans, blocked intakes, data-centre inlet temperature)"
+                if thermal
+                else "a power cap under load is normal at full load; if the GPU is idle or the limit is "
+                "below its default, raise it: `sudo nvidia-smi -i N -pl <default W>`")))
         out.append(
             _finding(
                 "gpu.throttled",
@@ -269,7 +278,7 @@ def link_and_clocks(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 throttled,
                 "clocks are being held down",
                 source=source,
-                fix=fix,
+                plan=fix,
                 docs=cat.NV_CLOCK_REASONS,
                 detail="TensorFlow runs slower than this GPU can.",
             )
@@ -290,8 +299,9 @@ def link_and_clocks(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 "at or near its slowdown temperature",
                 source=source,
                 docs=cat.NV_CLOCK_REASONS,
-                fix="Improve cooling (airflow, fan curves, inlet temperature); watch it with "
-                f"nvidia-smi -q -d TEMPERATURE -i {_index_args(hot)} -l 5",
+                plan=rm.plan(facts, P.system(f"nvidia-smi -q -d TEMPERATURE -i {_index_args(hot)} -l 5",
+                                             "watch it; improve cooling (airflow, fan curves, inlet"
+                                             " temperature)")),
             )
         )
     return out
@@ -352,16 +362,16 @@ def sharing_and_modes(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     if held:
         if by_caller:
             what = f"{caller[1].split(',')[0]} holds most of its memory"
-            fix = ("Restart the kernel and run the check first (`tfdoctor.check()` in a fresh kernel, or"
-                   " `tfdoctor check` in a terminal); in your own code, before TensorFlow first touches the"
-                   " GPU: for g in tf.config.list_physical_devices('GPU'):"
-                   " tf.config.experimental.set_memory_growth(g, True)")
+            fix = rm.plan(facts, P.note(
+                "Restart the kernel and run the check first (`tfdoctor.check()` in a fresh kernel, or"
+                " `tfdoctor check` in a terminal); in your own code, before TensorFlow first touches the"
+                " GPU: `for g in tf.config.list_physical_devices('GPU'):"
+                " tf.config.experimental.set_memory_growth(g, True)`"))
         else:
             what = "other processes hold most of its memory"
-            fix = ("nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv  # stop what"
-                   " you do not need (kill PID), or give TensorFlow a free GPU:"
-                   " export CUDA_VISIBLE_DEVICES=<free GPU index>; to share a GPU:"
-                   " export TF_FORCE_GPU_ALLOW_GROWTH=true")
+            fix = rm.plan(facts, P.system(_APPS, "stop what you do not need (kill PID), or give TensorFlow"
+                                          " a free GPU: `export CUDA_VISIBLE_DEVICES=<free GPU index>`; to"
+                                          " share a GPU: `export TF_FORCE_GPU_ALLOW_GROWTH=true`"))
         out.append(
             _finding(
                 "gpu.memory-held-by-other-processes",
@@ -373,7 +383,7 @@ def sharing_and_modes(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 detail="TensorFlow allocates from what is left and fails with out-of-memory (OOM) errors when"
                 " it is not enough (by default TensorFlow takes nearly all of a GPU's memory at its first"
                 " use). tfdoctor's own worker enables memory growth and holds little.",
-                fix=fix,
+                plan=fix,
             )
         )
     if fc.platform(facts) in (None, "linux"):
@@ -394,7 +404,8 @@ def sharing_and_modes(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                     detail="Without it the driver tears the GPU down whenever no process uses it: every "
                     "TensorFlow "
                     "start pays the initialisation again, and settings applied with nvidia-smi can reset.",
-                    fix="sudo systemctl enable --now nvidia-persistenced  # or: sudo nvidia-smi -pm 1",
+                    plan=rm.plan(facts, P.system("sudo systemctl enable --now nvidia-persistenced",
+                                                 "or: `sudo nvidia-smi -pm 1`")),
                 )
             )
     prohibited = [(g, "compute mode Prohibited") for g in live if g.get("compute_mode") == "prohibited"]
@@ -408,7 +419,7 @@ def sharing_and_modes(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 source=source,
                 docs=cat.NV_SMI,
                 detail="No process, TensorFlow included, can create a CUDA context on it.",
-                fix=f"sudo nvidia-smi -i {_index_args(prohibited)} -c DEFAULT",
+                plan=rm.plan(facts, P.system(f"sudo nvidia-smi -i {_index_args(prohibited)} -c DEFAULT")),
             )
         )
     exclusive = [
@@ -429,8 +440,9 @@ def sharing_and_modes(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 detail="Only one process may hold a CUDA context: TensorFlow will fail with "
                 "CUDA_ERROR_DEVICE_BUSY "
                 "('all CUDA-capable devices are busy or unavailable') while the other runs.",
-                fix=f"Stop the other process, use another GPU (CUDA_VISIBLE_DEVICES), or: sudo nvidia-smi -i "
-                f"{_index_args(exclusive)} -c DEFAULT",
+                plan=rm.plan(facts, P.system(f"sudo nvidia-smi -i {_index_args(exclusive)} -c DEFAULT",
+                                             "or stop the other process, or use another GPU"
+                                             " (CUDA_VISIBLE_DEVICES)")),
             )
         )
     return out
@@ -463,9 +475,10 @@ def mig(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 source=source,
                 docs=cat.NV_MIG,
                 detail="With MIG on, CUDA can only use MIG instances; with none created the GPU is unusable.",
-                fix=f"Create one: sudo nvidia-smi mig -i {_index_args(empty)} -cgi 1g.10gb -C  (profiles: "
-                "nvidia-smi "
-                "mig -lgip), or turn MIG off: sudo nvidia-smi -i N -mig 0 && sudo nvidia-smi -i N -r",
+                plan=rm.plan(facts, P.system(f"sudo nvidia-smi mig -i {_index_args(empty)} -cgi 1g.10gb -C",
+                                             "create an instance (profiles: `nvidia-smi mig -lgip`), or turn"
+                                             " MIG off: `sudo nvidia-smi -i N -mig 0 && sudo nvidia-smi -i N"
+                                             " -r`")),
             )
         )
     if sliced:
@@ -480,9 +493,10 @@ def mig(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 detail="A CUDA process enumerates a single MIG instance: TensorFlow sees one slice (its "
                 "memory and "
                 "SMs only), and MirroredStrategy cannot span MIG slices.",
-                fix="Pick the slice for TensorFlow: export CUDA_VISIBLE_DEVICES=MIG-<uuid> (list them: "
-                "nvidia-smi -L); "
-                "for the whole GPU turn MIG off: sudo nvidia-smi -i N -mig 0 && sudo nvidia-smi -i N -r",
+                plan=rm.plan(facts, P.system("nvidia-smi -L", "list the slices"),
+                             P.env("CUDA_VISIBLE_DEVICES", "MIG-<uuid>", "pick the slice for TensorFlow;"
+                                   " for the whole GPU turn MIG off: `sudo nvidia-smi -i N -mig 0 &&"
+                                   " sudo nvidia-smi -i N -r`")),
             )
         )
     if pending and not (empty or sliced):
@@ -494,7 +508,8 @@ def mig(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 "a MIG mode change is pending",
                 source=source,
                 docs=cat.NV_MIG,
-                fix=f"Stop the GPU's processes, then reset it: sudo nvidia-smi -i {_index_args(pending)} -r",
+                plan=rm.plan(facts, P.system(f"sudo nvidia-smi -i {_index_args(pending)} -r",
+                                             "stop the GPU's processes first")),
             )
         )
     return out
@@ -574,7 +589,7 @@ def _held_at_start(facts: dict[str, Any]) -> list[Finding]:
                 "The GPU was full before TensorFlow started: not even a CUDA context fit",
                 detail="Creating the CUDA context needs a few hundred MiB; it failed with out-of-memory, so"
                 " other processes hold the GPU's memory.",
-                fix=_HELD_FIX,
+                plan=rm.plan(facts, *_HELD_FIX),
                 facts=("log.evidence",),
                 evidence=fc.quote(facts, ctx),
             )
@@ -589,17 +604,17 @@ def _held_at_start(facts: dict[str, Any]) -> list[Finding]:
             f"Only {free:.0f} of {total:.0f} MiB of GPU memory were free when TensorFlow started",
             detail="Another process (or an earlier TensorFlow session in the same notebook) held the rest, so"
             " TensorFlow runs out of memory or cannot start cuDNN/cuBLAS.",
-            fix=_HELD_FIX,
+            plan=rm.plan(facts, *_HELD_FIX),
             facts=("log.evidence",),
             evidence=fc.quote(facts, [i for i, _, _ in items]),
         )
     ]
 
 
+_APPS = "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv"
 _HELD_FIX = (
-    "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv  # stop what you do not need"
-    " (kill PID) or restart the notebook kernel that holds it; to share a GPU:"
-    " export TF_FORCE_GPU_ALLOW_GROWTH=true"
+    P.system(_APPS, "stop what you do not need (kill PID) or restart the notebook kernel that holds it"),
+    P.env("TF_FORCE_GPU_ALLOW_GROWTH", "true", "to share a GPU"),
 )
 
 
@@ -621,10 +636,11 @@ def out_of_memory(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             "The GPU ran out of memory",
             detail="An allocation on the GPU failed: the model, batch or activations need more memory than"
             " was free.",
-            fix="Reduce the batch size (or the model or input size); let TensorFlow take memory as needed:"
-            " export TF_FORCE_GPU_ALLOW_GROWTH=true; use mixed precision"
-            " (keras.mixed_precision.set_global_policy('mixed_float16')); check for other processes holding"
-            " memory with `nvidia-smi`",
+            plan=rm.plan(facts, P.env("TF_FORCE_GPU_ALLOW_GROWTH", "true", "let TensorFlow take memory as"
+                                      " needed"),
+                         P.note("; reduce the batch size (or the model or input size); use mixed precision"
+                                " (`keras.mixed_precision.set_global_policy('mixed_float16')`); check for"
+                                " other processes holding memory with `nvidia-smi`")),
             facts=("log.evidence",),
             evidence=fc.quote(facts, items),
         )
@@ -651,9 +667,11 @@ def kernel_faults(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             " kernel log). Causes: a bug in a custom op or kernel, a library mismatch"
             " (cuDNN/cuBLAS for another CUDA), very rarely failing hardware. The process must restart: its"
             " CUDA context is lost.",
-            fix="CUDA_LAUNCH_BLOCKING=1 python your_script.py  # shows the op that faults; then update"
-            " TensorFlow's CUDA libraries together (" + rm.pip_install(facts, rm.keep_tf_version(facts))
-            + "); if it recurs on one GPU only: sudo dmesg | grep -i xid and run `dcgmi diag -r 3`",
+            plan=rm.plan(facts, P.system("CUDA_LAUNCH_BLOCKING=1 python your_script.py", "shows the op that"
+                                         " faults; then update TensorFlow's CUDA libraries together (`"
+                                         + rm.pip_install(facts, rm.keep_tf_version(facts)) + "`); if it"
+                                         " recurs on one GPU only: `sudo dmesg | grep -i xid` and run"
+                                         " `dcgmi diag -r 3`")),
             facts=("log.evidence",),
             evidence=fc.quote(facts, items),
         )

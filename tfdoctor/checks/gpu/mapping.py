@@ -7,7 +7,9 @@ from typing import Any
 
 from tfdoctor import catalogue as cat
 from tfdoctor import facts as fc
+from tfdoctor import plan as P
 from tfdoctor.checks import check
+from tfdoctor.checks import remedies as rm
 from tfdoctor.model import Finding, Status
 
 # --- TensorFlow GPU:n <-> physical GPU ----------------------------------------------------------------
@@ -89,8 +91,8 @@ def device_mapping(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 "GPU first; "
                 "nvidia-smi and NVML count by PCI bus id. "
                 + ", ".join(f"NVML {g.get('index')} = {g.get('name')}" for g in gpus),
-                fix="export CUDA_DEVICE_ORDER=PCI_BUS_ID  # then GPU numbers agree with nvidia-smi "
-                "everywhere",
+                plan=rm.plan(facts, P.env("CUDA_DEVICE_ORDER", "PCI_BUS_ID", "then GPU numbers agree with"
+                                          " nvidia-smi everywhere")),
                 docs=cat.NV_CUDA_ENV,
                 facts=used,
             )
