@@ -321,3 +321,9 @@ def test_a_pasted_cpuinfo_without_avx_is_the_missing_avx():
     assert set(found) == {"cpu.avx-missing"} and "This CPU has no AVX" in found["cpu.avx-missing"].title
     assert not failing((system / "cpuinfo-amd-epyc-local.txt").read_text(encoding="utf-8"))
     assert not failing("flags: none were set")
+
+
+def test_a_gpu_ignored_for_its_capability_in_a_line_wrapped_mid_word():
+    found = failing(holdout("holdout5", "H044"))  # "... with Cuda c" / "ompute capability 3.0. The minimum ..."
+    assert set(found) == {"gpu.compute-capability-unsupported"}
+    assert "3.0" in found["gpu.compute-capability-unsupported"].title

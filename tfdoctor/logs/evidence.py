@@ -170,8 +170,8 @@ SIGNATURES: tuple[Signature, ...] = (
     # --- kernels for this GPU -----------------------------------------------------------------------
     _sig("cc-jit", "kernel binaries compatible",
          r"not built with CUDA kernel binaries compatible with compute capability (\d{1,2}\.\d)", ("cc",)),
-    _sig("cc-ignored", "minimum required cuda capability",
-         r"Cuda compute capability (\d{1,2}\.\d)\.? The minimum required Cuda capability is (\d{1,2}\.\d)",
+    _sig("cc-ignored", "minimum required cuda capability",  # ("...with Cuda c" may end the line before)
+         r"ompute capability (\d{1,2}\.\d)\.? The minimum required Cuda capability is (\d{1,2}\.\d)",
          ("cc", "minimum")),
     _sig("ptx-target", ("does not support target", "minimum required ptx"),
          r"PTX version (\d{1,2}\.\d) does not support target '?sm_(\d{2,3}[af]?)|"
