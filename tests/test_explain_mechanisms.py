@@ -324,6 +324,6 @@ def test_a_pasted_cpuinfo_without_avx_is_the_missing_avx():
 
 
 def test_a_gpu_ignored_for_its_capability_in_a_line_wrapped_mid_word():
-    found = failing(holdout("holdout5", "H044"))  # "... with Cuda c" / "ompute capability 3.0. The minimum ..."
+    found = failing(holdout("holdout5", "H044"))  # "... with Cuda c" / "ompute capability 3.0. The ..."
     assert set(found) == {"gpu.compute-capability-unsupported"}
     assert "3.0" in found["gpu.compute-capability-unsupported"].title
