@@ -327,3 +327,10 @@ def test_a_gpu_ignored_for_its_capability_in_a_line_wrapped_mid_word():
     found = failing(holdout("holdout5", "H044"))  # "... with Cuda c" / "ompute capability 3.0. The ..."
     assert set(found) == {"gpu.compute-capability-unsupported"}
     assert "3.0" in found["gpu.compute-capability-unsupported"].title
+
+
+def test_pips_resolver_explaining_a_conflict_over_tensorflows_keras_pin():
+    found = failing(holdout("holdout5", "H067"))  # "tensorflow 2.11.1 depends on keras<2.12 and >=2.11.0"
+    assert set(found) == {"tensorflow.conflicting-installs"}
+    assert "tensorflow==2.11.1" in " ".join(found["tensorflow.conflicting-installs"].plan.commands())
+    assert not failing("my-app 1.0 depends on keras, which is fine")

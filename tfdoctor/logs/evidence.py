@@ -314,6 +314,10 @@ SIGNATURES: tuple[Signature, ...] = (
          r"([\w.-]{1,40}) ([\w.]{1,20}) which is incompatible|"
          r"Cannot install .{0,200}(tensorflow|keras).{0,200} because these package versions have conflicting"
          r"|ResolutionImpossible", ("package", "needs", "have", "have_version")),
+    # pip's resolver explaining a conflict ("The conflict is caused by:" then one line per requirer)
+    _sig("pip-conflict", "depends on",
+         r"^(tensorflow[\w-]{0,12}|tf-nightly[\w-]{0,12}) \d[\w.]{0,20} depends on "
+         r"(keras|tf-keras|tensorboard|numpy|protobuf)\b", ("requirer", "pinned")),
 )
 
 ANCHORS: dict[str, tuple[Signature, ...]] = {}
