@@ -334,3 +334,12 @@ def test_pips_resolver_explaining_a_conflict_over_tensorflows_keras_pin():
     assert set(found) == {"tensorflow.conflicting-installs"}
     assert "tensorflow==2.11.1" in " ".join(found["tensorflow.conflicting-installs"].plan.commands())
     assert not failing("my-app 1.0 depends on keras, which is fine")
+
+
+def test_nvml_refusing_inside_a_container_names_the_images_own_library():
+    inside = holdout("holdout3", "K007")  # a root shell whose host name is a container id
+    found = failing(inside)
+    assert {i for i, f in found.items() if not f.caused_by} == {"cuda.container-driver-libraries"}
+    assert "610.43" in found["cuda.container-driver-libraries"].title
+    on_host = inside.replace("root@5561000296a4", "root@gpu-node-7")
+    assert {i for i, f in failing(on_host).items() if not f.caused_by} == {"driver.library-mismatch"}

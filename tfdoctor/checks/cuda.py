@@ -469,7 +469,7 @@ def container_driver_libraries(facts: dict[str, Any], matrix: Any) -> list[Findi
     stub += fc.cuda_errors(facts, "STUB_LIBRARY")
     if container and stub:  # the image puts the toolkit's stub ahead of the host's injected libcuda
         return [_image_driver_library(facts, container, stub, stub=True)]
-    if not container or not kernel:
+    if not container:
         return []
     splits = fc.log_items(facts, "lib-mismatch")
     # the library version CUDA reported, or the one a split names (nvidia-smi's own beside the driver's)
@@ -478,7 +478,10 @@ def container_driver_libraries(facts: dict[str, Any], matrix: Any) -> list[Findi
     # the toolkit's hook ("nvml error: ...") runs on the host before the container exists: its mismatch
     # is the host's own
     host_side = any("nvml error" in str(i.get("text", "")).lower() for i in splits)
-    if reported and not host_side and v.vtuple(reported)[:1] >= (100,) and v.differ(reported, kernel):
+    known = reported and not host_side and v.vtuple(reported)[:1] >= (100,)
+    if not kernel:  # inside the container the injected libraries are the host's: a split names the image's
+        return [_image_driver_library(facts, container, splits, reported)] if known and splits else []
+    if known and v.differ(reported, kernel):
         return [_image_driver_library(facts, container, [], reported, kernel)]
     wrong = []
     for lib in _loaded(facts):
@@ -531,7 +534,9 @@ def _image_driver_library(facts: dict[str, Any], container: str, items: list[dic
                " CUDA call fails (CUDA_ERROR_STUB_LIBRARY).")
     elif version:
         title = (f"This {container} image's driver library is {version}, but the host's kernel module is"
-                 f" {kernel}")
+                 f" {kernel}" if kernel else
+                 f"This {container} image's driver library ({version}) does not match the host's kernel"
+                 " module")
         why = (" Inside a container the user-space driver libraries must be the host's, injected at start;"
                " this one came with the image (often the cuda-compat package or a driver package).")
     else:

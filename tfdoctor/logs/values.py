@@ -42,6 +42,7 @@ RE_SMI_L = re.compile(r"(?:^|:\s{1,3})GPU (\d{1,3}): (\S.{0,80}?) \(UUID: |"
                       r"(?:^|:\s{1,3})GPU (\d{1,3}): ((?:NVIDIA|GeForce|Tesla|Quadro|TITAN|GRID|RTX|GTX)\b"
                       r"[\w .-]{0,60}?)\s{0,4}$", re.IGNORECASE)
 RE_KERNEL_REPORTED = re.compile(rf"kernel reported version is:?\s{{0,3}}'?({DRIVER})")
+RE_NVML_LIBRARY = re.compile(rf"NVML library version:\s{{0,3}}({DRIVER})")
 RE_DSO_REPORTED = re.compile(rf"libcuda reported version is:?\s{{0,3}}'?({DRIVER})")
 RE_DRIVER_CUDA_OLDER = re.compile(r"driver's CUDA version is (\d{1,2}\.\d{1,2}) which is older")
 RE_DRIVER_PROSE = re.compile(rf"\b(?:NVIDIA|driver|drivers)\s{{1,3}}"
@@ -212,7 +213,9 @@ RE_CONTAINER = re.compile(r"docker run\b|nvidia-docker|/\.dockerenv|\bdocker exe
                           r"^== TensorFlow ==$|nvidia-container-cli\b|Error response from daemon\b|"
                           r"OCI runtime (?:create )?failed|\bCDI devices?\b|Emulate Docker CLI|"
                           r"\b(?:docker|podman) (?:container|image)\b|"
-                          r"NVIDIA Release \d\d\.\d\d", re.IGNORECASE)
+                          r"NVIDIA Release \d\d\.\d\d|"
+                          # a shell in a container: docker names its host by the container's 12-hex id
+                          r"\b\w{1,32}@[0-9a-f]{12}:[~/]", re.IGNORECASE)
 _WINDOWS_KEYS = (":\\", ".dll", "wddm", "win", "tensorflow-intel", "tensorflow_intel", ".\\tensorflow",
                  "\\site-packages",
                  "\\appdata")
@@ -230,7 +233,7 @@ _OS_KEYS = ("ubuntu", "centos", "rocky", "red hat", "fedora", "debian", "windows
 
 
 _CONTAINER_KEYS = ("docker", "podman", "nvidia release", "== tensorflow ==", "container", "oci runtime",
-                   "cdi device", "daemon")
+                   "cdi device", "daemon", "@")
 
 
 def _has(low: str, words: tuple[str, ...]) -> bool:
@@ -306,6 +309,7 @@ _ONE_VALUE: tuple[tuple[Any, ...], ...] = (
     (RE_DSO_REPORTED, "system.libcuda_version", 5, ("libcuda reported version",)),
     (RE_DEVICE_QUERY, "nvidia_smi.cuda_version", 4, ("/ runtime version",)),
     (RE_NVRM_CLIENT, "system.libcuda_version", 5, ("the client has the version",)),
+    (RE_NVML_LIBRARY, "system.libcuda_version", 5, ("nvml library version",)),  # nvidia-smi on a mismatch
     (RE_NVRM_KERNEL, "system.proc_driver_version", 5, ("kernel module has the version",)),
     (RE_CUDA_VERSION_ANY, "nvidia_smi.cuda_version", 2, ("cuda version",)),  # nvidia-smi's words elsewhere
     (RE_DRIVER_PROSE, "nvidia_smi.driver_version", 1, ("driver", "nvidia")),
