@@ -262,9 +262,15 @@ def _assert_drained_by_the_prolog(cluster: Cluster, why: str) -> None:
     """tfdoctor drained the node with the root cause; slurmctld, seeing the prolog fail, may drain
     it again with its own "Prolog error" (a race between the two): the prolog's output names the
     root cause either way."""
+    log = cluster.tmp / "prolog.log"
+    assert f"drained {NODE}: {why}" in log.read_text(), log.read_text()[-2000:]
     state, reason_now = cluster.node()
-    assert "drain" in state and reason_now in (why, "Prolog error"), (state, reason_now)
-    assert f"drained {NODE}: {why}" in (cluster.tmp / "prolog.log").read_text()
+    if "drain" in state:
+        assert reason_now in (why, "Prolog error"), (state, reason_now)
+    else:  # the periodic health check, passing here, has resumed the node tfdoctor drained: it says so
+        health = cluster.tmp / "health.log"
+        wait_for("the health check's resume", lambda: health.exists()
+                 and f"resumed {NODE} (drained by tfdoctor: {why})" in health.read_text(), 5)
 
 
 def _resume_after_prolog(cluster: Cluster) -> None:
