@@ -122,6 +122,7 @@ class Blocks:
             self._build_info(line)
         elif low.startswith("flags") and self.cpu_flags is None and " sse2 " in low:  # an x86 CPU's list
             self.cpu_flags = system_probe.parse_cpu_flags(low)
+            self.at.setdefault("system", self.line_no)
 
     def finish(self) -> None:
         if self.banner is not None:
