@@ -358,10 +358,10 @@ def _gpu_passes(rt: dict[str, Any], steps: list[dict[str, Any]]) -> list[Finding
 
 @check(*IDS)
 def runtime(facts: dict[str, Any], matrix: Any) -> list[Finding]:
-    if fc.from_log(facts):
-        return []  # a pasted log: its evidence is judged by the checks that own each mechanism
     raw = facts.get("runtime") if isinstance(facts, dict) else None
-    if isinstance(raw, dict) and raw.get("skipped"):
+    if not isinstance(raw, dict) or not {"ran", "probe_failed"} & raw.keys():
+        return []  # the worker was not run: what TensorFlow printed is judged by the checks that own it
+    if raw.get("skipped"):
         return [skipped("runtime.skipped", "TensorFlow was not run", str(raw["skipped"]), USED)]
     rt = fc.section(facts, "runtime")
     if rt is None:
