@@ -143,8 +143,7 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 used,
             )
         ]
-    if (build.get("is_cuda_build") is False or cpu_dists
-            or "is_cuda_build" not in build and not fc.from_log(facts)):
+    if build.get("is_cuda_build") is False or cpu_dists:
         return [_cpu_only(facts, version, ", ".join(cpu_dists) or "tensorflow", build, used, [])]
     cuda = v.norm_cuda(build.get("cuda_version")) or "?"
     cudnn = v.norm_cudnn(build.get("cudnn_version")) or "?"
