@@ -62,7 +62,7 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     if removed:
         return [_gpu_package_removed(facts, removed, used)]
     missing = fc.log_items(facts, "tf-missing")
-    if missing and not (tf or {}).get("installed") or missing and fc.from_log(facts):
+    if missing:
         finding = _missing(facts, "the Python that ran this", "", used)
         return [replace(finding, evidence=fc.quote(facts, missing))]
     cpu_log = fc.log_items(facts, "cpu-build")

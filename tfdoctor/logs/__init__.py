@@ -15,8 +15,9 @@ It returns facts:
   by name; the error lines (tfdoctor/logs/errorlines.py) none of that explains. The checks decide
   which finding each item supports.
 
-For the worker's own log (source "worker") only `log` is kept, without program errors or unrecognised
-lines: probes already measured the rest, and the worker's failed steps say what its errors were.
+For the worker's own log (source "worker") only `log` is kept, without program errors, a failed import
+or unrecognised lines: probes already measured the rest, and the worker's failed steps say what its
+errors were.
 """
 
 from __future__ import annotations
@@ -322,7 +323,7 @@ class Reader:
             "noise": dict(self.noise),
         }
         if self.source != "explain":  # the worker's failed steps say what its errors were (checks/runtime.py)
-            log["evidence"] = [i for i in self.items if not i.get("reason")]
+            log["evidence"] = [i for i in self.items if not i.get("reason") and i["kind"] != "tf-missing"]
             return {"log": log}
         log["unrecognized"], log["unrecognized_count"] = self.unrecognized, self.unrecognized_count
         sections, provenance = self.values.facts()
