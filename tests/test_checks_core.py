@@ -125,6 +125,7 @@ def healthy() -> dict[str, Any]:
             "modules": {"nvidia": True, "nouveau": False},
             "wsl_libcuda": None,
             "env": {},
+            "env_complete": True,
         },
         "nvml": {
             "available": True,
@@ -682,7 +683,7 @@ def test_cuda_visible_devices_showing_some_passes(value, shown):
 
 def test_cuda_visible_devices_unset_or_unknown_gpus():
     assert gpu_checks.hidden_by_cuda_visible_devices(cvd(None), MATRIX) == []
-    unknown = {"system": {"platform": "linux", "env": {"CUDA_VISIBLE_DEVICES": "-1"}}}
+    unknown = {"system": {"platform": "linux", "env": {"CUDA_VISIBLE_DEVICES": "-1"}, "env_complete": True}}
     assert one(gpu_checks.hidden_by_cuda_visible_devices(unknown, MATRIX)).status == Status.WARN
     mig = cvd("MIG-4f2a0c4e-8d5b-5b2a-9e57-0c4d3b1a2f10")
     assert one(gpu_checks.hidden_by_cuda_visible_devices(mig, MATRIX)).status == Status.SKIP
