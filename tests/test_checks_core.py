@@ -25,6 +25,7 @@ from tfdoctor.checks import tensorflow as tf_checks
 from tfdoctor.checks.gpu import devices as gpu_checks
 from tfdoctor.compat import load_matrix
 from tfdoctor.model import Finding, Status
+from tfdoctor.probes.nvidia_smi import failure_kind
 
 MATRIX = load_matrix()
 ROOT = Path(__file__).resolve().parent.parent
@@ -285,7 +286,8 @@ def test_nvidia_smi_cannot_talk_to_driver_is_missing():
             "error_kind": "driver-not-loaded",
             "driver_version": None,
         },
-        nvidia_smi={"driver_version": None, "error": text.strip(), "returncode": 9, "gpus": []},
+        nvidia_smi={"driver_version": None, "error": text.strip(), "error_kind": failure_kind(text),
+                    "returncode": 9, "gpus": []},
         system={"proc_driver_version": None, "dev_nvidia": None, "modules": None},
     )
     f = one(driver_checks.driver_present(facts, MATRIX))
