@@ -860,7 +860,8 @@ class Values:
         for gpu in self.blocks.smi_gpus.values():  # the banner, -q -x, --query-gpu: the probe's own parsers
             self._gpu(self.smi_gpus, gpu["index"], **{k: v for k, v in gpu.items() if k != "index"})
         # a pasted snapshot's moment is unknown: the memory in use may be the program's own
-        smi = [{**self.smi_gpus[i], "memory_may_be_own": True} for i in sorted(self.smi_gpus)]
+        smi = [{**g, "memory_may_be_own": True} if "memory_used_mib" in g else g
+               for g in (self.smi_gpus[i] for i in sorted(self.smi_gpus))]
         if smi:
             put("nvidia_smi.gpus", smi, None)
         for section, values in self.blocks.facts().items():
