@@ -25,6 +25,7 @@ from tfdoctor.checks import tensorflow as tf_checks
 from tfdoctor.checks.gpu import devices as gpu_checks
 from tfdoctor.compat import load_matrix
 from tfdoctor.model import Finding, Status
+from tfdoctor.probes.nvidia_smi import failure_kind
 
 MATRIX = load_matrix()
 ROOT = Path(__file__).resolve().parent.parent
@@ -125,6 +126,7 @@ def healthy() -> dict[str, Any]:
             "modules": {"nvidia": True, "nouveau": False},
             "wsl_libcuda": None,
             "env": {},
+            "env_complete": True,
         },
         "nvml": {
             "available": True,
@@ -284,7 +286,8 @@ def test_nvidia_smi_cannot_talk_to_driver_is_missing():
             "error_kind": "driver-not-loaded",
             "driver_version": None,
         },
-        nvidia_smi={"driver_version": None, "error": text.strip(), "returncode": 9, "gpus": []},
+        nvidia_smi={"driver_version": None, "error": text.strip(), "error_kind": failure_kind(text),
+                    "returncode": 9, "gpus": []},
         system={"proc_driver_version": None, "dev_nvidia": None, "modules": None},
     )
     f = one(driver_checks.driver_present(facts, MATRIX))
@@ -682,7 +685,7 @@ def test_cuda_visible_devices_showing_some_passes(value, shown):
 
 def test_cuda_visible_devices_unset_or_unknown_gpus():
     assert gpu_checks.hidden_by_cuda_visible_devices(cvd(None), MATRIX) == []
-    unknown = {"system": {"platform": "linux", "env": {"CUDA_VISIBLE_DEVICES": "-1"}}}
+    unknown = {"system": {"platform": "linux", "env": {"CUDA_VISIBLE_DEVICES": "-1"}, "env_complete": True}}
     assert one(gpu_checks.hidden_by_cuda_visible_devices(unknown, MATRIX)).status == Status.WARN
     mig = cvd("MIG-4f2a0c4e-8d5b-5b2a-9e57-0c4d3b1a2f10")
     assert one(gpu_checks.hidden_by_cuda_visible_devices(mig, MATRIX)).status == Status.SKIP

@@ -28,7 +28,7 @@ def _xml_gpus(name: str) -> list[dict]:
 
 def _facts(gpus: list[dict], platform: str = "linux", source: str = "nvml", **system) -> dict:
     facts = {
-        "system": {"platform": platform, "env": {}, **system},
+        "system": {"platform": platform, "env": {}, "env_complete": True, **system},
         "nvml": {"available": False, "error_kind": "library-not-found"},
         "nvidia_smi": {"found": False},
     }

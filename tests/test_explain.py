@@ -358,6 +358,30 @@ def test_two_tensorflow_packages_are_conflicting_not_cpu_only():
     assert "tensorflow-cpu" in fix and "'tensorflow[and-cuda]==2.15.0'" in fix
 
 
+def test_no_gpu_listed_is_judged_where_a_gpu_is_there_to_see():
+    """TensorFlow's own count of 0 is a failure beside a driver that lists a GPU; alone (a CPU-only
+    machine's log) it says nothing."""
+    smi = (ROOT / "tests/data/nvidia-smi/banner-570.133.20-l4.txt").read_text(encoding="utf-8")
+    assert "runtime.no-gpu-visible" not in failing(explain(smi))
+    report = explain(smi + "\ntensorflow 2.15.0\nNum GPUs Available:  0\n")
+    assert roots(report) == {"runtime.no-gpu-visible"}
+    assert not failing(explain("tensorflow 2.15.0\nNum GPUs Available:  0\n"))
+
+
+def test_a_paste_judges_only_what_it_can_show():
+    """A pasted listing's memory use may be the program's own, and the rest of the environment (is
+    CUDA_DEVICE_ORDER set?) is not shown: the same GPUs from a probe are judged."""
+    smi = ROOT / "tests/data/nvidia-smi"
+    for name, fid in (("banner-550.135-tesla-p4.txt", "gpu.memory-held-by-other-processes"),
+                      ("query-570-titan-v-rtx5880.csv", "gpu.device-order")):
+        report = explain((smi / name).read_text(encoding="utf-8"))
+        assert fid not in failing(report)
+        rows = [{k: v for k, v in g.items() if k != "memory_may_be_own"}
+                for g in report.facts["nvidia_smi"]["gpus"]]
+        probed = {**report.facts, "nvidia_smi": {"gpus": rows}, "system": {"env": {}, "env_complete": True}}
+        assert fid in failing(build_report("explain", probed, MATRIX))
+
+
 def test_old_driver_is_never_told_to_install_a_tensorflow_without_a_wheel_for_its_python():
     report = explain("NVIDIA-SMI 450.80.02    Driver Version: 450.80.02    CUDA Version: 11.0\n"
                      "Python 3.11.4\ntensorflow                2.15.0")

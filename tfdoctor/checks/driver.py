@@ -17,8 +17,6 @@ from tfdoctor.checks import check, skipped
 from tfdoctor.checks import remedies as rm
 from tfdoctor.model import Finding, Status
 
-SMI_NO_DRIVER = "couldn't communicate with the nvidia driver"
-
 
 def _evidence(facts: dict[str, Any]) -> tuple[list[str], bool]:
     """Plain-words evidence that no driver is loaded, and whether any of it is direct."""
@@ -33,8 +31,7 @@ def _evidence(facts: dict[str, Any]) -> tuple[list[str], bool]:
         notes.append("NVML: libnvidia-ml not found")
     smi = fc.section(facts, "nvidia_smi")
     if smi:
-        err = str(smi.get("error") or "")
-        if SMI_NO_DRIVER in err.lower():
+        if smi.get("error_kind") == "driver-not-loaded":
             notes.append("nvidia-smi: couldn't communicate with the NVIDIA driver")
             strong = True
         elif smi.get("found") is False:

@@ -16,8 +16,6 @@ from tfdoctor.model import Finding, Status
 
 @check("log.unrecognized", "log.program-error")
 def unexplained(facts: dict[str, Any], matrix: Any) -> list[Finding]:
-    if not fc.from_log(facts):
-        return []  # the worker's own log: the runtime steps judge what happened
     log = fc.as_dict(facts.get("log"))
     out: list[Finding] = []
     program = [i for i in fc.log_items(facts, "stack-error", "cuda-error") if i.get("reason")]

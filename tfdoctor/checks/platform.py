@@ -36,8 +36,8 @@ def windows_native(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     if plat != "windows":
         return []  # macOS: tensorflow.cpu-only-build / tensorflow.missing say it
     version = fc.tf_version(facts) if fc.tf_installed(facts) else None
-    if fc.from_log(facts) and (version is None or not fc.gpu_context(facts)):
-        return []  # a paste from Windows that does not show its TensorFlow version, or is not about the GPU
+    if version is None and fc.get(facts, "tensorflow", "installed") is not False or not fc.gpu_context(facts):
+        return []  # TensorFlow's version is unknown (not its absence), or nothing here is about the GPU
     if version and v.vtuple(version) and not v.version_ge(version, (2, 11)):
         return [
             Finding(

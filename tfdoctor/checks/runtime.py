@@ -174,6 +174,16 @@ def _no_gpu_fix(facts: dict[str, Any], matrix: Any, reason: str) -> tuple[P.Plan
                                    " findings in this report, then check")), cat.TF_GPU
 
 
+def _no_gpu_visible(facts: dict[str, Any], matrix: Any, rt: dict[str, Any]) -> list[Finding]:
+    """TensorFlow listed its GPUs, and there were none."""
+    if rt.get("tf_visible_gpus") != 0:
+        return []
+    reason = str(rt.get("gpu_reason") or "no reason logged")
+    plan, docs = _no_gpu_fix(facts, matrix, reason)
+    return [_finding("runtime.no-gpu-visible", Status.FAIL, "TensorFlow sees no GPU",
+                     detail=f"TensorFlow says: {reason}", plan=plan, docs=docs)]
+
+
 def _fmt_losses(losses: Any) -> str:
     vals = [v for v in fc.as_list(losses) if isinstance(v, (int, float))]
     return f"loss {vals[0]:.3g} → {vals[-1]:.3g}" if vals else "no loss recorded"
@@ -358,10 +368,13 @@ def _gpu_passes(rt: dict[str, Any], steps: list[dict[str, Any]]) -> list[Finding
 
 @check(*IDS)
 def runtime(facts: dict[str, Any], matrix: Any) -> list[Finding]:
-    if fc.from_log(facts):
-        return []  # a pasted log: its evidence is judged by the checks that own each mechanism
     raw = facts.get("runtime") if isinstance(facts, dict) else None
-    if isinstance(raw, dict) and raw.get("skipped"):
+    if not isinstance(raw, dict):
+        return []
+    if not {"ran", "probe_failed"} & raw.keys():  # no worker ran: TensorFlow's own device list, if shown
+        expected = fc.gpus(facts)[0] or fc.driver_version(facts)[0] or fc.is_cuda_build(facts)
+        return _no_gpu_visible(facts, matrix, raw) if expected else []
+    if raw.get("skipped"):
         return [skipped("runtime.skipped", "TensorFlow was not run", str(raw["skipped"]), USED)]
     rt = fc.section(facts, "runtime")
     if rt is None:
@@ -426,19 +439,9 @@ def runtime(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         )
     findings += _gpu_passes(rt, steps)
     devices = by_name.get("devices")
-    if devices and devices.get("status") == "pass" and rt.get("tf_visible_gpus") == 0:
-        reason = str(rt.get("gpu_reason") or devices.get("gpu_reason") or "no reason logged")
-        fix, docs = _no_gpu_fix(facts, matrix, reason)
-        findings.append(
-            _finding(
-                "runtime.no-gpu-visible",
-                Status.FAIL,
-                "TensorFlow sees no GPU",
-                detail=f"TensorFlow says: {reason}",
-                plan=fix,
-                docs=docs,
-            )
-        )
+    if devices and devices.get("status") == "pass":
+        reason = rt.get("gpu_reason") or devices.get("gpu_reason")
+        findings += _no_gpu_visible(facts, matrix, {**rt, "gpu_reason": reason})
     for step in steps:
         if step.get("name") == "throughput" and step.get("status") == "pass":
             found = _throughput(step, matrix)

@@ -62,7 +62,7 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     if removed:
         return [_gpu_package_removed(facts, removed, used)]
     missing = fc.log_items(facts, "tf-missing")
-    if missing and not (tf or {}).get("installed") or missing and fc.from_log(facts):
+    if missing:
         finding = _missing(facts, "the Python that ran this", "", used)
         return [replace(finding, evidence=fc.quote(facts, missing))]
     cpu_log = fc.log_items(facts, "cpu-build")
@@ -143,8 +143,7 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 used,
             )
         ]
-    if (build.get("is_cuda_build") is False or cpu_dists
-            or "is_cuda_build" not in build and not fc.from_log(facts)):
+    if build.get("is_cuda_build") is False or cpu_dists:
         return [_cpu_only(facts, version, ", ".join(cpu_dists) or "tensorflow", build, used, [])]
     cuda = v.norm_cuda(build.get("cuda_version")) or "?"
     cudnn = v.norm_cudnn(build.get("cudnn_version")) or "?"

@@ -15,7 +15,9 @@ It returns facts:
   by name; the error lines (tfdoctor/logs/errorlines.py) none of that explains. The checks decide
   which finding each item supports.
 
-For the worker's own log (source "worker") only `log` is kept: probes already measured the rest.
+For the worker's own log (source "worker") only `log` is kept, without program errors, a failed import
+or unrecognised lines: probes already measured the rest, and the worker's failed steps say what its
+errors were.
 """
 
 from __future__ import annotations
@@ -319,11 +321,11 @@ class Reader:
             "evidence": self.items,
             "counts": dict(self.counts),
             "noise": dict(self.noise),
-            "unrecognized": self.unrecognized,
-            "unrecognized_count": self.unrecognized_count,
         }
-        if self.source != "explain":
+        if self.source != "explain":  # the worker's failed steps say what its errors were (checks/runtime.py)
+            log["evidence"] = [i for i in self.items if not i.get("reason") and i["kind"] != "tf-missing"]
             return {"log": log}
+        log["unrecognized"], log["unrecognized_count"] = self.unrecognized, self.unrecognized_count
         sections, provenance = self.values.facts()
         self._smi_mismatch(sections, provenance)
         log["provenance"] = provenance

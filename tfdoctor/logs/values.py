@@ -859,7 +859,9 @@ class Values:
             put("runtime.tf_visible_gpus", 0, None)  # TensorFlow said it registers none, or cannot
         for gpu in self.blocks.smi_gpus.values():  # the banner, -q -x, --query-gpu: the probe's own parsers
             self._gpu(self.smi_gpus, gpu["index"], **{k: v for k, v in gpu.items() if k != "index"})
-        smi = [self.smi_gpus[i] for i in sorted(self.smi_gpus)]
+        # a pasted snapshot's moment is unknown: the memory in use may be the program's own
+        smi = [{**g, "memory_may_be_own": True} if "memory_used_mib" in g else g
+               for g in (self.smi_gpus[i] for i in sorted(self.smi_gpus))]
         if smi:
             put("nvidia_smi.gpus", smi, None)
         for section, values in self.blocks.facts().items():

@@ -11,7 +11,8 @@ system:      platform (linux|wsl2|windows|macos), wsl_version (1|2|null), os (PR
              dev_nvidia [names under /dev], proc_driver_version ("580.65.06" from
              /proc/driver/nvidia/version), proc_driver_raw, proc_driver_open (open kernel module),
              modules {nvidia, nouveau} (bools; the whole dict null when /proc/modules is unreadable),
-             wsl_libcuda [paths under /usr/lib/wsl/lib], env {NAME: value} (allowlisted, redacted)
+             wsl_libcuda [paths under /usr/lib/wsl/lib], env {NAME: value} (allowlisted, redacted),
+             env_complete (true: a variable not in env is unset)
 nvml:        available (bool), error, error_kind (library-not-found|driver-not-loaded|no-permission|
              lib-mismatch|gpu-lost|not-supported|bindings-missing|unknown|fork),
              bindings {module, distributions}, driver_version, cuda_driver_version ("12.4"),

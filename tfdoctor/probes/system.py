@@ -220,6 +220,7 @@ def probe_system(
         "cpu_flags": parse_cpu_flags(cpuinfo) if cpuinfo else None,
         "glibc": _glibc(),
         "env": allowed_env(env),
+        "env_complete": True,  # a variable not in env is unset (a paste shows only some)
     }
 
 

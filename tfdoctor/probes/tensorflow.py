@@ -307,7 +307,8 @@ def static_facts(python: str, data: dict[str, Any], libraries: list[dict[str, An
     text = data.get("build_info_text")
     if text is not None:
         try:
-            facts["build_info"] = parse_build_info(text)
+            # the whole file was read: a build that does not declare CUDA is not a CUDA build
+            facts["build_info"] = {"is_cuda_build": False, **parse_build_info(text)}
         except ValueError as exc:
             errors.append(str(exc))
     if facts["location"]:

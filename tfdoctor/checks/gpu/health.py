@@ -345,9 +345,9 @@ def sharing_and_modes(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     starved = False
     caller = _caller(facts)
     by_caller = False
-    for g in [] if fc.from_log(facts) else live:  # a pasted nvidia-smi may show TensorFlow's own use
+    for g in live:
         total, used, free = g.get("memory_total_mib"), g.get("memory_used_mib"), g.get("memory_free_mib")
-        if not total or used is None:
+        if not total or used is None or g.get("memory_may_be_own"):
             continue
         free = free if free is not None else total - used
         if used / total >= HELD_FRACTION or free < MIN_FREE_MIB:

@@ -75,7 +75,7 @@ def device_mapping(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     used = ("nvml.gpus", "runtime.gpus", "system.env.CUDA_VISIBLE_DEVICES", "system.env.CUDA_DEVICE_ORDER")
     gpus, source = fc.gpus(facts)
     gpus = [g for g in gpus if not g.get("error")]
-    if not gpus or fc.from_log(facts):  # a paste does not show CUDA_DEVICE_ORDER
+    if not gpus or not fc.get(facts, "system", "env_complete"):  # CUDA_DEVICE_ORDER's absence says nothing
         return []
     env = fc.env(facts)
     tf_gpus = [t for t in fc.as_list(fc.get(facts, "runtime", "gpus")) if isinstance(t, dict)]
