@@ -343,3 +343,14 @@ def test_nvml_refusing_inside_a_container_names_the_images_own_library():
     assert "610.43" in found["cuda.container-driver-libraries"].title
     on_host = inside.replace("root@5561000296a4", "root@gpu-node-7")
     assert {i for i, f in failing(on_host).items() if not f.caused_by} == {"driver.library-mismatch"}
+
+
+def test_no_device_under_a_cuda_visible_devices_list_nothing_can_match():
+    found = failing(holdout("holdout3", "K010"))  # train.py set it in os.environ; cuInit: NO_DEVICE
+    assert "may name a GPU" in found["gpu.hidden-by-cuda-visible-devices"].title
+    assert found["cuda.init-failed"].caused_by == "gpu.hidden-by-cuda-visible-devices"
+    cuinit = line_of("011", "cuInit")
+    assert "gpu.hidden-by-cuda-visible-devices" not in failing(cuinit)  # not set: nothing to blame
+    smi = line_of("020", "communicate")  # no driver at all: the list is not why
+    assert "gpu.hidden-by-cuda-visible-devices" not in failing(
+        f'os.environ["CUDA_VISIBLE_DEVICES"] = "1"\n{cuinit}\n{smi}')

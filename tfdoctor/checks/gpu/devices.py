@@ -33,6 +33,25 @@ def hidden_by_cuda_visible_devices(facts: dict[str, Any], matrix: Any) -> list[F
     picked = fc.cuda_visible(value, gpus)
     visible = None if picked is None else len(picked)
     shown = f"CUDA_VISIBLE_DEVICES={value!r}"
+    if visible is None and fc.cuda_errors(facts, "NO_DEVICE") and value.strip() and not gpus \
+            and not fc.log_items(facts, "no-driver"):  # CUDA saw no device under a list it could not match
+        return [
+            Finding(
+                "gpu.hidden-by-cuda-visible-devices",
+                Status.WARN,
+                f"{shown} may name a GPU this machine does not have",
+                detail="CUDA found no device (CUDA_ERROR_NO_DEVICE) while this list was set: an index at"
+                " or beyond the number of GPUs, or a UUID of another machine, hides every GPU, because"
+                " CUDA stops reading the list at its first invalid entry.",
+                plan=rm.plan(facts, P.system("nvidia-smi -L", "the GPUs here, by index and UUID"),
+                             P.system("unset CUDA_VISIBLE_DEVICES",
+                                      "or set it to indices or UUIDs from that list, where the program sets"
+                                      " it (os.environ, a job script, ~/.bashrc)")),
+                docs=cat.NV_CUDA_ENV,
+                facts=used,
+                confidence="likely",
+            )
+        ]
     if visible is None:
         return [
             skipped(
