@@ -266,6 +266,8 @@ def test_cudart_missing_on_a_machine_with_no_gpu_that_fails_otherwise_is_tensorf
     assert "cuda.libraries-missing" in failing(stub)  # alone, the paste is about them
     smi = line_of("035", "Driver Version")  # the same with a GPU shown: they matter
     assert "cuda.libraries-missing" in failing(ci + "\n" + smi)
+    xid = line_of("256", "Xid")  # a GPU error the kernel logged shows a GPU too
+    assert "cuda.libraries-missing" in failing(ci + "\n" + xid)
 
 
 def test_an_api_error_raised_inside_protobuf_is_a_protobuf_mismatch():

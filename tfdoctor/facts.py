@@ -288,6 +288,9 @@ _GPU_KINDS = frozenset({
 
 # What TensorFlow prints at start-up on any machine without the CUDA libraries, GPU or none.
 _STARTUP_FAMILIES = ("cuda-runtime", "cudnn", "tensorrt")
+# Evidence about the Python side (the CPU, the C library, packages), not about a GPU.
+_PACKAGE_KINDS = frozenset({"avx", "glibc", "numpy-abi", "protobuf", "keras3", "tf-missing",
+                            "tf-native-failed", "pip-conflict", "pip-no-version"})
 
 
 def gpu_shown(facts: dict[str, Any]) -> bool:
@@ -295,20 +298,24 @@ def gpu_shown(facts: dict[str, Any]) -> bool:
     error), beyond the CUDA libraries TensorFlow failed to load at start-up."""
     if driver_version(facts)[0] or gpus(facts)[0] or get(facts, "runtime", "gpus") or section(facts, "nvcc"):
         return True
-    for item in log_items(facts, *_GPU_KINDS):
-        startup = item.get("kind") in ("gpu-libs-skipped", "cudart-stub") or (
-            item.get("kind") == "dlopen-failed" and item.get("family") in _STARTUP_FAMILIES)
-        if not startup:
+    for item in _evidence(facts):
+        kind = item.get("kind")
+        startup = kind in ("gpu-libs-skipped", "cudart-stub") or (
+            kind == "dlopen-failed" and item.get("family") in _STARTUP_FAMILIES)
+        if not startup and kind not in _PACKAGE_KINDS:
             return True
     return False
 
 
 def other_failure(facts: dict[str, Any]) -> bool:
-    """Whether pasted text fails in a way that is not about the GPU (an import, a package, a program
-    error): evidence of another mechanism, or an error line nothing placed."""
-    log = as_dict(facts.get("log"))
-    kinds = {i.get("kind") for i in as_list(log.get("evidence")) if isinstance(i, dict)}
-    return bool(kinds - _GPU_KINDS) or bool(log.get("unrecognized_count"))
+    """Whether pasted text fails in a way that is not about the GPU (an import, a package, the CPU):
+    evidence of such a mechanism, or an error line nothing placed."""
+    kinds = {i.get("kind") for i in _evidence(facts)}
+    return bool(kinds & _PACKAGE_KINDS) or bool(as_dict(facts.get("log")).get("unrecognized_count"))
+
+
+def _evidence(facts: dict[str, Any]) -> list[dict[str, Any]]:
+    return [i for i in as_list(as_dict(facts.get("log")).get("evidence")) if isinstance(i, dict)]
 
 
 def gpu_context(facts: dict[str, Any]) -> bool:
