@@ -14,6 +14,9 @@ from pathlib import Path
 import pytest
 from conftest import DATA, run_cli
 
+from tfdoctor import fleet
+from tfdoctor.jsonsafe import parse
+
 BASE = DATA / "fleet" / "2026-11-05" / "gpu-01.json"
 SURROGATE = "\\ud800"  # as JSON writes a lone surrogate: valid JSON, not valid text
 
@@ -101,3 +104,70 @@ def test_ten_thousand_reports_with_a_corrupt_a_truncated_and_a_surrogate_one(tmp
     table = run_cli("fleet", str(tmp_path), "--no-color")
     assert table.returncode == 2 and "gpu-\ufffdx" in table.stdout and "gpu10001 " in table.stdout
     assert len(table.stdout.splitlines()) >= 10_005 + 2
+
+
+# --- the two readers: the skimming one (every report) and the full one (what it refuses) -------------
+
+VALUES = ("null", "true", "7", "-1", "1.5", '"x"', "[]", "{}", "[1]", '{"a": 1}', "1e400", "NaN",
+          "1" + "0" * 60, '"\\ud800"', "[" * 70 + "]" * 70, "[" * 2000 + "]" * 2000)
+PATHS = ("schema_version", "tool", "tool.version", "created_at", "mode", "environment",
+         "environment.gpu_count", "environment.gpus", "environment.gpus.0", "environment.gpus.0.name",
+         "environment.driver_version", "findings", "findings.0", "findings.0.id", "findings.0.status",
+         "findings.0.title", "findings.0.caused_by", "findings.0.plan", "findings.0.evidence", "facts",
+         "facts.system", "facts.system.hostname", "facts.unknown", "summary", "timings",
+         "timings.total", "unknown")
+HOLE = "@@value@@"
+
+
+def _mutated(report: dict, path: str, value: str) -> bytes:
+    """The report's JSON with the value at path (made when missing) replaced by raw JSON text."""
+    data = json.loads(json.dumps(report))
+    *parents, last = path.split(".")
+    box = data
+    for key in parents:
+        box = box[int(key)] if isinstance(box, list) else box.setdefault(key, {})
+    box[int(last) if isinstance(box, list) else last] = HOLE
+    return json.dumps(data, indent=1).replace(f'"{HOLE}"', value).encode()
+
+
+def _outcome(data: object) -> object:
+    try:
+        return fleet.sections(data)
+    except fleet.BadReport as exc:
+        return f"error: {exc}"
+
+
+def test_the_skimming_reader_reads_what_the_full_reader_reads() -> None:
+    """Every report goes first through the fast reader that skips what a row does not need; it must
+    read exactly what the full reader does, or refuse the file so that the full one reads it."""
+    report = json.loads(BASE.read_text())  # a node without GPUs: given one, so its fields are mutated
+    report["environment"]["gpus"] = [{"index": 0, "name": "NVIDIA H100 80GB HBM3", "compute_capability": "9.0",
+                                      "memory_total_mib": 81559}]
+    skimmed = refused = 0
+    for path in PATHS:
+        for value in VALUES:
+            raw = _mutated(report, path, value)
+            fast = fleet.skim(raw)
+            if fast is None:
+                refused += 1
+                continue
+            skimmed += 1
+            assert _outcome(fast) == _outcome(parse(raw)), (path, value)
+    for path in ("schema_version", "environment", "findings", "facts", "tool"):
+        data = json.loads(json.dumps(report))
+        del data[path]
+        raw = json.dumps(data).encode()
+        assert _outcome(fleet.skim(raw) or parse(raw)) == _outcome(parse(raw)), path
+    assert skimmed > 200 and refused > 50, (skimmed, refused)  # both branches really ran
+
+
+@pytest.mark.parametrize("mangle", [
+    lambda raw: raw[: len(raw) // 2],  # truncated
+    lambda raw: raw.replace(b'"facts": {', b'"facts": {,', 1),  # corrupt where no row reads
+    lambda raw: raw.replace(b'"facts": {', b'"facts": {"bad": "\xff",', 1),  # not UTF-8
+    lambda raw: raw + b" {}",  # trailing data
+    lambda raw: b"\xef\xbb\xbf" + raw,  # a byte-order mark, which the full reader accepts
+])
+def test_the_skimming_reader_never_accepts_what_is_not_json(mangle) -> None:  # noqa: ANN001
+    raw = mangle(json.dumps(json.loads(BASE.read_text()), indent=2).encode())
+    assert fleet.skim(raw) is None

@@ -30,7 +30,9 @@ from collections import Counter
 from datetime import datetime, timezone
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
+
+import msgspec
 
 from tfdoctor.environment import KEYS
 from tfdoctor.shape import ShapeError, parse_time
@@ -47,19 +49,37 @@ class BadReport(Exception):
     """One file that is not a readable tfdoctor report (a row, not the end of the run)."""
 
 
+def _json_files(folder: str) -> tuple[list[str], list[tuple[str, str]]]:
+    """The *.json files under folder, sorted (directory entries' types, no stat per file; symbolic links
+    to directories not followed), and the directories that could not be listed, with why."""
+    found: list[str] = []
+    unlisted: list[tuple[str, str]] = []
+    stack = [folder]
+    while stack:
+        where = stack.pop()
+        try:
+            with os.scandir(where) as entries:
+                for entry in entries:
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+                    elif entry.name.endswith(".json") and entry.is_file():
+                        found.append(entry.path)
+        except OSError as exc:
+            unlisted.append((where, f"cannot list this directory: {exc.strerror or exc}"))
+    return sorted(found), unlisted
+
+
 def expand(paths: list[str]) -> list[tuple[str, str | None]]:
     """Files named, and the *.json files under directories named: (path, error or None)."""
     out: list[tuple[str, str | None]] = []
     seen: set[str] = set()
     for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            found = sorted(str(p) for p in path.rglob("*.json") if p.is_file())
-            if not found:
+        files = [raw]
+        if os.path.isdir(raw):
+            files, unlisted = _json_files(str(Path(raw)))
+            out += unlisted
+            if not files and not unlisted:
                 out.append((raw, "directory holds no *.json reports"))
-            files = found
-        else:
-            files = [raw]
         for f in files:
             if f not in seen:
                 seen.add(f)
@@ -67,17 +87,77 @@ def expand(paths: list[str]) -> list[tuple[str, str | None]]:
     return out
 
 
+# msgspec evaluates these annotations when the class is made: no `X | None` while Python 3.9 is supported
+_Text = Optional[str]
+
+
+class _Object(msgspec.Struct):
+    """A JSON object whose members are checked as JSON and skipped, never built."""
+
+
+_MaybeObject = Optional[_Object]
+
+
+class _Finding(msgspec.Struct):
+    id: Any = None
+    status: Any = None
+    title: _Text = None  # the text fields shape.check types, so both readers accept alike
+    detail: _Text = None
+    fix: _Text = None
+    docs: _Text = None
+    caused_by: _Text = None
+    plan: _MaybeObject = None
+
+
+class _Report(msgspec.Struct):
+    schema_version: Any = msgspec.UNSET
+    tool: Any = msgspec.UNSET
+    created_at: Any = msgspec.UNSET
+    mode: Any = msgspec.UNSET
+    environment: Any = msgspec.UNSET
+    findings: list[_Finding] = msgspec.UNSET
+    facts: dict[str, _MaybeObject] = msgspec.UNSET
+    summary: _MaybeObject = None
+    timings: Optional[dict[str, float]] = None  # noqa: UP045
+
+
+_SKIMMER = msgspec.json.Decoder(_Report)
+
+
+def skim(raw: bytes) -> dict[str, Any] | None:
+    """The sections a row reads, by a strict decoder that checks the rest of the file as JSON of
+    the right types without building it (a saved report's facts are most of its bytes); None when
+    it refuses the file, which the full reader then explains or reads (bounding what it can)."""
+    try:
+        report = _SKIMMER.decode(raw)
+    except (msgspec.MsgspecError, ValueError, RecursionError):
+        return None
+    data = {key: getattr(report, key) for key in SECTIONS if getattr(report, key) is not msgspec.UNSET}
+    if "findings" in data:
+        data["findings"] = [{"id": f.id, "status": f.status} for f in data["findings"]]
+    return data
+
+
 def _load(path: str) -> dict[str, Any]:
-    from tfdoctor.jsonsafe import InputError, bound, parse, read_capped
+    from tfdoctor.jsonsafe import InputError, parse, read_capped
 
     try:
-        data = parse(read_capped(path))
+        raw = read_capped(path)
+        data = skim(raw)
+        return sections(parse(raw) if data is None else data)
     except FileNotFoundError:
         raise BadReport("no such file") from None
     except OSError as exc:
         raise BadReport(exc.strerror or str(exc)) from None
     except InputError as exc:
         raise BadReport(str(exc)) from None
+
+
+def sections(data: Any) -> dict[str, Any]:
+    """What a row reads of a parsed report (either reader's), types checked and values bounded;
+    BadReport naming the first thing wrong."""
+    from tfdoctor.jsonsafe import InputError, bound
+
     if not isinstance(data, dict) or "schema_version" not in data:
         raise BadReport("not a tfdoctor report (no schema_version)")
     if "environment" not in data or "findings" not in data:
@@ -424,7 +504,7 @@ def write_json(fleet: dict[str, Any], out: Any = None) -> None:
     out = out or sys.stdout
 
     def one(value: Any) -> str:
-        return dumps(value, indent=None).rstrip("\n")
+        return dumps(value, indent=None, bounded=True).rstrip("\n")  # rows hold bounded values only
 
     out.write("{")
     for i, (key, value) in enumerate(fleet.items()):

@@ -16,9 +16,9 @@ from tfdoctor.jsonsafe import dumps as strict_dumps
 _UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
-def dumps(report: Any, indent: int | None = 2) -> str:
+def dumps(report: Any, indent: int | None = 2, bounded: bool = False) -> str:
     """Strict JSON: no NaN or Infinity, whatever the facts hold (see tfdoctor/jsonsafe.py); characters
     that could steer a terminal are written as \\uXXXX escapes (the same characters to a JSON reader).
-    indent=None: on one line."""
-    text = strict_dumps(report, indent=indent, ensure_ascii=False)
+    indent=None: on one line. bounded: see jsonsafe.dumps."""
+    text = strict_dumps(report, bounded=bounded, indent=indent, ensure_ascii=False)
     return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
