@@ -295,6 +295,23 @@ def test_nvidia_smi_cannot_talk_to_driver_is_missing():
     assert "NVML: driver not loaded" in f.detail and "couldn't communicate" in f.detail
 
 
+def test_nvidia_smi_finding_no_devices_is_a_loaded_driver_without_a_gpu():
+    """NVML answers (the driver is loaded, its version known) but lists no GPU, and nvidia-smi says
+    "No devices were found": not driver.ok, but a driver that took on no GPU, with the kernel log to read."""
+    text = (ROOT / "tests/data/nvidia-smi/fail-no-devices.txt").read_text()
+    facts = with_(
+        healthy(),
+        nvml={"gpus": [], "device_count": 0},
+        nvidia_smi={"driver_version": None, "error": text.strip(), "error_kind": failure_kind(text),
+                    "returncode": 6, "gpus": []},
+    )
+    f = one(driver_checks.driver_present(facts, MATRIX))
+    assert (f.id, f.status) == ("driver.missing", Status.FAIL)
+    assert "565.57.01 is loaded but drives no GPU" in f.title and "dmesg" in f.fix
+    listed = with_(facts, nvml=healthy()["nvml"])  # NVML lists the GPUs: a stale word, they are driven
+    assert one(driver_checks.driver_present(listed, MATRIX)).id == "driver.ok"
+
+
 def test_wsl2_without_driver_points_at_windows_driver():
     facts = no_driver(platform="wsl2", wsl_libcuda=[], modules=None)
     f = one(driver_checks.driver_present(facts, MATRIX))

@@ -356,3 +356,16 @@ def test_no_device_under_a_cuda_visible_devices_list_nothing_can_match():
     smi = line_of("020", "communicate")  # no driver at all: the list is not why
     assert "gpu.hidden-by-cuda-visible-devices" not in failing(
         f'os.environ["CUDA_VISIBLE_DEVICES"] = "1"\n{cuinit}\n{smi}')
+
+
+def test_a_driver_that_takes_on_no_gpu_is_not_a_missing_one():
+    """nvidia-smi's "No devices were found" and the kernel's RmInitAdapter lines: the driver is loaded and
+    could not take the GPU on; the fix reads the kernel log, and a GPU listed later is not judged so."""
+    smi = (ROOT / "tests/data/nvidia-smi/fail-no-devices.txt").read_text()
+    kernel = (ROOT / "tests/data/system/syslog-rminitadapter-rtx5090.txt").read_text()
+    for text in ("$ nvidia-smi\n" + smi, kernel, "# nvidia-smi\n" + smi + "\n" + kernel):
+        found = failing(text)["driver.missing"]
+        assert "is loaded but drives no GPU" in found.title and "dmesg" in found.fix, text
+    working = (ROOT / "tests/data/nvidia-smi/banner-570.133.20-l4.txt").read_text()
+    assert "driver.missing" not in failing(kernel + "\n" + working)
+    assert "driver.missing" not in failing("No devices were found in the dataset folder\n")

@@ -86,7 +86,8 @@ def test_banner_marks_truncated_names():
 
 @pytest.mark.parametrize(
     "name, kind",
-    [("fail-no-driver.txt", "driver-not-loaded"), ("fail-driver-library-mismatch.txt", "lib-mismatch")],
+    [("fail-no-driver.txt", "driver-not-loaded"), ("fail-driver-library-mismatch.txt", "lib-mismatch"),
+     ("fail-no-devices.txt", "no-devices")],
 )
 def test_failure_texts_recognized(name, kind):
     text = (SMI / name).read_text()

@@ -73,6 +73,7 @@ _WHY = {
     "libnvml": ("libnvidia-ml (the driver's NVML library) was not found", True, None),
     "container-runtime": ("the container engine has no NVIDIA runtime to hand it the GPU", True, "container"),
     "cdi": ("the container engine found no CDI specification for the NVIDIA GPUs", True, "cdi"),
+    "adapter": ("the NVIDIA kernel driver could not initialise the GPU (NVRM)", True, "no-devices"),
 }
 
 
@@ -82,6 +83,8 @@ def _log_absence(facts: dict[str, Any]) -> tuple[list[str], bool, set[str], list
     strong = False
     kinds: set[str] = set()
     items = fc.log_items(facts, "no-driver")
+    if fc.gpus(facts)[0]:  # a GPU is listed: the driver took one on, whatever failed with another
+        items = [i for i in items if i.get("why") != "adapter"]
     for item in items:
         words, direct, kind = _WHY.get(str(item.get("why")), ("no NVIDIA driver", False, None))
         if words not in notes:
@@ -128,6 +131,10 @@ def driver_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     nvml = fc.section(facts, "nvml") or {}
     notes, strong = _evidence(facts)
     log_notes, log_strong, kinds, items = _log_absence(facts)
+    if fc.get(facts, "nvidia_smi", "error_kind") == "no-devices" and not fc.gpus(facts)[0]:
+        notes.append("nvidia-smi: No devices were found")  # it reached the driver, which drives no GPU
+        kinds.add("no-devices")
+        strong = True
     # nvidia-smi's word alone, with no NVIDIA device on the PCI bus, in /dev or through NVML, is not
     # a driver: a stray or fake `nvidia-smi` on PATH prints a banner just the same
     lone_smi = source == "nvidia_smi" and nvml.get("available") is not True and fc.no_gpu_attached(facts) \
@@ -136,7 +143,7 @@ def driver_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         notes.append(f"nvidia-smi answered (driver {version}) but no NVIDIA device is on the PCI bus,"
                      " in /dev or through NVML")
     direct = source == "nvml" or nvml.get("available") is True or (source == "nvidia_smi" and not lone_smi)
-    if version and not log_strong and not lone_smi and (direct or not strong):
+    if version and not log_strong and not lone_smi and (direct or not strong) and "no-devices" not in kinds:
         cuda = fc.cuda_driver_version(facts)
         cuda_text = f" (CUDA {cuda})" if cuda else ""
         via = {"nvml": "NVML", "nvidia_smi": "nvidia-smi", "system": "/proc/driver/nvidia/version"}[source]
@@ -254,6 +261,19 @@ def _missing(
             "The open-source nouveau driver is loaded instead of NVIDIA's",
             "CUDA needs NVIDIA's driver; nouveau must be blacklisted first.",
             *blacklist,
+            step,
+            docs=docs,
+        )
+    if "no-devices" in kinds:
+        loaded = fc.driver_version(facts)[0]
+        return found(
+            f"The NVIDIA driver{f' {loaded}' if loaded else ''} is loaded but drives no GPU",
+            "nvidia-smi reached the driver, and the driver has taken on no GPU: this driver branch does not"
+            " support the GPU (a new GPU needs a newer driver, and GeForce RTX 50 / Blackwell GPUs its open"
+            " kernel modules; an old one a legacy branch), the GPU failed to initialise, or it is not passed"
+            " through to this VM. The kernel log says which.",
+            P.system("sudo dmesg | grep -i -e NVRM -e nvidia", "the driver's own reason, e.g. 'RmInitAdapter"
+                     " failed' or 'is not supported by the NVIDIA ... driver release'"),
             step,
             docs=docs,
         )

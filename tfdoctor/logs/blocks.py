@@ -98,7 +98,8 @@ class Blocks:
             self._xml_line(line[low.index("<nvidia_smi_log"):])
         elif ("compute_cap" in low or "pci.bus_id" in low) and _query_header(low):
             self.query = (_query_header(low), [])
-        elif low.startswith(smi_probe.OWN_FAILURES):
+        elif low.startswith(smi_probe.OWN_FAILURES) and (  # "No devices were found" alone on its line
+                not low.startswith("no devices") or low.strip(" .") == "no devices were found"):
             kind = smi_probe.failure_kind(line)
             if kind and "error_kind" not in self.smi:
                 self.smi.update(error_kind=kind, error=f"`nvidia-smi` failed: {line[:200]}")

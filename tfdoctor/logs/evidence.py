@@ -73,6 +73,10 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("no-driver", ("uvm kernel module", "module nvidia"),
          r"Could not load UVM kernel module|modprobe: (?:FATAL|ERROR): .{0,40}\bnvidia(?:[-_]uvm)?\b",
          why="kernel"),
+    # the kernel driver is loaded but could not take on the GPU (nvidia-smi then finds no devices)
+    _sig("no-driver", ("rminitadapter failed", "rm_init_adapter failed", "is not supported by the nvidia"),
+         r"RmInitAdapter failed|rm_init_adapter failed|\bGPU .{0,80} is not supported by the NVIDIA "
+         r"[\d.]{1,20} driver release", why="adapter"),
     _sig("no-driver", "probe routine was not called", r"NVIDIA probe routine was not called", why="nouveau"),
     _sig("no-driver", "nouveau",
          r"\bnouveau\b.{0,80}(?:loaded|probe|fifo|fb:|DRM|detected|kernel driver in use)|"
