@@ -140,9 +140,9 @@ def _outcome(data: object) -> object:
 def test_the_skimming_reader_reads_what_the_full_reader_reads() -> None:
     """Every report goes first through the fast reader that skips what a row does not need; it must
     read exactly what the full reader does, or refuse the file so that the full one reads it."""
-    report = json.loads(BASE.read_text())  # a node without GPUs: given one, so its fields are mutated
-    report["environment"]["gpus"] = [{"index": 0, "name": "NVIDIA H100 80GB HBM3", "compute_capability": "9.0",
-                                      "memory_total_mib": 81559}]
+    report = json.loads(BASE.read_text())  # a node without GPUs: given one below
+    gpu = {"index": 0, "name": "NVIDIA H100 80GB HBM3", "compute_capability": "9.0", "memory_total_mib": 8}
+    report["environment"]["gpus"] = [gpu]
     skimmed = refused = 0
     for path in PATHS:
         for value in VALUES:
