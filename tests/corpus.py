@@ -31,6 +31,7 @@ SPLITS = {
     "holdout3": CORPUS / "holdout3",
     "holdout4": CORPUS / "holdout4",
     "holdout5": CORPUS / "holdout5",
+    "holdout6": CORPUS / "holdout6",
 }
 
 
@@ -141,7 +142,7 @@ def score(split: str = "dev") -> Score:
     return result
 
 
-if __name__ == "__main__":  # python tests/corpus.py [dev|holdout|holdout2|holdout3|holdout4|holdout5] [-v]
+if __name__ == "__main__":  # python tests/corpus.py [dev|holdout|holdout2|...|holdout6] [-v]
     which = sys.argv[1] if len(sys.argv) > 1 else "dev"
     s = score(which)
     print(s.table())

@@ -369,3 +369,60 @@ def test_a_driver_that_takes_on_no_gpu_is_not_a_missing_one():
     working = (ROOT / "tests/data/nvidia-smi/banner-570.133.20-l4.txt").read_text()
     assert "driver.missing" not in failing(kernel + "\n" + working)
     assert "driver.missing" not in failing("No devices were found in the dataset folder\n")
+
+
+# --- learned from holdout6 (sources in its cases.toml) ----------------------------------------------
+
+
+def six(name: str, needle: str) -> str:
+    return next(ln for ln in holdout("holdout6", name).splitlines() if needle in ln)
+
+
+def test_the_allocators_failing_warning_cut_before_its_dump_is_an_oom():
+    cut = six("M002", "ran out of memory trying to allocate")
+    assert set(failing(cut)) == {"gpu.out-of-memory"}
+    launch = six("M002", "cuDNN launch failure")  # what failed because of it
+    assert failing(cut + "\n" + launch)["cudnn.init-failed"].caused_by == "gpu.out-of-memory"
+    benign = ("W tensorflow/core/common_runtime/bfc_allocator.cc:267] Allocator (GPU_0_bfc) ran out of memory"
+              " trying to allocate 2.20GiB with freed_by_count=0. The caller indicates that this is not a"
+              " failure, but may mean that there could be performance gains if more memory were available.")
+    assert not failing(benign)
+
+
+def test_an_error_code_written_against_cjk_text_is_read():
+    assert "gpu.out-of-memory" in failing(six("M031", "CUDA_ERROR_OUT_OF_MEMORY"))
+
+
+def test_cublas_gemv_and_the_convolution_algorithm_refusal():
+    assert "cublas.init-failed" in failing(six("M030", "GEMV launch failed"))
+    assert "cudnn.init-failed" in failing(six("M042", "convolution algorithms"))
+
+
+def test_a_forked_worker_asking_for_the_device_count_is_harmless():
+    line = six("M017", "could not retrieve CUDA device count")
+    assert "cuda.init-failed" not in failing(line)
+    failed = "E cuda_driver.cc:318] failed call to cuInit: CUDA_ERROR_NOT_INITIALIZED"  # cuInit itself failed
+    assert "cuda.init-failed" in failing(failed)
+
+
+def test_a_program_refusing_gpus_below_a_minimum_capability():
+    found = failing(six("M022", "minimum required compute capability"))
+    assert "gpu.compute-capability-unsupported" in found
+
+
+def test_a_person_reading_no_avx_in_cpuinfo():
+    assert "cpu.avx-missing" in failing(six("M039", "does not support AVX"))
+    assert "cpu.avx-missing" not in failing("My CPU does not support AVX2, so I built TensorFlow without it.")
+    assert "cpu.avx-missing" not in failing("My CPU does not support AVX-512 instructions.")
+
+
+def test_the_container_toolkits_requirement_wrapped_by_the_terminal():
+    text = holdout("holdout6", "M033")
+    assert "unsatisfied condi\n" in text  # the paste broke the word across lines
+    assert "driver.too-old" in failing(text)
+
+
+def test_several_mig_instances_in_cuda_visible_devices_are_one_for_a_process():
+    found = failing(holdout("holdout6", "M024"))  # `echo $CUDA_VISIBLE_DEVICES` and its value below
+    assert "only the first" in found["gpu.mig-enabled"].title
+    assert "gpu.mig-enabled" not in failing("CUDA_VISIBLE_DEVICES=MIG-ff9ad03d-6c8b-5f72-b0dc-70b79aef1bd9")

@@ -25,6 +25,7 @@ NOT_READ = {
     "nvidia-smi/query-invalid-field-exit2.txt": "a refused query: the probe reads no value from it",
     "system/lsmod-nvidia-ollama-17069.txt": "an `lsmod | grep nvidia` excerpt: absent rows say nothing",
     "system/dev-nvidia-ollama-17069.txt": "bare names taken from `ls -l /dev/nvidia*`, not its output",
+    "system/syslog-rminitadapter-rtx5090.txt": "a kernel log excerpt: no probe reads the kernel log",
 }
 
 

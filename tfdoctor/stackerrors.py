@@ -651,6 +651,11 @@ NOISE: dict[str, tuple[str, tuple[tuple[str, ...], ...]]] = {
     # missing runtime matters only where there is a GPU (tfdoctor/checks/cuda.py asks whether one shows)
     "cudart-stub-notice": ("TensorFlow's own note: the CUDA runtime it could not load matters only on a"
                            " machine with a GPU", (("ignore above cudart dlerror",),)),
+    # a process that never called cuInit (a worker forked after the parent initialised CUDA) asking
+    # for the device count: its parent, which trains, is unaffected (a failed cuInit says so itself)
+    "device-count-uninitialised": ("a process that never initialised CUDA (a forked worker) asked for the"
+                                   " GPU count: the process that trains is unaffected",
+                                   (("could not retrieve cuda device count", "cuda_error_not_initialized"),)),
     "declared-benign": ("the library itself says the message is harmless",
                         (("this is benign",), ("indicates that this is not a failure",),
                          ("can be safely ignored",))),

@@ -22,7 +22,8 @@ TRIGGERS = ("cuda", "nvml", "cudnn", "cublas", "blas", "nccl", "gpu", "cuinit")
 
 _NAME = re.compile(
     r"\b(CUDA_ERROR_[A-Z_]{2,48}|CUDA_SUCCESS|cudaError[A-Za-z]{2,48}|cudaSuccess|NVML_ERROR_[A-Z_]{2,40}"
-    r"|CUDNN_STATUS_[A-Z_]{2,60}|CUBLAS_STATUS_[A-Z_]{2,40}|nccl[A-Z][A-Za-z]{2,30})\b"
+    r"|CUDNN_STATUS_[A-Z_]{2,60}|CUBLAS_STATUS_[A-Z_]{2,40}|nccl[A-Z][A-Za-z]{2,30})\b",
+    re.ASCII,  # a name next to CJK text ("爆出了CUDA_ERROR_OUT_OF_MEMORY的错误") still stands apart
 )
 # A number with the API that returned it named just before it.
 _NUMBER = re.compile(

@@ -96,9 +96,10 @@ SIGNATURES: tuple[Signature, ...] = (
     # the toolkit refuses an image whose CUDA needs a newer host driver (NVIDIA_REQUIRE_CUDA: "cuda>=N"
     # and its exceptions "brand=tesla,driver>=418,driver<419"): the condition it names is the last one
     # it tried, so "brand = tesla" too means this driver is older than the image's CUDA needs
-    _sig("container-cuda", "unsatisfied condition",
-         r"(?:--require=cuda>=(\d{1,2}\.\d{1,2})[^\n]{0,600}?)?requirement error: unsatisfied condition:"
-         r"\s{0,2}(?:cuda\s{0,2}>=?\s{0,2}(\d{1,2}\.\d{1,2})|brand|driver|arch)", ("need", "need")),
+    _sig("container-cuda", "unsatisfied condi",
+         r"(?:--require=cuda>=(\d{1,2}\.\d{1,2})[^\n]{0,600}?)?requirement error: unsatisfied condi(?:tion:"
+         r"\s{0,2}(?:cuda\s{0,2}>=?\s{0,2}(\d{1,2}\.\d{1,2})|brand|driver|arch)|\W{0,8}$)",  # or wrapped here
+         ("need", "need")),
     # the CUDA toolkit's link-time stub libcuda reached at run time (ldd/ldconfig, LD_LIBRARY_PATH)
     _sig("stub-libcuda", "stubs",
          r"libcuda\.so(?:\.1)?\s{0,4}(?:\([^)]{0,40}\)\s{0,4})?=>\s{0,4}\S{0,200}/stubs/libcuda\.so|"
@@ -133,11 +134,11 @@ SIGNATURES: tuple[Signature, ...] = (
          r"(?<![\d.])(\d[\d.]{0,12})(?:\s{0,4}\(compatibility version \d{1,8}\))?"
          r"\s{0,4}but source was compiled with:?\s{0,4}(\d[\d.]{0,12}\d)", ("loaded", "compiled")),
     _sig("cudnn-failed", ("cudnn handle", "dnn library initialization failed", "cudnn failed to initialize",
-                          "cudnn launch failure"),
+                          "cudnn launch failure", "get convolution algorithm"),
          r"Could not create cudnn handle|DNN library initialization failed|cuDNN failed to initialize|"
-         r"cuDNN launch failure", status="INIT"),
+         r"cuDNN launch failure|Failed to get convolution algorithm", status="INIT"),
     _sig("cublas-failed", ("cublas", "blas"),
-         r"failed to create cublas handle|Blas \w{0,12}GEMM launch failed|"
+         r"failed to create cublas handle|Blas \w{0,12}GEM[MV] launch failed|"
          r"BLAS operation using StreamExecutor without BLAS support|"
          r"cublas (?:handle|library) (?:was )?not initialized"),
     # --- memory -----------------------------------------------------------------------------------
@@ -156,6 +157,10 @@ SIGNATURES: tuple[Signature, ...] = (
          r"^\d{1,12} Chunks of size \d{1,16} totalling|^Chunk at (?:0x)?[0-9a-fA-F]{6,16} of size \d|"
          r"ran out of memory trying to allocate [^\n]{0,80}?(?:See logs for memory state|"
          r"Current allocation summary follows|requested by op)"),
+    # the allocator's failing warning cut where the dump would follow (its benign form goes on, on the
+    # same line, to say the caller does not treat it as a failure: a named notice, never evidence)
+    _sig("oom", "ran out of memory trying to allocate",
+         r"ran out of memory trying to allocate \d{1,9}(?:\.\d{1,4})?\s{0,2}[KMGT]?i?B\.?\s{0,4}$"),
     _sig("memory-free", "freememory",
          r"totalMemory:\s{0,3}(\d{1,6}(?:\.\d{1,3})?)\s{0,2}([GM]i?B)\s{1,4}freeMemory:\s{0,3}(\d{1,6}(?:\.\d{1,3})?)"
          r"\s{0,2}([GM]i?B)", ("total", "total_unit", "free", "free_unit")),
@@ -177,6 +182,10 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("cc-ignored", "minimum required cuda capability",  # ("...with Cuda c" may end the line before)
          r"ompute capability (\d{1,2}\.\d)\.? The minimum required Cuda capability is (\d{1,2}\.\d)",
          ("cc", "minimum")),
+    # the same refusal as a program words it when it finds no GPU at the build's minimum
+    _sig("cc-ignored", "with minimum required compute capability",
+         r"No (?:CUDA )?(?:device|GPU)s? (?:was |were )?found with (?:a )?minimum required compute capability"
+         r"(?: of)? (\d{1,2}\.\d)", ("minimum",)),
     _sig("ptx-target", ("does not support target", "minimum required ptx"),
          r"PTX version (\d{1,2}\.\d) does not support target '?sm_(\d{2,3}[af]?)|"
          r"Minimum required PTX version "
@@ -234,6 +243,10 @@ SIGNATURES: tuple[Signature, ...] = (
                  "0xc000001d", "-1073741795"),
          r"Illegal (?:hardware )?instruction|compiled to use \w{2,12}(?:\.\d)? instructions, but these aren't"
          r" available|0xC000001D|-1073741795"),
+    # a person's own reading of /proc/cpuinfo or the CPU's datasheet (AVX, not AVX2 or AVX-512)
+    _sig("avx", ("support avx", "support the avx", "have avx", "have the avx"),
+         r"\b(?:CPU|processor|machine|Xeon|Celeron|Pentium|Atom|Opteron)\b[^.\n]{0,80}?"
+         r"(?:does not|doesn't|doesn’t|do not|don't|cannot|can't) (?:support|have) (?:the )?AVX(?![\w-])"),
     _sig("glibc", ("glibc", "glibcxx", "cxxabi"),
          r"version [`'\\]{0,2}(GLIBC(?:XX)?_\d{1,2}\.\d{1,2}(?:\.\d{1,2})?|CXXABI_\d\.\d{1,2}(?:\.\d{1,2})?)"
          r"[\\']{0,2} not found",

@@ -149,7 +149,9 @@ RE_NO_GPUS = re.compile(r"\bGPUs?\b[^\n\[]{0,60}[?:=]\s{0,3}\[\]\s{0,3}$|"
                         r"(?:#\s{0,3})?(?:->|=>|:)?\s{0,3}\[\]")
 RE_PHYSICAL_GPU = re.compile(r"PhysicalDevice\(name='/physical_device:GPU:(\d{1,3})'")
 RE_ADDING_VISIBLE = re.compile(r"Adding visible gpu devices?: ([\d, ]{1,200})$")
-RE_CVD = re.compile(r"CUDA_VISIBLE_DEVICES['\"\]]{0,2}\s{0,3}[=:]\s{0,3}(['\"\[]?)([\w,.-]{0,60})(['\"\]]?)")
+RE_CVD = re.compile(
+    r"CUDA_VISIBLE_DEVICES['\"\]]{0,2}\s{0,3}[=:]\s{0,3}(['\"\[]?)([\w,.-]{0,4096})(['\"\]]?)")
+RE_CVD_ECHOED = re.compile(r"[\w,.-]{1,4096}")  # the line under `echo $CUDA_VISIBLE_DEVICES` (MIG-<uuid>,...)
 # nvidia-smi's table: the third row of a GPU ends with its MIG mode; the MIG devices table lists instances
 RE_SMI_MIG_MODE = re.compile(r"^\|[^|]{0,80}\|[^|]{0,80}\|\s{0,40}(Enabled|Disabled)(\*?)\s{0,4}\|$")
 RE_SMI_MIG_ROW = re.compile(r"^\|\s{0,4}(\d{1,2})\s{1,6}(\d{1,3})\s{1,6}(\d{1,3})\s{1,6}(\d{1,3})\s{0,4}\|"
@@ -449,6 +451,8 @@ class Values:
                 self.set("tensorflow.version", m.group(1), 6)
         if "is_built_with_cuda" in prev and low in ("true", "false"):
             self.set("tensorflow.build_info.is_cuda_build", low == "true", 5)
+        if prev.endswith("echo $cuda_visible_devices") and RE_CVD_ECHOED.fullmatch(line.strip()):
+            self.set("system.env.CUDA_VISIBLE_DEVICES", line.strip(), 3)
         if "list_physical_devices" in prev and line.strip() == "[]":
             self.set("runtime.tf_visible_gpus", 0, 5)
 
@@ -914,7 +918,8 @@ _BY_WORD = {w: tuple(READERS[i][1] for i in idx) for w, idx in _INDEX_BY_WORD.it
 _WINDOWS_SET, _LINUX_SET = frozenset(_WINDOWS_KEYS), frozenset(_LINUX_KEYS)
 _LINUX_PATH_SET, _CONTAINER_SET = frozenset(_LINUX_PATH_KEYS), frozenset(_CONTAINER_KEYS)
 # Words on a line that make the engine read the next one too, whatever it holds.
-_ANNOUNCE = ("version", "name: ", "is_built_with_cuda", "list_physical_devices", "tf_config")
+_ANNOUNCE = ("version", "name: ", "is_built_with_cuda", "list_physical_devices", "tf_config",
+             "echo $cuda_visible_devices")
 
 
 def triggers() -> frozenset[str]:

@@ -499,6 +499,21 @@ def mig(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                                    " sudo nvidia-smi -i N -r`")),
             )
         )
+    listed = [d.strip() for d in str(fc.env(facts).get("CUDA_VISIBLE_DEVICES") or "").split(",")]
+    slices = [d for d in listed if d[:4].upper() == "MIG-"]
+    if len(slices) > 1 and not (empty or sliced):  # the driver's view, when read, says it already
+        out.append(Finding(
+            "gpu.mig-enabled",
+            Status.WARN,
+            f"CUDA_VISIBLE_DEVICES names {len(slices)} MIG instances; a CUDA process uses only the first",
+            detail="A CUDA process enumerates a single MIG instance, whatever else CUDA_VISIBLE_DEVICES"
+            " lists: TensorFlow sees one slice, and MirroredStrategy cannot span MIG slices.",
+            docs=cat.NV_MIG,
+            facts=("system.env.CUDA_VISIBLE_DEVICES",),
+            plan=rm.plan(facts, P.env("CUDA_VISIBLE_DEVICES", "MIG-<uuid>", "one slice per process (one"
+                                      " worker per slice); for the whole GPU turn MIG off: `sudo nvidia-smi"
+                                      " -i N -mig 0 && sudo nvidia-smi -i N -r`")),
+        ))
     if pending and not (empty or sliced):
         out.append(
             _finding(
