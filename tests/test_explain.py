@@ -530,9 +530,14 @@ MODULE = "$ module load TensorFlow/1.2.1-CrayGNU-2016.11-cuda-8.0-Python-3.5.2" 
         ("[ 7386.259769] NVRM: API mismatch: the client has the version 515.48.07, but\n"
          "               NVRM: this kernel module has the version 510.73.05.  Please", "driver_version",
          "510.73.05"),
-        # TensorFlow's own "driver version file contents:" is not a typed driver field
+        # TensorFlow's own "driver version file contents:" is not a typed driver field; its "reported"
+        # versions are three integers, written back as NVIDIA does
         ('driver version file contents: """NVRM version: NVIDIA UNIX x86_64 Kernel Module  352.63  Sat Nov'
-         '  7 21:25:42 PST 2015\nkernel reported version is: 352.63.0', "driver_version", "352.63.0"),
+         '  7 21:25:42 PST 2015\nkernel reported version is: 352.63.0', "driver_version", "352.63"),
+        ("cuda_diagnostics.cc:189] kernel reported version is: 515.43.4", "driver_version", "515.43.04"),
+        ("The NVidia driver version is 440.31", "driver_version", "440.31"),
+        (r"I `c:\tf_jenkins\home\workspace\release-win\device\gpu\os\windows\tensorflow\core\common_runtime"
+         r"\gpu\gpu_device.cc:975] Creating TensorFlow device`", "platform", "windows"),
         # platforms from the mechanism, not a keyword
         ("I am using tensorflow-gpu on Ubuntu16.04.", "platform", "linux"),
         ("volta:1533219:1535130 [1] NCCL INFO Init COMPLETE", "platform", "linux"),

@@ -46,7 +46,7 @@ RE_NVML_LIBRARY = re.compile(rf"NVML library version:\s{{0,3}}({DRIVER})")
 RE_DSO_REPORTED = re.compile(rf"libcuda reported version is:?\s{{0,3}}'?({DRIVER})")
 RE_DRIVER_CUDA_OLDER = re.compile(r"driver's CUDA version is (\d{1,2}\.\d{1,2}) which is older")
 RE_DRIVER_PROSE = re.compile(rf"\b(?:NVIDIA|driver|drivers)\s{{1,3}}"
-                             rf"(?:driver\s{{1,3}}|version\s{{1,3}}|v){{0,2}}({DRIVER})\b",
+                             rf"(?:driver\s{{1,3}}|version\s{{1,3}}|v){{0,2}}(?:is\s{{1,3}})?({DRIVER})\b",
                              re.IGNORECASE)
 # dmesg wraps this message over two lines: the client (user-space library) first, then the kernel module
 RE_NVRM_CLIENT = re.compile(rf"API mismatch: the client has the version ({DRIVER})")
@@ -182,7 +182,7 @@ RE_KERNEL = re.compile(r"\b(\d\.\d{1,2}\.\d{1,3}(?:-\d{1,5})?(?:\.\d{1,5})?-"
                        r"(?:microsoft-standard-WSL2|generic|aws|"
                        r"gcp|azure|\d{1,4}-Microsoft|[\w.]{1,30}))\b")
 RE_WINDOWS = re.compile(
-    r"(?:^|[\s'\"(=])[A-Za-z]:\\|\b(?:cudart|cublas|cudnn|cufft|curand|cusolver|cusparse)64_\d{1,4}\.dll|"
+    r"(?:^|[\s'\"(=`])[A-Za-z]:\\|\b(?:cudart|cublas|cudnn|cufft|curand|cusolver|cusparse)64_\d{1,4}\.dll|"
     r"\bnvcuda\.dll|"
     r"^PS [A-Za-z]:\\|\bWDDM\b|\btensorflow[-_]intel\b|\bwin_amd64\b|\bwin32\b|"
     r"\bWin(?:dows)? ?(?:7|8|10|11)\b|"
@@ -316,6 +316,18 @@ _ONE_VALUE: tuple[tuple[Any, ...], ...] = (
     (RE_CUDA_VERSION_ANY, "nvidia_smi.cuda_version", 2, ("cuda version",)),  # nvidia-smi's words elsewhere
     (RE_DRIVER_PROSE, "nvidia_smi.driver_version", 1, ("driver", "nvidia")),
 )
+
+
+# TensorFlow prints the driver's version as three integers: 515.43.04 as "515.43.4", 367.27 as "367.27.0"
+_TF_PRINTED = (RE_KERNEL_REPORTED, RE_DSO_REPORTED)
+
+
+def _as_nvidia(version: str) -> str:
+    """A driver version as TensorFlow prints it, written as NVIDIA does (a two-digit patch, or none)."""
+    parts = version.split(".")
+    if len(parts) != 3 or not parts[2].isdigit():
+        return version
+    return ".".join(parts[:2]) if int(parts[2]) == 0 else f"{parts[0]}.{parts[1]}.{int(parts[2]):02d}"
 
 
 class Values:
@@ -535,7 +547,7 @@ class Values:
         for rx, key, priority, *gate in _ONE_VALUE:
             m = rx.search(line) if not gate or _has(low, gate[0]) else None
             if m:
-                self.set(key, m.group(1), priority)
+                self.set(key, _as_nvidia(m.group(1)) if rx in _TF_PRINTED else m.group(1), priority)
         m = RE_NCCL_CUDA_DRIVER.search(line) if "cudadriverversion" in low else None
         if m:
             n = int(m.group(1))
