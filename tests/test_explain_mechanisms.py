@@ -426,3 +426,28 @@ def test_several_mig_instances_in_cuda_visible_devices_are_one_for_a_process():
     found = failing(holdout("holdout6", "M024"))  # `echo $CUDA_VISIBLE_DEVICES` and its value below
     assert "only the first" in found["gpu.mig-enabled"].title
     assert "gpu.mig-enabled" not in failing("CUDA_VISIBLE_DEVICES=MIG-ff9ad03d-6c8b-5f72-b0dc-70b79aef1bd9")
+
+
+def test_keras3_building_a_sequential_only_when_called():
+    assert "keras.keras3-api-change" in failing(six("M147", "has never been called"))
+    assert "keras.keras3-api-change" not in failing("ValueError: The model has never been trained on it")
+
+
+def test_tensorflows_own_import_checks_and_a_mixed_protobuf_extension():
+    assert "tensorflow.import-failed" in failing(six("M154", "msvcp140_1.dll"))
+    assert "python.protobuf-mismatch" in failing(six("M153", "undefined symbol"))
+    assert "tensorflow.conflicting-installs" in failing(six("M107", "Keras requires TensorFlow"))
+
+
+def test_tensorflows_bfloat16_numpy_type_refused_is_numpy_of_another_abi():
+    text = holdout("holdout6", "M136")
+    assert "python.numpy-abi-mismatch" in failing(text)
+    alone = six("M136", "Unable to convert function return value")  # without the frame: not numpy's
+    assert "python.numpy-abi-mismatch" not in failing(alone)
+
+
+def test_a_lowercase_users_folder_is_not_macos():
+    report = explain_report("/hpcfs/users/id/labels.slp\nTensorFlow: 2.8.4", MATRIX)
+    assert report.environment.get("platform") != "macos"
+    assert explain_report("/Users/anna/miniforge3/bin/python\nTensorFlow: 2.8.4",
+                          MATRIX).environment.get("platform") == "macos"

@@ -66,9 +66,13 @@ TRACEBACK_WINDOW = 80  # lines from a package's frame to the exception that ends
 # runtime does not match the code generated for another one (google/protobuf, or its upb core)
 _PROTOBUF_FRAME = re.compile(r"google[/\\](?:protobuf|_upb)[/\\]")
 _PROTOBUF_ERROR = re.compile(r"^(?:[\w.]{1,60}\.)?(?:TypeError|AttributeError|ImportError)\b")
+# TensorFlow registering its bfloat16 NumPy type: a refusal there is a NumPy of another ABI
+_BFLOAT16_FRAME = re.compile(r"_pywrap_bfloat16\.TF_bfloat16_type\(\)")
+_BFLOAT16_ERROR = re.compile(r"^TypeError: Unable to convert function return value to a Python type")
 # a traceback through a package's frames, then the exception that ends it: (frame, error, kind, via)
 _FRAMES = ((_KERAS3_FRAME, _API_ERROR, "keras3", "keras/src traceback"),
-           (_PROTOBUF_FRAME, _PROTOBUF_ERROR, "protobuf", "google/protobuf traceback"))
+           (_PROTOBUF_FRAME, _PROTOBUF_ERROR, "protobuf", "google/protobuf traceback"),
+           (_BFLOAT16_FRAME, _BFLOAT16_ERROR, "numpy-abi", "TensorFlow's bfloat16 NumPy type"))
 _FAILED_IMPORT = re.compile(r"(?:-{2,}>\s{0,3}\d{1,6}\s{1,4})?"
                             r"(?:import tensorflow\b|from tensorflow[\w.]{0,40} import)")
 
@@ -113,7 +117,8 @@ def trigger_words(signatures: Iterable[ev.Signature], source: str) -> set[str] |
     and harmless notices' words, the error-line rules' (and their log prefixes), the frames read, plus
     (explain) every value reader's and block finder's triggers; None when a signature declares none
     (then every line is read in full)."""
-    words = {"modulenotfounderror", "keras/src", "keras\\src", "google/", "google\\", *codes.TRIGGERS,
+    words = {"modulenotfounderror", "keras/src", "keras\\src", "google/", "google\\", "_pywrap_bfloat16",
+             *codes.TRIGGERS,
              *errorlines.TRIGGERS, *_SEVERITY_WORDS,
              *(forms[0] for _, all_forms in se.NOISE.values() for forms in all_forms)}
     for sig in signatures:
@@ -233,7 +238,7 @@ class Reader:
         self._module_error(line, low)
         if "successfully opened" in low and ("libcuda" in low or "nvcuda" in low):
             self._libcuda_opened = True
-        if self._frame_at or "keras" in low or "google" in low:
+        if self._frame_at or "keras" in low or "google" in low or "bfloat16" in low:
             self._frames(line, low)
         here: set[tuple[str, Any]] = set()
         found = [{**codes.item(code), "line": self.lines, "text": line[:QUOTE]}

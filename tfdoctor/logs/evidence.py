@@ -265,6 +265,8 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("protobuf", ("descriptors cannot", "google.protobuf", "protobuf", "protocol buffer",
                       "messagefactory", "symboldatabase", "descriptorpool"),
          r"Descriptors cannot (?:not )?be created directly|"
+         # protobuf's C++ extension built against another libprotobuf than the one loaded (conda mixes)
+         r"google[/\\]protobuf[/\\]pyext[/\\]_message[\w.-]{0,60}: undefined symbol|"
          r"cannot import name '\w{1,40}' from 'google\.protobuf|"
          r"Protobuf (?:Gencode|gencode) version|Detected (?:mismatched|incompatible) Protobuf|"
          r"(?:requires|compiled against) version [\d.]{1,12} of the Protocol Buffer runtime library|"
@@ -274,7 +276,7 @@ SIGNATURES: tuple[Signature, ...] = (
          r"'(?:MessageFactory|SymbolDatabase|DescriptorPool)' object has no attribute '\w{1,40}'"),
     _sig("keras3", ("kerastensor", "keras 3", "keras core", "tf_keras", "legacy_keras", "keras.src",
                     "keras.engine", "keras_tensor", "unrecognized keyword arguments passed to",
-                    "not recognized: {"),
+                    "not recognized: {", "has never been called and thus"),
          r"A KerasTensor (?:cannot|is symbolic)|"
          r"KerasTensor.{0,60}(?:cannot be used|not allowed|is not supported)|"
          r"Keras (?:3|Core) only supports|only supports V3 `?\.keras|TF_USE_LEGACY_KERAS|"
@@ -284,14 +286,19 @@ SIGNATURES: tuple[Signature, ...] = (
          # Keras 3's own modules (keras/src, and keras/_tf_keras behind tf.keras) lacking a Keras 2 name
          r"module '(?:keras\._tf_keras|keras\.src)[\w.]{0,60}' has no attribute|"
          # Keras 3's own refusals of Keras 2 arguments (layer.py, base_optimizer.py), even without frames
-         r"Unrecognized keyword arguments passed to \w{1,60}:|Argument\(s\) not recognized: \{"),
+         r"Unrecognized keyword arguments passed to \w{1,60}:|Argument\(s\) not recognized: \{|"
+         # Keras 3 builds a Sequential without an Input only when called: Keras 2 code reading its input
+         r"has never been called and thus has no defined (?:input|output)"),
     _sig("tf-missing", "no module named",
          r"No module named ['\"]?tensorflow['\"]?(?![\w-]|\.\w)"),
-    _sig("tf-native-failed", ("native tensorflow runtime", "_pywrap_tensorflow", "dll load failed"),
+    _sig("tf-native-failed", ("native tensorflow runtime", "_pywrap_tensorflow", "dll load failed",
+                              "could not find the dll"),
          r"Failed to load the native TensorFlow runtime|"
          r"DLL load failed(?: while importing _pywrap_tensorflow\w{0,20})?|"
          r"_pywrap_tensorflow_internal\.so: cannot open shared object|"
-         r"ImportError: .{0,80}_pywrap_tensorflow"),
+         r"ImportError: .{0,80}_pywrap_tensorflow|"
+         # TensorFlow's own check for the Visual C++ runtime on Windows (self_check.py)
+         r"Could not find the DLL\(s\) '?msvcp140"),
     # a pluggable device's library (site-packages/tensorflow-plugins/: tensorflow-metal, DirectML,
     # Intel's extension) that TensorFlow's import cannot load: built for another TensorFlow or OS
     _sig("tf-native-failed", ("_plugin_dir", "tensorflow-plugins"),
@@ -318,9 +325,12 @@ SIGNATURES: tuple[Signature, ...] = (
          ("python",)),
     _sig("pip-no-version", "not a supported wheel",
          r"tensorflow\w{0,10}-[\d.]{3,12}-(cp\d{2,3})-\S{0,40} is not a supported wheel", ("tag",)),
-    _sig("pip-conflict", ("register_load_context_function", "__internal__' has no attribute"),
+    _sig("pip-conflict", ("register_load_context_function", "__internal__' has no attribute",
+                          "keras requires tensorflow"),
          r"has no attribute '(?:register_load_context_function|register_call_context_function)'|"
-         r"compat\.v2\.__internal__' has no attribute", mismatch="keras"),
+         r"compat\.v2\.__internal__' has no attribute|"
+         # standalone Keras' own import check: this Keras is newer than the TensorFlow installed
+         r"Keras requires TensorFlow \d\.\d{1,2} or higher", mismatch="keras"),
     _sig("pip-conflict",
          ("dependency conflicts", "incompatible", "conflicting dependencies", "resolutionimpossible"),
          r"(tensorflow[\w-]{0,12}|tf-nightly[\w-]{0,12}|keras|tf-keras|tensorboard) [\d.]{1,12}\w{0,8} "

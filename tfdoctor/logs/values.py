@@ -202,8 +202,9 @@ RE_LINUX = re.compile(
     r"\blsmod\b|LD_LIBRARY_PATH|\w@[\w.-]{1,64}:[~/]",
     re.IGNORECASE,
 )
-RE_MACOS = re.compile(r"\bDarwin\b|tensorflow-macos|tensorflow-metal|macosx_\d{1,2}|/Users/\w|/Library/|"
-                      r"/opt/homebrew/|\.dylib\b|OS X does not support NUMA", re.IGNORECASE)
+RE_MACOS = re.compile(r"\bDarwin\b|tensorflow-macos|tensorflow-metal|macosx_\d{1,2}|"
+                      r"(?-i:/Users/\w|/Library/)|/opt/homebrew/|\.dylib\b|OS X does not support NUMA",
+                      re.IGNORECASE)
 # A person naming macOS may be naming another machine ("trained on my Mac"): a Linux path outranks it.
 RE_MACOS_WORD = re.compile(r"\bmac ?OS\b|\bMac OS X\b|\bOS X\b", re.IGNORECASE)
 # CUDA runs only under WSL 2; a GPU user who names WSL is on WSL 2 unless a WSL 1 kernel says otherwise.
