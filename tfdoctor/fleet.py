@@ -96,6 +96,7 @@ class _Object(msgspec.Struct):
 
 
 _MaybeObject = Optional[_Object]
+_Seconds = Optional[dict[str, float]]
 
 
 class _Finding(msgspec.Struct):
@@ -118,7 +119,7 @@ class _Report(msgspec.Struct):
     findings: list[_Finding] = msgspec.UNSET
     facts: dict[str, _MaybeObject] = msgspec.UNSET
     summary: _MaybeObject = None
-    timings: Optional[dict[str, float]] = None  # noqa: UP045
+    timings: _Seconds = None
 
 
 _SKIMMER = msgspec.json.Decoder(_Report)
