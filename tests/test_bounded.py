@@ -7,8 +7,10 @@ escapes with setsid dies with tfdoctor.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import threading
 import time
 import tracemalloc
 from pathlib import Path
@@ -18,7 +20,7 @@ import pytest
 from conftest import DATA, run_cli, write_fake
 
 from tfdoctor import proc
-from tfdoctor.jsonsafe import loads
+from tfdoctor.jsonsafe import InputError, loads, read_capped
 from tfdoctor.privacy import anonymize, redact_text
 from tfdoctor.probes.libraries import parse_ldconfig
 from tfdoctor.probes.nvcc import parse_nvcc_version
@@ -272,3 +274,31 @@ print(json.dumps(out))
 
     other_env = dict(os.environ, TFDOCTOR_SOMETHING="1")
     assert proc.run_python(sys.executable, SNIPPET, timeout=60, env=other_env).argv[-1] != "<snippet>"
+
+
+@pytest.mark.parametrize("size, limit", [(0, 64), (10, 64), (64, 64), (65, 64), (300_000, 1 << 20),
+                                         (300_000, 100_000)])
+def test_a_saved_report_is_read_whole_or_refused_from_a_file_or_a_pipe(tmp_path: Path, size: int,
+                                                                       limit: int) -> None:
+    """A regular file comes in one read; a pipe (`--from <(...)`) has no size and comes in parts."""
+    data = bytes(range(256)) * (size // 256) + b"x" * (size % 256)
+    path = tmp_path / "r.json"
+    path.write_bytes(data)
+    read, write = os.pipe()
+
+    def feed() -> None:
+        with open(write, "wb") as pipe, contextlib.suppress(BrokenPipeError):  # refused: closed early
+            pipe.write(data)
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    for source in (str(path), f"/proc/self/fd/{read}"):
+        if size <= limit:
+            assert read_capped(source, limit) == data, source
+        else:
+            with pytest.raises(InputError, match="larger than"):
+                read_capped(source, limit)
+    os.close(read)
+    writer.join(timeout=10)
+    with pytest.raises(IsADirectoryError):
+        read_capped(str(tmp_path), limit)

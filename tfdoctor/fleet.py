@@ -30,15 +30,15 @@ from collections import Counter
 from datetime import datetime, timezone
 from functools import cache
 from pathlib import Path
-from typing import Any, Optional
+from typing import Annotated, Any, Literal, Optional, Union
 
 import msgspec
 
 from tfdoctor.environment import KEYS
-from tfdoctor.shape import ShapeError, parse_time
+from tfdoctor.model import READABLE_SCHEMAS
+from tfdoctor.shape import ENV_COUNTS, ENV_STRINGS, MODES, STATUSES, ShapeError, parse_time
 from tfdoctor.shape import check as check_shape
 
-STATUSES = ("skip", "pass", "warn", "fail")
 DRIFT_KEYS = tuple(k for k in KEYS if k != "hostname")  # hostnames always differ
 
 
@@ -87,8 +87,12 @@ def expand(paths: list[str]) -> list[tuple[str, str | None]]:
     return out
 
 
-# msgspec evaluates these annotations when the class is made: no `X | None` while Python 3.9 is supported
+# The skimming reader: msgspec types that accept exactly what `sections` accepts unchanged (anything
+# it would reword, bound or refuse is refused here, and the full reader then reads or explains it).
+# msgspec evaluates these annotations when the class is made: no `X | None` while Python 3.9 is supported.
 _Text = Optional[str]
+_Count = Optional[Annotated[int, msgspec.Meta(ge=0, le=2**63 - 1)]]  # wider: the full reader bounds it
+_Scalar = Union[None, bool, int, float, str]  # a number out of a double's range is refused by msgspec
 
 
 class _Object(msgspec.Struct):
@@ -99,9 +103,25 @@ _MaybeObject = Optional[_Object]
 _Seconds = Optional[dict[str, float]]
 
 
+class _Tool(msgspec.Struct):
+    name: _Text = None
+    version: _Text = None
+    compat_data: _Text = None
+
+
+_Environment = msgspec.defstruct("_Environment", [  # shape's types; unknown keys skipped (a row reads KEYS)
+    *((key, _Text, None) for key in ENV_STRINGS), *((key, _Count, None) for key in ENV_COUNTS),
+    ("tf_built_with_cuda", Optional[bool], None), ("gpus", Optional[list[dict[str, _Scalar]]], None)])
+assert set(_Environment.__struct_fields__) == set(KEYS), "a row reads every environment key typed here"
+
+
+_MaybeTool = Optional[_Tool]
+_Mode = Optional[Literal[MODES]]  # a tuple subscript: one literal per item
+
+
 class _Finding(msgspec.Struct):
-    id: Any = None
-    status: Any = None
+    id: str
+    status: Literal[STATUSES]
     title: _Text = None  # the text fields shape.check types, so both readers accept alike
     detail: _Text = None
     fix: _Text = None
@@ -111,32 +131,50 @@ class _Finding(msgspec.Struct):
 
 
 class _Report(msgspec.Struct):
-    schema_version: Any = msgspec.UNSET
-    tool: Any = msgspec.UNSET
-    created_at: Any = msgspec.UNSET
-    mode: Any = msgspec.UNSET
-    environment: Any = msgspec.UNSET
-    findings: list[_Finding] = msgspec.UNSET
+    schema_version: int
+    environment: _Environment  # type: ignore[valid-type]
+    findings: list[_Finding]
+    tool: _MaybeTool = None
+    created_at: _Text = None
+    mode: _Mode = None
     facts: dict[str, _MaybeObject] = msgspec.UNSET
     summary: _MaybeObject = None
     timings: _Seconds = None
 
 
 _SKIMMER = msgspec.json.Decoder(_Report)
+_WIDE = 1 << 128  # an integer the full reader bounds to null
+
+
+def _gpu_ok(gpu: dict[str, Any]) -> bool:
+    """A GPU entry as shape.check types it, with no integer the full reader would bound."""
+    index, mem = gpu.get("index"), gpu.get("memory_total_mib")
+    return ((index is None or type(index) is int)
+            and all(gpu.get(k) is None or type(gpu.get(k)) is str for k in ("name", "compute_capability"))
+            and (mem is None or type(mem) in (int, float))
+            and not any(type(v) is int and not -_WIDE < v < _WIDE for v in gpu.values()))
 
 
 def skim(raw: bytes) -> dict[str, Any] | None:
-    """The sections a row reads, by a strict decoder that checks the rest of the file as JSON of
-    the right types without building it (a saved report's facts are most of its bytes); None when
-    it refuses the file, which the full reader then explains or reads (bounding what it can)."""
+    """What a row reads, by a strict typed decoder that checks the rest of the file as JSON of the
+    right types without building it (a saved report's facts are most of its bytes): the same
+    sections the full reader gives, or None when the full reader must read (or explain) the file."""
     try:
         report = _SKIMMER.decode(raw)
     except (msgspec.MsgspecError, ValueError, RecursionError):
         return None
-    data = {key: getattr(report, key) for key in SECTIONS if getattr(report, key) is not msgspec.UNSET}
-    if "findings" in data:
-        data["findings"] = [{"id": f.id, "status": f.status} for f in data["findings"]]
-    return data
+    env = report.environment
+    if (report.schema_version not in READABLE_SCHEMAS or (report.created_at is not None
+            and parse_time(report.created_at) is None) or not all(map(_gpu_ok, env.gpus or ()))):
+        return None
+    tool = report.tool
+    return {
+        "schema_version": report.schema_version,
+        "tool": None if tool is None else {"version": tool.version},
+        "created_at": report.created_at,
+        "environment": {key: getattr(env, key) for key in KEYS},
+        "findings": [{"id": f.id, "status": f.status} for f in report.findings],
+    }
 
 
 def _load(path: str) -> dict[str, Any]:
@@ -145,7 +183,7 @@ def _load(path: str) -> dict[str, Any]:
     try:
         raw = read_capped(path)
         data = skim(raw)
-        return sections(parse(raw) if data is None else data)
+        return sections(parse(raw)) if data is None else data
     except FileNotFoundError:
         raise BadReport("no such file") from None
     except OSError as exc:
@@ -179,20 +217,23 @@ def _blank(path: str, error: str | None = None) -> dict[str, Any]:
 
 def node_row(path: str) -> dict[str, Any]:
     """One node from one saved report; `error` set (and status "error") when it cannot be read."""
-    row = _blank(path)
     try:
-        data = _load(path)
-        worst = 1  # no findings (or only skips) is a pass, as in model.summarize
-        for f in data["findings"]:  # their types are checked by _load
-            status = f["status"]
-            worst = max(worst, STATUSES.index(status))
-            if status == "fail":
-                row["failing"].append(str(f.get("id")))
-            elif status == "warn":
-                row["warning"].append(str(f.get("id")))
+        return row_from(path, _load(path))
     except BadReport as exc:
-        row["error"] = str(exc)
-        return row
+        return _blank(path, str(exc))
+
+
+def row_from(path: str, data: dict[str, Any]) -> dict[str, Any]:
+    """The row of a report's sections as either reader gives them (types checked, values bounded)."""
+    row = _blank(path)
+    worst = 1  # no findings (or only skips) is a pass, as in model.summarize
+    for f in data["findings"]:
+        status = f["status"]
+        worst = max(worst, STATUSES.index(status))
+        if status == "fail":
+            row["failing"].append(str(f.get("id")))
+        elif status == "warn":
+            row["warning"].append(str(f.get("id")))
     env = data["environment"]
     row["environment"] = {k: env.get(k) for k in KEYS}
     if isinstance(env.get("hostname"), str) and env["hostname"] and env["hostname"] != "<hostname>":
@@ -208,12 +249,15 @@ def node_row(path: str) -> dict[str, Any]:
 def _canon(value: Any) -> Any:
     """A value as a hashable key that compares by content (a list or object as its sorted JSON)."""
     if isinstance(value, (list, dict)):
-        return ("json", json.dumps(value, sort_keys=True, default=str))
+        return ("json", _CANON.encode(value))
     return value
 
 
+_CANON = msgspec.json.Encoder(order="sorted", enc_hook=str)  # bounded values: plain JSON types
+
+
 def _uncanon(key: Any) -> Any:
-    return json.loads(key[1]) if isinstance(key, tuple) else key
+    return msgspec.json.decode(key[1]) if isinstance(key, tuple) else key
 
 
 def find_drift(nodes: list[dict[str, Any]]) -> dict[str, list[Any]]:
@@ -222,7 +266,9 @@ def find_drift(nodes: list[dict[str, Any]]) -> dict[str, list[Any]]:
     readable = [n for n in nodes if not n["error"]]
     drift: dict[str, list[Any]] = {}
     for key in DRIFT_KEYS:
-        values = [_canon(n["environment"].get(key)) for n in readable]
+        values = [n["environment"].get(key) for n in readable]
+        if key == "gpus":  # the only list among the environment's values (their types are checked)
+            values = list(map(_canon, values))
         counts = Counter(values)
         if len(counts) < 2:
             continue
@@ -500,12 +546,15 @@ def render_table(fleet: dict[str, Any], color: bool, out: Any = None) -> None:
 
 def write_json(fleet: dict[str, Any], out: Any = None) -> None:
     """The fleet as JSON, streamed: each node, timeline entry and host history on its own line."""
-    from tfdoctor.render.json import dumps
+    from tfdoctor.render.json import dumps, inert
 
     out = out or sys.stdout
 
-    def one(value: Any) -> str:
-        return dumps(value, indent=None, bounded=True).rstrip("\n")  # rows hold bounded values only
+    def one(value: Any) -> str:  # rows hold bounded values only: plain JSON types, no lone surrogate
+        try:
+            return inert(_LINE.encode(value).decode())
+        except (TypeError, ValueError):  # never for a row; the strict writer says what it cannot write
+            return dumps(value, indent=None, bounded=True).rstrip("\n")
 
     out.write("{")
     for i, (key, value) in enumerate(fleet.items()):
@@ -522,6 +571,9 @@ def write_json(fleet: dict[str, Any], out: Any = None) -> None:
             out.write(one(value))
     out.write("\n}\n")
     out.flush()
+
+
+_LINE = msgspec.json.Encoder(enc_hook=str)  # compact; a non-finite float is written as null
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")

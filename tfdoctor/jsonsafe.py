@@ -118,17 +118,26 @@ def loads(text: str | bytes) -> Any:
 
 
 def read_capped(path: str | os.PathLike[str], limit: int = MAX_INPUT_BYTES) -> bytes:
-    """A file's bytes, refusing more than limit (OSError as raised, InputError when too big)."""
-    with open(path, "rb") as fh:
-        size = os.fstat(fh.fileno()).st_size  # read(limit + 1) alone would allocate limit bytes
-        data = fh.read(min(size, limit) + 1) if size > 0 else b""
-        if size <= 0 or len(data) > size:  # not a regular file's size (a pipe), or it grew: read on
-            data += fh.read(limit + 1 - len(data))
-    if len(data) > limit:
+    """A file's bytes, refusing more than limit (OSError as raised, InputError when too big). Plain
+    system calls: a fleet reads 100,000 of these, and Python's buffered file costs more than the read."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        size = os.fstat(fd).st_size  # asking for limit + 1 bytes alone would allocate them
+        step = min(size, limit) + 1 if size > 0 else 1 << 16  # not a regular file's size (a pipe)
+        parts, total = [], 0
+        while total <= limit:  # a regular file comes in one read; a pipe, or a file that grew, in more
+            chunk = os.read(fd, min(step, limit + 1 - total))
+            if not chunk:
+                break
+            parts.append(chunk)
+            total += len(chunk)
+    finally:
+        os.close(fd)
+    if total > limit:
         raise InputError(
             f"larger than {limit >> 20} MiB; a tfdoctor report is far smaller (is it the right file?)"
         )
-    return data
+    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 def clean(data: Any) -> Any:

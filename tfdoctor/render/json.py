@@ -20,5 +20,11 @@ def dumps(report: Any, indent: int | None = 2, bounded: bool = False) -> str:
     """Strict JSON: no NaN or Infinity, whatever the facts hold (see tfdoctor/jsonsafe.py); characters
     that could steer a terminal are written as \\uXXXX escapes (the same characters to a JSON reader).
     indent=None: on one line. bounded: see jsonsafe.dumps."""
-    text = strict_dumps(report, bounded=bounded, indent=indent, ensure_ascii=False)
-    return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
+    return inert(strict_dumps(report, bounded=bounded, indent=indent, ensure_ascii=False)) + "\n"
+
+
+def inert(text: str) -> str:
+    """JSON text with the characters a terminal would obey written as \\uXXXX escapes."""
+    if text.isascii() and "\x7f" not in text:
+        return text
+    return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
