@@ -32,6 +32,7 @@ SPLITS = {
     "holdout4": CORPUS / "holdout4",
     "holdout5": CORPUS / "holdout5",
     "holdout6": CORPUS / "holdout6",
+    "holdout7": CORPUS / "holdout7",
 }
 
 
