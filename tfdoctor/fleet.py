@@ -482,6 +482,7 @@ def table_rows(fleet: dict[str, Any]) -> tuple[list[str], list[list[tuple[str, s
     summary = fleet.get("summary", {})
     dated = bool(summary.get("first")) and summary.get("first") != summary.get("last")
     header = [name for name, _, _ in COLUMNS] + (["report"] if dated else []) + ["status", "failing"]
+    shown_as: dict[Any, str] = {}  # most cells repeat a few values (versions, GPU sets): cleaned once
     rows = []
     for n in fleet["nodes"]:
         cells = []
@@ -490,9 +491,13 @@ def table_rows(fleet: dict[str, Any]) -> tuple[list[str], list[list[tuple[str, s
                 cells.append(("", ""))
                 continue
             shown = value(n)
-            drifted = any(k in n["drifted"] for k in keys)
-            cells.append((_cell("—" if shown is None else shown) + ("*" if drifted else ""),
-                          "bold yellow" if drifted else ""))
+            text = shown_as.get(shown)
+            if text is None:
+                text = shown_as[shown] = _cell("—" if shown is None else shown)
+            if n["drifted"] and any(k in n["drifted"] for k in keys):
+                cells.append((text + "*", "bold yellow"))
+            else:
+                cells.append((text, ""))
         if dated:
             day = _day(n) if not n["error"] else None
             shown = day or ("" if n["error"] else "undated")
@@ -582,11 +587,11 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 def _clean(text: Any) -> str:
     """Untrusted text from a saved report on one line, without escape sequences, control characters
     or bidirectional overrides."""
-    from tfdoctor.render.sanitize import text as inert
-
     text = str(text)
     if text.isascii() and text.isprintable():  # nothing a terminal would obey (the usual case)
         return text
+    from tfdoctor.render.sanitize import text as inert
+
     return _CONTROL.sub("", inert(text))
 
 
