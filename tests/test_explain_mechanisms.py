@@ -451,3 +451,63 @@ def test_a_lowercase_users_folder_is_not_macos():
     assert report.environment.get("platform") != "macos"
     assert explain_report("/Users/anna/miniforge3/bin/python\nTensorFlow: 2.8.4",
                           MATRIX).environment.get("platform") == "macos"
+
+
+# --- learned from holdout7 (its blind score is in its cases.toml) --------------------------------------
+
+def seven(name: str, needle: str) -> str:
+    return next(ln for ln in holdout("holdout7", name).splitlines() if needle in ln)
+
+
+def test_nvidia_ml_py_raises_each_nvml_code_as_its_own_class():
+    found = failing(seven("N001", "NVMLError_NoPermission"))
+    assert "nvml.no-permission" in found and found["nvml.no-permission"].caused_by is None
+    assert "driver.library-mismatch" in failing("pynvml.NVMLError_LibRmVersionMismatch: RM has detected an"
+                                                " NVML/RM version mismatch.")
+    assert not failing("class NVMLError_Nothing(Exception): pass")  # not a name NVML defines
+
+
+def test_a_gpu_falling_off_the_bus_in_a_persons_words():
+    assert "gpu.lost" in failing(seven("N003", "falls off the bus"))
+    assert "gpu.lost" not in failing("the bus falls off the road")
+
+
+def test_keras2_wanted_where_keras3_runs():
+    assert "keras.keras3-api-change" in failing(seven("N107", "No module named 'tf_keras'"))
+    assert "keras.keras3-api-change" in failing(seven("N108", "must end in"))
+    assert "keras.keras3-api-change" not in failing("ModuleNotFoundError: No module named 'tf_keras_cv'")
+
+
+def test_cublas_unable_to_allocate_its_handle_is_cublas_failing_to_start():
+    found = failing(seven("N038", "CUBLAS_STATUS_ALLOC_FAILED"))
+    assert set(found) == {"cublas.init-failed"} and "ALLOC_FAILED" in found["cublas.init-failed"].title
+    oom = "ResourceExhaustedError: OOM when allocating tensor with shape[64,3,224,224]"
+    both = failing(oom + "\n" + seven("N038", "CUBLAS_STATUS_ALLOC_FAILED"))
+    assert both["cublas.init-failed"].caused_by == "gpu.out-of-memory"  # a real OOM line explains it
+
+
+def test_an_import_failing_in_protobuf_and_the_loader_refusing_its_extension():
+    assert "python.protobuf-mismatch" in failing(holdout("holdout7", "N129"))  # Python 2: no module named
+    found = failing(holdout("holdout7", "N110"))  # through protobuf's frames, but libstdc++ is too old
+    assert "system.glibc-too-old" in found and "python.protobuf-mismatch" not in found
+    assert "system.glibc-too-old" in failing(seven("N111", "GLIBCXX_3.4.21"))
+    assert "system.glibc-too-old" not in failing("GLIBCXX_3.4.21 is present in /usr/lib/libstdc++.so.6")
+
+
+def test_an_add_ons_op_library_built_for_another_tensorflow():
+    found = failing(seven("N131", "undefined symbol"))
+    assert "tensorflow-text" in found["tensorflow.conflicting-installs"].title
+    core = ("ImportError: /usr/lib/python3/site-packages/tensorflow_core/python/"
+            "_pywrap_tensorflow_internal.so: undefined symbol: _ZN10tensorflow8OpKernel11TraceString")
+    assert "tensorflow.conflicting-installs" not in failing(core)  # TensorFlow's own library: not an add-on
+
+
+def test_uv_finding_no_tensorflow_wheel_for_the_interpreter():
+    found = failing(holdout("holdout7", "N138"))
+    assert set(found) == {"tensorflow.python-unsupported"}
+
+
+def test_a_diverging_model_is_the_programs_numbers_not_the_installation():
+    report = explain_report(holdout("holdout7", "N028"), MATRIX)
+    bad = {f.id: f for f in report.findings if str(f.status) in ("fail", "warn")}
+    assert set(bad) == {"log.program-error"} and "NaN" in bad["log.program-error"].title

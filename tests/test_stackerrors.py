@@ -124,6 +124,17 @@ def test_nvml_constants_of_nvidia_ml_py_agree():
         assert code is not None and code.number == number, name
 
 
+def test_nvidia_ml_py_s_exception_classes_are_named_codes():
+    """pynvml raises each code as its own class (NVMLError_NoPermission): a traceback names it so."""
+    import pynvml
+
+    classes = {k: v for k, v in vars(pynvml).items() if k.startswith("NVMLError_")}
+    assert len(classes) >= 20
+    for name, cls in classes.items():
+        code = se.by_name(name)
+        assert code is not None and code.number == cls().value, name
+
+
 def _lib(pattern: str) -> ctypes.CDLL:
     found = sorted((SITE / "nvidia").glob(pattern))
     assert found, f"{pattern} not installed under {SITE / 'nvidia'}"

@@ -31,6 +31,8 @@ NOT_ENVIRONMENT = {
              " of the installation",
     "profiler": "the profiler's own state, which TensorFlow's GPU use does not depend on",
     "sentinel": "not an error code: a count or base value at the end of the enum",
+    "numerics": "the model's numbers became NaN or Inf (learning rate, loss, input data): a fault of the"
+                " training, not of the installation",
 }
 
 
@@ -468,8 +470,10 @@ _ROWS: tuple[tuple[str, int, str, str, str], ...] = (
     ("cublasStatus_t", 0, "CUBLAS_STATUS_SUCCESS", "success", "success"),
     ("cublasStatus_t", 1, "CUBLAS_STATUS_NOT_INITIALIZED",
      "the library was not initialized", "cublas.init-failed"),
+    # cuBLAS could not allocate its handle's workspace: it failed to start (most often because TensorFlow
+    # already reserved the GPU's memory), as those who meet it name it, and its fix is memory growth
     ("cublasStatus_t", 3, "CUBLAS_STATUS_ALLOC_FAILED",
-     "the resource allocation failed", "gpu.out-of-memory"),
+     "the resource allocation failed", "cublas.init-failed"),
     ("cublasStatus_t", 7, "CUBLAS_STATUS_INVALID_VALUE",
      "an unsupported value or parameter was passed to the function", "usage"),
     ("cublasStatus_t", 8, "CUBLAS_STATUS_ARCH_MISMATCH",
@@ -555,6 +559,10 @@ def _error_names() -> dict[tuple[str, int], str]:
 _ERROR_NAMES = _error_names()
 
 BY_NAME: dict[str, Code] = {c.name: c for c in CODES}
+# nvidia-ml-py raises NVML's codes as exception classes named from them: NVML_ERROR_NO_PERMISSION is
+# NVMLError_NoPermission (pynvml.py, _extractNVMLErrorsAsClasses)
+BY_NAME.update({"NVMLError_" + c.name[len("NVML_ERROR_"):].title().replace("_", ""): c
+                for c in CODES if c.api == "nvmlReturn_t" and c.name.startswith("NVML_ERROR_")})
 BY_NUMBER: dict[tuple[str, int], Code] = {}
 BY_MESSAGE: dict[str, tuple[Code, ...]] = {}
 for _c in CODES:

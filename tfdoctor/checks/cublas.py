@@ -13,7 +13,7 @@ from tfdoctor.model import Finding, Status
 @check("cublas.init-failed")
 def cublas_initialised(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     """cuBLAS could not create its handle or launch a GEMM (TensorFlow's log says so)."""
-    items = [i for i in fc.log_items(facts, "cublas-failed") if i.get("status") != "ALLOC_FAILED"]
+    items = fc.log_items(facts, "cublas-failed")
     if not items:
         return []
     status = next((str(i["status"]) for i in items if i.get("status")), None)

@@ -29,7 +29,10 @@ def unexplained(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             f"{', '.join(names[:3])}: an error of the program, not of the installation",
             detail=f"{first.get('code')}: {reason}. Nothing in this output points to the driver, CUDA,"
             " cuDNN or TensorFlow's installation; the call that returned it is where to look.",
-            plan=rm.plan(facts, P.env("CUDA_LAUNCH_BLOCKING", "1"),
+            plan=rm.plan(facts, P.note("tf.debugging.enable_check_numerics() at the start of the program"
+                                       " names the first operation that makes a NaN or Inf; then lower the"
+                                       " learning rate or check that input"))
+            if first.get("reason") == "numerics" else rm.plan(facts, P.env("CUDA_LAUNCH_BLOCKING", "1"),
                          P.env("TF_CPP_MIN_LOG_LEVEL", "0", "run again to see which operation returns it;"
                                " check that operation's arguments (shapes, dtypes, device placement)")),
             facts=("log.evidence",),

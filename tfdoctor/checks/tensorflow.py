@@ -380,6 +380,11 @@ def _pip_conflicts(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding
         fix = rm.plan(facts, rm.install(
             "keras>=3" if not tfv or v.version_ge(tfv, (2, 16)) else f"keras=={v.major_minor(tfv)}.*",
             why="Keras 2 code on TensorFlow 2.16+: pip install tf-keras and export TF_USE_LEGACY_KERAS=1"))
+    elif item.get("mismatch") == "addon":  # tensorflow_text -> tensorflow-text, which pins its TensorFlow
+        addon = str(item.get("addon") or "the add-on").replace("_", "-").lower()
+        what = f"{addon}'s compiled ops were built for another TensorFlow than the one installed"
+        fix = rm.plan(facts, rm.install(rm.keep_tf_version(facts), addon,
+                                        why=f"lets pip pick the {addon} release built for this TensorFlow"))
     else:
         what = "pip could not install TensorFlow and Keras versions that fit together"
         tfv = fc.tf_version(facts)
@@ -390,8 +395,11 @@ def _pip_conflicts(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding
             "tensorflow.conflicting-installs",
             Status.FAIL,
             f"Package versions conflict: {what}",
-            detail="TensorFlow pins the Keras, TensorBoard and NumPy versions it works with; another install"
-            " replaced one of them, so imports or training break.",
+            detail=("An add-on's compiled ops link against TensorFlow's C++ internals, which change with"
+                    " every release: the add-on must be the release built for this TensorFlow."
+                    if item.get("mismatch") == "addon" else
+                    "TensorFlow pins the Keras, TensorBoard and NumPy versions it works with; another install"
+                    " replaced one of them, so imports or training break."),
             plan=fix,
             facts=used,
             evidence=fc.quote(facts, items),

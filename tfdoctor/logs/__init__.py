@@ -62,10 +62,14 @@ _API_ERROR = re.compile(
     r"cannot import name '\w{1,60}' from '(?:tf_)?keras|No module named '(?:tf_)?keras\.|"
     r"Only instances of `?keras\.|is not supported in Keras 3)")
 TRACEBACK_WINDOW = 80  # lines from a package's frame to the exception that ends its traceback
-# protobuf's own code raising an API error (a name its runtime lacks, a descriptor it refuses): the
-# runtime does not match the code generated for another one (google/protobuf, or its upb core)
-_PROTOBUF_FRAME = re.compile(r"google[/\\](?:protobuf|_upb)[/\\]")
-_PROTOBUF_ERROR = re.compile(r"^(?:[\w.]{1,60}\.)?(?:TypeError|AttributeError|ImportError)\b")
+# protobuf's own code raising an API error (a name its runtime lacks, a descriptor it refuses), or an
+# import from it failing (Python 2 names no module: "cannot import name symbol_database"): the runtime
+# does not match the code generated for another one (google/protobuf, or its upb core). A C++ runtime
+# too old for its extension, or a library not found, is the loader's error, not protobuf's.
+_PROTOBUF_FRAME = re.compile(r"google[/\\](?:protobuf|_upb)[/\\]|from google\.protobuf(?:\.\w{1,40}){0,3}"
+                             r" import")
+_PROTOBUF_ERROR = re.compile(r"^(?:[\w.]{1,60}\.)?(?:TypeError|AttributeError|ImportError)\b(?![^\n]{0,400}"
+                             r"(?:version [`'\\]{0,2}(?:GLIBC|CXXABI)|cannot open shared object))")
 # TensorFlow registering its bfloat16 NumPy type: a refusal there is a NumPy of another ABI
 _BFLOAT16_FRAME = re.compile(r"_pywrap_bfloat16\.TF_bfloat16_type\(\)")
 _BFLOAT16_ERROR = re.compile(r"^TypeError: Unable to convert function return value to a Python type")

@@ -1,5 +1,6 @@
 """The stack's errors in a log, by code: a name (CUDA_ERROR_NO_DEVICE, cudaErrorInsufficientDriver,
-NVML_ERROR_NO_PERMISSION, CUDNN_STATUS_NOT_INITIALIZED, CUBLAS_STATUS_ALLOC_FAILED, ncclSystemError),
+NVML_ERROR_NO_PERMISSION or nvidia-ml-py's NVMLError_NoPermission,
+CUDNN_STATUS_NOT_INITIALIZED, CUBLAS_STATUS_ALLOC_FAILED, ncclSystemError),
 a number where the line says whose it is ("cuda runtime error (35)", "cuInit: ... (303)"), or the
 library's own message: a distinctive one anywhere in a line that names its library ("no CUDA-capable
 device is detected"), a short one after its library's words ("Failed to initialize NVML: Insufficient
@@ -22,7 +23,7 @@ TRIGGERS = ("cuda", "nvml", "cudnn", "cublas", "blas", "nccl", "gpu", "cuinit")
 
 _NAME = re.compile(
     r"\b(CUDA_ERROR_[A-Z_]{2,48}|CUDA_SUCCESS|cudaError[A-Za-z]{2,48}|cudaSuccess|NVML_ERROR_[A-Z_]{2,40}"
-    r"|CUDNN_STATUS_[A-Z_]{2,60}|CUBLAS_STATUS_[A-Z_]{2,40}|nccl[A-Z][A-Za-z]{2,30})\b",
+    r"|NVMLError_[A-Za-z]{2,40}|CUDNN_STATUS_[A-Z_]{2,60}|CUBLAS_STATUS_[A-Z_]{2,40}|nccl[A-Z][A-Za-z]{2,30})\b",
     re.ASCII,  # a name next to CJK text ("爆出了CUDA_ERROR_OUT_OF_MEMORY的错误") still stands apart
 )
 # A number with the API that returned it named just before it.
@@ -36,7 +37,8 @@ _NUMBER_API = {"curesult": "CUresult", "cuda driver error": "CUresult"}
 def in_line(line: str, low: str) -> list[se.Code]:
     """The codes a normalised line names (each once), by name, number or message."""
     found: dict[str, se.Code] = {}
-    if "_error_" in low or "_status_" in low or "cudaerror" in low or "nccl" in low or "cudasuccess" in low:
+    if ("_error_" in low or "_status_" in low or "cudaerror" in low or "nccl" in low or "cudasuccess" in low
+            or "nvmlerror_" in low):
         for m in _NAME.finditer(line):
             code = se.by_name(m.group(1))
             if code:

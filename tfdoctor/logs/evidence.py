@@ -234,8 +234,10 @@ SIGNATURES: tuple[Signature, ...] = (
          r"Could not parse port for local server from \"?([^\"\s]{0,80})", ("address",), problem="address"),
     # --- the GPU itself -----------------------------------------------------------------------------
     _sig("xid", "xid", r"\bXid\b.{0,40}?\):? (\d{1,3})\b", ("code",)),
-    _sig("gpu-lost", ("fallen off the bus", "gpu is lost", "unable to determine the device handle"),
-         r"fallen off the bus|GPU is lost|Unable to determine the device handle for GPU"),
+    _sig("gpu-lost", ("off the bus", "gpu is lost", "unable to determine the device handle"),
+         # the kernel's "GPU has fallen off the bus", and a person's "falls"/"fell off the bus"
+         r"\b(?:fallen|falls|fell|falling) off the bus|GPU is lost|"
+         r"Unable to determine the device handle for GPU"),
     # --- the CPU and the system's libraries ----------------------------------------------------------
     # SIGILL as shells print it (bash "Illegal instruction", zsh "illegal hardware instruction") and
     # Windows' STATUS_ILLEGAL_INSTRUCTION
@@ -251,6 +253,16 @@ SIGNATURES: tuple[Signature, ...] = (
          r"version [`'\\]{0,2}(GLIBC(?:XX)?_\d{1,2}\.\d{1,2}(?:\.\d{1,2})?|CXXABI_\d\.\d{1,2}(?:\.\d{1,2})?)"
          r"[\\']{0,2} not found",
          ("symbol",)),
+    # the same in a person's words: "a missing dependency on GLIBCXX_3.4.21", "requires GLIBC_2.28"
+    _sig("glibc", ("glibc", "glibcxx", "cxxabi"),
+         r"\b(?:missing|requires?|required|needs?|needed)\b[^\n]{0,60}?\b"
+         r"(GLIBC(?:XX)?_\d{1,2}\.\d{1,2}(?:\.\d{1,2})?|CXXABI_\d\.\d{1,2}(?:\.\d{1,2})?)\b",
+         ("symbol",)),
+    # TensorFlow's own checks on a model's numbers (NanTensorHook, tf.debugging.check_numerics): the
+    # training diverged; nothing about the installation
+    _sig("stack-error", ("model diverged", "nanlossduringtraining", "tensor had nan", "tensor had inf"),
+         r"Model diverged with loss = (?:NaN|-?inf)|NanLossDuringTrainingError|Tensor had (?:NaN|Inf) values",
+         code="NaN or Inf in training", reason="numerics"),
     # --- Python packages ------------------------------------------------------------------------------
     _sig("numpy-abi", ("numpy", "_array_api", "multiarray"),
          r"compiled using NumPy 1\.x cannot be run in|"
@@ -276,7 +288,8 @@ SIGNATURES: tuple[Signature, ...] = (
          r"'(?:MessageFactory|SymbolDatabase|DescriptorPool)' object has no attribute '\w{1,40}'"),
     _sig("keras3", ("kerastensor", "keras 3", "keras core", "tf_keras", "legacy_keras", "keras.src",
                     "keras.engine", "keras_tensor", "unrecognized keyword arguments passed to",
-                    "not recognized: {", "has never been called and thus"),
+                    "not recognized: {", "has never been called and thus", "tf-keras", "must end in",
+                    "invalid filepath extension"),
          r"A KerasTensor (?:cannot|is symbolic)|"
          r"KerasTensor.{0,60}(?:cannot be used|not allowed|is not supported)|"
          r"Keras (?:3|Core) only supports|only supports V3 `?\.keras|TF_USE_LEGACY_KERAS|"
@@ -288,7 +301,11 @@ SIGNATURES: tuple[Signature, ...] = (
          # Keras 3's own refusals of Keras 2 arguments (layer.py, base_optimizer.py), even without frames
          r"Unrecognized keyword arguments passed to \w{1,60}:|Argument\(s\) not recognized: \{|"
          # Keras 3 builds a Sequential without an Input only when called: Keras 2 code reading its input
-         r"has never been called and thus has no defined (?:input|output)"),
+         r"has never been called and thus has no defined (?:input|output)|"
+         # Keras 2 itself wanted (tf_keras is Keras 2 for TensorFlow 2.16+, where keras is Keras 3)
+         r"No module named '?tf_keras'?(?![\w.])|requires (?:the )?`?tf-keras`? package|"
+         # Keras 3 saving only its own format where Keras 2 wrote HDF5 or a SavedModel by default
+         r"filepath provided must end in `?\.keras`?|Invalid filepath extension for saving"),
     _sig("tf-missing", "no module named",
          r"No module named ['\"]?tensorflow['\"]?(?![\w-]|\.\w)"),
     _sig("tf-native-failed", ("native tensorflow runtime", "_pywrap_tensorflow", "dll load failed",
@@ -316,6 +333,10 @@ SIGNATURES: tuple[Signature, ...] = (
          r"tensorflow-intel|tf-nightly-gpu|tf-nightly|tensorflow)\b[\w\[\],-]{0,30}([=<>!~]=?[\w.*]{0,20})?\s{0,2}"
          r"(?:\(from [^()]{0,200}(?:\([^()]{0,40}\)[^()]{0,40})?\)\s{0,2}){0,2}\(from versions:\s{0,2}"
          r"([^)]{0,4000})\)?", ("package", "spec", "versions")),
+    # uv's resolver: no wheel of the TensorFlow asked for carries this interpreter's ABI tag
+    _sig("pip-no-version", "matching python abi tag",
+         r"(tensorflow[a-z-]{0,12}|tf-nightly[a-z-]{0,12})(?:[<>=!~]=?[\d.*]{1,12})? has no wheels with a"
+         r" matching Python ABI tag(?: \(e\.g\., `?(cp\d{2,3})`?\))?", ("package", "tag")),
     # the empty tensorflow-gpu (and tf-nightly-gpu) packages of December 2022 fail with this on install
     _sig("pip-no-version", "package has been removed",
          r"(tensorflow-gpu|tf-nightly-gpu)\W{0,3} package has been removed", ("package",)),
@@ -331,6 +352,11 @@ SIGNATURES: tuple[Signature, ...] = (
          r"compat\.v2\.__internal__' has no attribute|"
          # standalone Keras' own import check: this Keras is newer than the TensorFlow installed
          r"Keras requires TensorFlow \d\.\d{1,2} or higher", mismatch="keras"),
+    # an add-on's op library (tensorflow_text, tensorflow_addons, ...) built against another TensorFlow:
+    # TensorFlow's C++ symbols are not a stable ABI, so load_op_library fails on an undefined one
+    _sig("pip-conflict", "undefined symbol",
+         r"[/\\](tensorflow_(?!core[/\\])[a-z_]{2,30})[/\\][^:\s]{0,200}\.so: undefined symbol",
+         ("addon",), mismatch="addon"),
     _sig("pip-conflict",
          ("dependency conflicts", "incompatible", "conflicting dependencies", "resolutionimpossible"),
          r"(tensorflow[\w-]{0,12}|tf-nightly[\w-]{0,12}|keras|tf-keras|tensorboard) [\d.]{1,12}\w{0,8} "
