@@ -374,8 +374,12 @@ def test_a_driver_that_takes_on_no_gpu_is_not_a_missing_one():
 # --- learned from holdout6 (sources in its cases.toml) ----------------------------------------------
 
 
+def held_line(split: str, name: str, needle: str) -> str:
+    return next(ln for ln in holdout(split, name).splitlines() if needle in ln)
+
+
 def six(name: str, needle: str) -> str:
-    return next(ln for ln in holdout("holdout6", name).splitlines() if needle in ln)
+    return held_line("holdout6", name, needle)
 
 
 def test_the_allocators_failing_warning_cut_before_its_dump_is_an_oom():
@@ -456,7 +460,7 @@ def test_a_lowercase_users_folder_is_not_macos():
 # --- learned from holdout7 (its blind score is in its cases.toml) --------------------------------------
 
 def seven(name: str, needle: str) -> str:
-    return next(ln for ln in holdout("holdout7", name).splitlines() if needle in ln)
+    return held_line("holdout7", name, needle)
 
 
 def test_nvidia_ml_py_raises_each_nvml_code_as_its_own_class():

@@ -1,8 +1,10 @@
 """`tfdoctor fleet`: many nodes' saved reports side by side, with the values that drift.
 
-Fast by design: each file is read once by the shared saved-report reader (jsonsafe: the C scanner,
-then numbers, nesting and text bounded in the sections a row reads; shape: the types checked),
-reduced to one row and dropped (no checks re-run; a node's status is re-derived from its saved
+Fast by design: each file is read once, by a typed msgspec decoder that checks it whole as JSON of
+a report's types and builds only what a row reads (`skim`); a file it refuses goes to the shared
+saved-report reader (jsonsafe: the C scanner, then numbers, nesting and text bounded in the sections a
+row reads; shape: the types checked), which bounds it or names what is wrong. It is reduced to one row
+and dropped (no checks re-run; a node's status is re-derived from its saved
 findings), so memory holds the table, never the reports; from `PARALLEL` files on, one process per
 CPU reads them. A file that cannot be read or is not a tfdoctor report becomes a row with an
 `error`; the table is still printed, and the exit status is then 2. The table is laid out here
