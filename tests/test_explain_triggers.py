@@ -43,7 +43,7 @@ def test_every_declared_word_is_lower_case_and_picks_its_line():
         assert finder.starts(chunk) == [13], word
 
 
-@pytest.mark.parametrize("automaton", [True, False], ids=["aho-corasick", "stdlib regex"])
+@pytest.mark.parametrize("automaton", [True, False], ids=["ahocorasick-rs", "stdlib regex"])
 def test_both_searches_pick_the_same_lines(automaton):
     rng = random.Random(7)
     words = ["cuinit", "cudnn", " /usr", "nvidia-smi", "oom", "\x1b"]
@@ -57,6 +57,10 @@ def test_both_searches_pick_the_same_lines(automaton):
         want = [s for s, line in zip(starts, lines)
                 if any(w in (b" " + line.lower()).decode() for w in words)]
         assert finder.starts(chunk) == want, chunk
+        for line in lines:  # and, per line, the words a line holds (which signatures to try)
+            low = line.decode().lower()
+            assert finder.found(low) == {w for w in words if w in " " + low}, line
+    assert (finder._automaton is not None) == automaton  # ahocorasick-rs is a dependency: really tried
 
 
 def test_a_signature_without_triggers_is_tried_on_every_line():

@@ -3,8 +3,8 @@
 Every signature (tfdoctor/logs/evidence.py: its `anchors`), value reader (tfdoctor/logs/values.py:
 READERS) and block finder (tfdoctor/logs/blocks.py: TRIGGERS) declares the lower-case literals
 without which it cannot match; this module gathers them into one multi-literal search over the
-lower-cased bytes of a whole chunk (Aho-Corasick from pyahocorasick where installed, else one regex
-alternation factored as a trie), so a line holding none costs no Python at all. A reader that
+lower-cased bytes of a whole chunk (Aho-Corasick from ahocorasick-rs, a DFA in Rust, where installed,
+else one regex alternation factored as a trie), so a line holding none costs no Python at all. A reader that
 declares no trigger is tried on every line: then every line is a candidate (correct, slower).
 """
 
@@ -58,14 +58,6 @@ def all_starts(chunk: bytes) -> list[int]:
     return out
 
 
-def _automaton(ahocorasick: Any, words: list[str]) -> Any:
-    automaton = ahocorasick.Automaton()
-    for word in words:
-        automaton.add_word(word, word)
-    automaton.make_automaton()
-    return automaton
-
-
 class Finder:
     """Line starts, in a chunk of bytes, of the lines that hold any of the words."""
 
@@ -83,20 +75,21 @@ class Finder:
         try:
             if not automaton:
                 raise ImportError("the stdlib regex was asked for")
-            import ahocorasick
+            import ahocorasick_rs as ac
         except ImportError:
             if not self.every_line:
                 self._regex = re.compile(_trie(self.words).encode("latin-1"))
             return
-        if not self.every_line:
-            self._automaton = _automaton(ahocorasick, self.words)
-        self._per_line = _automaton(ahocorasick, self.declared) if self.declared else None
+        if not self.every_line:  # any word ends a match: the first found in a line is enough
+            self._automaton = ac.BytesAhoCorasick([w.encode("latin-1") for w in self.words],
+                                                  implementation=ac.Implementation.DFA)
+        self._per_line = ac.AhoCorasick(self.declared) if self.declared else None
 
     def found(self, low: str) -> frozenset[str]:
         """The declared words in one lower-cased line (a leading space in a word matches at its start)."""
         spaced = " " + low
         if self._per_line is not None:
-            return frozenset(word for _end, word in self._per_line.iter(spaced))
+            return frozenset(self._per_line.find_matches_as_strings(spaced, overlapping=True))
         return frozenset(w for w in self.declared if w in spaced)
 
     def starts(self, chunk: bytes) -> list[int]:
@@ -105,15 +98,15 @@ class Finder:
         if self.every_line:
             return all_starts(chunk)
         low = b"\n" + chunk.lower()  # offsets in `low` are one past those in `chunk`
-        if self._automaton is not None:
-            ends: Iterable[Any] = self._automaton.iter(low.decode("latin-1"))
+        if self._automaton is not None:  # no word holds a newline but at its start: no match spans lines
+            ends: Iterable[int] = (end - 1 for _, _, end in self._automaton.find_matches_as_indexes(low))
         elif self._regex is not None:
-            ends = ((m.end() - 1, None) for m in self._regex.finditer(low))
+            ends = (m.end() - 1 for m in self._regex.finditer(low))
         else:
             return []
         out: list[int] = []
         line_end = 0  # in `low`: the newline that ends the last candidate line
-        for end, _word in ends:  # `end`: a word's last character, in `low`
+        for end in ends:  # `end`: a word's last character, in `low`
             if end <= line_end:
                 continue  # this line is a candidate already
             start = low.rfind(b"\n", 0, end)  # in `low`; the line starts one after it, i.e. here in `chunk`
