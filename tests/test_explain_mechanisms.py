@@ -515,3 +515,15 @@ def test_a_diverging_model_is_the_programs_numbers_not_the_installation():
     report = explain_report(holdout("holdout7", "N028"), MATRIX)
     bad = {f.id: f for f in report.findings if str(f.status) in ("fail", "warn")}
     assert set(bad) == {"log.program-error"} and "NaN" in bad["log.program-error"].title
+
+
+def test_a_traceback_cut_where_protobufs_generated_code_builds_a_descriptor():
+    assert set(failing(holdout("holdout6", "M101"))) == {"python.protobuf-mismatch"}  # a notebook's arrow
+    frame = ('  File "/venv/lib/python3.10/site-packages/tensorflow/core/framework/tensor_shape_pb2.py",'
+             ' line 36, in <module>\n    _descriptor.FieldDescriptor(\n')
+    cut = "Traceback (most recent call last):\n" + frame
+    assert set(failing(cut)) == {"python.protobuf-mismatch"}
+    ended = cut + "ValueError: the program's own mistake\n"  # the exception is pasted: it is judged instead
+    assert "python.protobuf-mismatch" not in failing(ended)
+    listing = "    _descriptor.FieldDescriptor(\n      name='size', index=0,\n"  # code shown, not a failure
+    assert not failing(listing)

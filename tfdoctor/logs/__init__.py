@@ -77,6 +77,11 @@ _BFLOAT16_ERROR = re.compile(r"^TypeError: Unable to convert function return val
 _FRAMES = ((_KERAS3_FRAME, _API_ERROR, "keras3", "keras/src traceback"),
            (_PROTOBUF_FRAME, _PROTOBUF_ERROR, "protobuf", "google/protobuf traceback"),
            (_BFLOAT16_FRAME, _BFLOAT16_ERROR, "numpy-abi", "TensorFlow's bfloat16 NumPy type"))
+# The line a traceback failed at, in protobuf's generated code (a *_pb2.py module building its
+# descriptors), where the paste ends before the exception: a runtime that refuses code generated for
+# another protobuf ("Descriptors cannot be created directly"). Notebooks mark the line with an arrow.
+_PB2_FRAME = re.compile(r'^File "[^"]{1,400}_pb2\.py", line \d{1,7}')
+_DESCRIPTOR_CALL = re.compile(r"^(?:-{1,4}>\s{0,3}\d{1,7}\s{1,12})?_descriptor\.\w{0,24}Descriptor\(")
 _FAILED_IMPORT = re.compile(r"(?:-{2,}>\s{0,3}\d{1,6}\s{1,4})?"
                             r"(?:import tensorflow\b|from tensorflow[\w.]{0,40} import)")
 
@@ -122,6 +127,7 @@ def trigger_words(signatures: Iterable[ev.Signature], source: str) -> set[str] |
     (explain) every value reader's and block finder's triggers; None when a signature declares none
     (then every line is read in full)."""
     words = {"modulenotfounderror", "keras/src", "keras\\src", "google/", "google\\", "_pywrap_bfloat16",
+             "_pb2.py", "_descriptor.",
              *codes.TRIGGERS,
              *errorlines.TRIGGERS, *_SEVERITY_WORDS,
              *(forms[0] for _, all_forms in se.NOISE.values() for forms in all_forms)}
@@ -158,6 +164,8 @@ class Reader:
         self.unrecognized: list[dict[str, Any]] = []
         self.unrecognized_count = 0
         self._frame_at: dict[str, int] = {}  # kind -> line of its package's last frame
+        self._pb2_frame = -1  # the line of the last frame in protobuf's generated code
+        self._cut_in_pb2: dict[str, Any] | None = None  # its failing line, until an exception ends it
         self._libcuda_opened = False  # "Successfully opened dynamic library libcuda.so.1"
 
     def feed_chunk(self, chunk: bytes) -> None:
@@ -240,6 +248,8 @@ class Reader:
                 self.values.feed(line, low, self.lines, words)
             return
         self._module_error(line, low)
+        if "_pb2.py" in low or "_descriptor." in low or self._cut_in_pb2:
+            self._generated_code(line, severe_prefix)
         if "successfully opened" in low and ("libcuda" in low or "nvcuda" in low):
             self._libcuda_opened = True
         if self._frame_at or "keras" in low or "google" in low or "bfloat16" in low:
@@ -304,6 +314,17 @@ class Reader:
                     self.items.append({"kind": kind, "line": self.lines, "text": line[:QUOTE], "via": via})
                 self.counts[kind] = self.counts.get(kind, 0) + 1
 
+    def _generated_code(self, line: str, severe_prefix: bool) -> None:
+        """A traceback failing at a descriptor that protobuf's generated code builds: protobuf's, unless
+        the exception that ends it is pasted too (then that line is judged)."""
+        if _PB2_FRAME.match(line):
+            self._pb2_frame = self.lines
+        elif _DESCRIPTOR_CALL.match(line) and (line[0] == "-" or self._pb2_frame == self.lines - 1):
+            self._cut_in_pb2 = {"kind": "protobuf", "line": self.lines, "text": line[:QUOTE],
+                                "via": "a traceback cut where protobuf's generated code builds a descriptor"}
+        elif self._cut_in_pb2 and is_error(line, severe_prefix):
+            self._cut_in_pb2 = None
+
     def _item_values(self, item: dict[str, Any]) -> None:
         """Values an evidence line states outright (versions TensorFlow printed in its error)."""
         from tfdoctor.versions import cudnn_from_int
@@ -322,6 +343,10 @@ class Reader:
             self.values.set("nvml.error", str(item["text"])[:200], 6)
 
     def facts(self) -> dict[str, Any]:
+        if self._cut_in_pb2 and self.source == "explain" and not self.counts.get("protobuf"):
+            self.items.append(self._cut_in_pb2)
+            self.counts["protobuf"] = 1
+            self._cut_in_pb2 = None
         if self._libcuda_opened:  # TensorFlow's later "libcuda ... Not found" is its diagnostics' miss
             self._drop(lambda i: i["kind"] == "no-driver" and i.get("why") == "libcuda")
         log: dict[str, Any] = {
