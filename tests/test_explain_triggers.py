@@ -87,3 +87,24 @@ def test_read_chunks_keeps_lines_whole_cuts_long_ones_and_stops_at_the_limit():
     assert sum(map(len, read_chunks(io.BytesIO(data), limit=1000))) <= 1000 + 1
     one = list(read_chunks(io.BytesIO(b"y" * (10 << 20)), size=1 << 20))  # one 10 MB line: 4 KB kept
     assert one == [b"y" * MAX_LINE + b"\n"]
+
+
+def test_a_chunk_dense_with_trigger_words_holds_few_matches_at_once():
+    import tracemalloc
+
+    finder = logs.finder("explain")
+    chunk = (b"\x1b" * 1000 + b"\n") * 1048  # a million matches in one chunk
+    tracemalloc.start()
+    try:
+        starts = finder.starts(chunk)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert starts == all_starts(chunk)
+    assert peak < 32 << 20, peak  # searched a piece at a time, not held all at once
+
+
+@pytest.mark.parametrize("at", [65_530, 65_534, 65_536, 131_070, 200_000])
+def test_a_word_across_the_searchs_piece_boundary_in_a_long_line_is_found(at):
+    line = b"x" * at + b"cudnn" + b"y" * 70_000 + b"\n"
+    assert logs.finder("explain").starts(b"a\n" + line + b"b\n") == [2]

@@ -11,9 +11,10 @@ declares no trigger is tried on every line: then every line is a candidate (corr
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
+PIECE = 1 << 16  # bytes searched at once: bounds the matches held (a chunk of nothing but trigger words)
 # Control characters that normalising turns into something a trigger could then match (ANSI colour
 # codes split words): a line holding one is always read in full.
 ALWAYS = ("\x1b",)
@@ -83,6 +84,7 @@ class Finder:
         if not self.every_line:  # any word ends a match: the first found in a line is enough
             self._automaton = ac.BytesAhoCorasick([w.encode("latin-1") for w in self.words],
                                                   implementation=ac.Implementation.DFA)
+            self._longest = max(len(w.encode("latin-1")) for w in self.words)
         self._per_line = ac.AhoCorasick(self.declared) if self.declared else None
 
     def found(self, low: str) -> frozenset[str]:
@@ -92,14 +94,28 @@ class Finder:
             return frozenset(self._per_line.find_matches_as_strings(spaced, overlapping=True))
         return frozenset(w for w in self.declared if w in spaced)
 
+    def _ends(self, low: bytes) -> Iterator[int]:
+        """The last character of each word the automaton finds in `low`, searched a piece of whole lines
+        at a time so that a chunk dense with words never holds all its matches at once. No word holds a
+        newline but at its start, so a piece ending before a newline cuts no word; a line longer than a
+        piece is cut with an overlap of the longest word."""
+        view, pos, size = memoryview(low), 0, len(low)
+        while pos < size:
+            cut = min(size, pos + PIECE)
+            newline = low.rfind(b"\n", pos + 1, cut) if cut < size else -1
+            stop = newline if newline > 0 else cut
+            for _, _, end in self._automaton.find_matches_as_indexes(view[pos:stop]):
+                yield pos + end - 1
+            pos = stop if newline > 0 or cut == size else cut - (self._longest - 1)
+
     def starts(self, chunk: bytes) -> list[int]:
         """Sorted start offsets of the candidate lines of `chunk` (every line when a reader declared no
         trigger)."""
         if self.every_line:
             return all_starts(chunk)
         low = b"\n" + chunk.lower()  # offsets in `low` are one past those in `chunk`
-        if self._automaton is not None:  # no word holds a newline but at its start: no match spans lines
-            ends: Iterable[int] = (end - 1 for _, _, end in self._automaton.find_matches_as_indexes(low))
+        if self._automaton is not None:
+            ends: Iterable[int] = self._ends(low)
         elif self._regex is not None:
             ends = (m.end() - 1 for m in self._regex.finditer(low))
         else:
