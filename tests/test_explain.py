@@ -271,9 +271,13 @@ def test_read_lines_caps_line_length():
     ],
 )
 def test_a_64_kb_pathological_line_costs_little(line):
-    start = time.perf_counter()
-    explain(line)
-    assert time.perf_counter() - start < 0.1
+    def once() -> float:
+        start = time.perf_counter()
+        explain(line)
+        return time.perf_counter() - start
+
+    # backtracking would take seconds every time; the best of three ignores a collector's pause
+    assert min(once() for _ in range(3)) < 0.1
 
 
 # --- mechanisms, not wordings ------------------------------------------------------------------------
