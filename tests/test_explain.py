@@ -268,6 +268,9 @@ def test_read_lines_caps_line_length():
         "| 0 1 2 3 |" * 5_000,
         "keras/src/" * 6_000 + " ValueError: not recognized",
         "could not select device driver " + '\\"' * 20_000,
+        "requires missing needs " * 3_000 + "GLIBC_",  # the stated-glibc reader's lazy gap
+        "/tensorflow_text" * 4_000 + ".so: undefined symbol",  # an add-on's op library
+        "File \"" + "x_pb2.py" * 8_000,  # a frame in protobuf's generated code, never closed
     ],
 )
 def test_a_64_kb_pathological_line_costs_little(line):

@@ -23,18 +23,21 @@ def unexplained(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         first = program[0]
         reason = stackerrors.NOT_ENVIRONMENT.get(str(first.get("reason")), "")
         names = sorted({str(i.get("code")) for i in program})
+        if first.get("reason") == "numerics":
+            plan = rm.plan(facts, P.note("tf.debugging.enable_check_numerics() at the start of the program"
+                                         " names the first operation that makes a NaN or Inf; then lower the"
+                                         " learning rate or check that input"))
+        else:
+            plan = rm.plan(facts, P.env("CUDA_LAUNCH_BLOCKING", "1"),
+                           P.env("TF_CPP_MIN_LOG_LEVEL", "0", "run again to see which operation returns it;"
+                                 " check that operation's arguments (shapes, dtypes, device placement)"))
         out.append(Finding(
             "log.program-error",
             Status.WARN,
             f"{', '.join(names[:3])}: an error of the program, not of the installation",
             detail=f"{first.get('code')}: {reason}. Nothing in this output points to the driver, CUDA,"
             " cuDNN or TensorFlow's installation; the call that returned it is where to look.",
-            plan=rm.plan(facts, P.note("tf.debugging.enable_check_numerics() at the start of the program"
-                                       " names the first operation that makes a NaN or Inf; then lower the"
-                                       " learning rate or check that input"))
-            if first.get("reason") == "numerics" else rm.plan(facts, P.env("CUDA_LAUNCH_BLOCKING", "1"),
-                         P.env("TF_CPP_MIN_LOG_LEVEL", "0", "run again to see which operation returns it;"
-                               " check that operation's arguments (shapes, dtypes, device placement)")),
+            plan=plan,
             facts=("log.evidence",),
             evidence=fc.quote(facts, program),
             confidence="likely",

@@ -370,6 +370,8 @@ def _pip_conflicts(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding
     if not items:
         return []
     item = items[0]
+    detail = ("TensorFlow pins the Keras, TensorBoard and NumPy versions it works with; another install"
+              " replaced one of them, so imports or training break.")
     if item.get("package") and item.get("needs"):
         what = (f"{item['package']} needs {item['needs']},"
                 f" but {item.get('have')} {item.get('have_version')} is installed")
@@ -385,6 +387,8 @@ def _pip_conflicts(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding
         what = f"{addon}'s compiled ops were built for another TensorFlow than the one installed"
         fix = rm.plan(facts, rm.install(rm.keep_tf_version(facts), addon,
                                         why=f"lets pip pick the {addon} release built for this TensorFlow"))
+        detail = ("An add-on's compiled ops link against TensorFlow's C++ internals, which change with every"
+                  " release: the add-on must be the release built for this TensorFlow.")
     else:
         what = "pip could not install TensorFlow and Keras versions that fit together"
         tfv = fc.tf_version(facts)
@@ -395,11 +399,7 @@ def _pip_conflicts(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding
             "tensorflow.conflicting-installs",
             Status.FAIL,
             f"Package versions conflict: {what}",
-            detail=("An add-on's compiled ops link against TensorFlow's C++ internals, which change with"
-                    " every release: the add-on must be the release built for this TensorFlow."
-                    if item.get("mismatch") == "addon" else
-                    "TensorFlow pins the Keras, TensorBoard and NumPy versions it works with; another install"
-                    " replaced one of them, so imports or training break."),
+            detail=detail,
             plan=fix,
             facts=used,
             evidence=fc.quote(facts, items),
