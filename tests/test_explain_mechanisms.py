@@ -527,3 +527,33 @@ def test_a_traceback_cut_where_protobufs_generated_code_builds_a_descriptor():
     assert "python.protobuf-mismatch" not in failing(ended)
     listing = "    _descriptor.FieldDescriptor(\n      name='size', index=0,\n"  # code shown, not a failure
     assert not failing(listing)
+
+
+# --- the GPU a person names in an issue template's field ------------------------------------------------
+
+
+def test_the_gpu_a_person_names_in_a_field_is_the_reports_gpu():
+    def gpus(text: str) -> list:
+        return explain_report(text, MATRIX).environment.get("gpus") or []
+
+    typed = held_line("holdout7", "N008", "GPU model and memory")  # "nVidia GeForce GT 710, 1GB of memory"
+    assert [g["name"] for g in gpus(typed)] == ["nVidia GeForce GT 710"]
+    assert gpus("- **GPU model and memory**: 2 RTX 2080 Super")[0]["name"] == "RTX 2080 Super"
+    field = gpus("- GPU: NVIDIA GeForce RTX 5080 (Compute Capability 12.0)")[0]
+    assert (field["name"], field["compute_capability"]) == ("NVIDIA GeForce RTX 5080", "12.0")
+    assert gpus("GPU: NVIDIA A100 80GB PCIe")[0]["name"] == "NVIDIA A100 80GB PCIe"  # part of its name
+    for not_a_gpu in ("- **GPU model and memory**: CPU install only with 4GB memory", "GPU: 0", "GPU: N/A",
+                      "GPU model and memory: 24", "GPU: Apple M1"):
+        assert not gpus(not_a_gpu), not_a_gpu
+    # TensorFlow's own device line says which GPU ran, whatever the person typed
+    created = ("Created TensorFlow device (/job:localhost/replica:0/task:0/device:GPU:0 with 7000 MB memory)"
+               " -> physical GPU (device: 0, name: NVIDIA GeForce RTX 3070, pci bus id: 0000:01:00.0,"
+               " compute capability: 8.6)")
+    assert [g["name"] for g in gpus("GPU: GTX 1080\n" + created)] == ["NVIDIA GeForce RTX 3070"]
+
+
+def test_the_gpu_a_person_names_is_judged_by_its_capability():
+    typed = "- TensorFlow version: {}\n- GPU model and memory: GeForce GTX 750 Ti, 2GB\n"
+    found = failing(typed.format("2.17.0"))  # built for sm_60 and up: nothing runs on a 5.0
+    assert "5.0" in found["gpu.compute-capability-unsupported"].title
+    assert not failing(typed.format("2.15.0"))  # built for sm_50

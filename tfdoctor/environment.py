@@ -29,11 +29,10 @@ KEYS = (
 
 
 def _gpus(facts: dict[str, Any]) -> list[dict[str, Any]] | None:
-    """The driver's GPU list, else TensorFlow's (a pasted log), else those TensorFlow ignored."""
+    """The driver's GPU list, else TensorFlow's or the one a person named (a pasted log)."""
     gpus, source = fc.gpus(facts)
     if not gpus:
-        gpus = [g for g in fc.as_list(fc.get(facts, "runtime", "gpus")) if isinstance(g, dict)]
-        gpus += [g for g in fc.as_list(fc.get(facts, "runtime", "gpus_ignored")) if isinstance(g, dict)]
+        gpus = fc.tf_gpus(facts)[0]
     if not gpus and source is None:
         return [] if fc.get(facts, "system", "pci_nvidia") == [] else None  # none on the PCI bus: 0
     out = []

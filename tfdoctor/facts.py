@@ -120,6 +120,17 @@ def gpus(facts: dict[str, Any], dev_nodes: bool = False) -> tuple[list[dict[str,
     return [], None
 
 
+def tf_gpus(facts: dict[str, Any]) -> tuple[list[dict[str, Any]], str | None]:
+    """GPUs without the driver's list (a pasted log): TensorFlow's devices and those it ignored, else
+    the GPU a person named (an issue template's "GPU model and memory"), and the source."""
+    runtime = section(facts, "runtime") or {}
+    listed = [g for key in ("gpus", "gpus_ignored") for g in as_list(runtime.get(key)) if isinstance(g, dict)]
+    if listed:
+        return listed, "TensorFlow's device list"
+    stated = [g for g in as_list(runtime.get("gpus_stated")) if isinstance(g, dict)]
+    return stated, "the GPU named in the text" if stated else None
+
+
 def gpu_label(g: dict[str, Any]) -> str:
     return f"GPU {g.get('index', '?')} ({g.get('name') or 'unknown GPU'})"
 

@@ -165,6 +165,17 @@ RE_TF_CONFIG = re.compile(r"TF_CONFIG['\"\]]{0,2}(?: environment variable)?\s{0,
 RE_K8S_VALUE = re.compile(r"^-?\s{0,3}value:\s{0,3}(['\"]?)\s{0,3}(\{.*)")  # under `- name: TF_CONFIG`
 MAX_TF_CONFIG_LINES = 60
 # what a template field adds to the OS: its own hint "(e.g., Linux Ubuntu 16.04)", a "(WSL)" note
+# The GPU a person names in a field ("GPU model and memory: GeForce GTX 1070, Compute Capability 6.1, 8Gb",
+# "- GPU: 2 x RTX 2080 Super"): a brand or a model number (A100, K80), up to a separator, without the count
+# before it or a memory size after it.
+GPU_FIELDS = frozenset({"gpu", "gpus", "gpu(s)", "gpu model", "gpu model and memory", "gpu type", "gpu name",
+                        "graphics card", "graphic card", "graphics", "video card"})
+RE_STATED_GPU = re.compile(r"^(?:\d{1,2}\s{0,2}[x\u00d7]?\s{1,3})?((?:nvidia\s{1,3})?(?:geforce|quadro|tesla|titan|"
+                           r"rtx|gtx|gt |grid|jetson|[a-z]{1,2}\d{1,4}\b)[^,;()/|]{0,60})", re.IGNORECASE)
+RE_STATED_TAIL = re.compile(r"\s{1,3}(?:(?:with|and|-)\s.{0,80}|\d{1,3}\s{0,2}(?:gb|gib|mb)"
+                            r"(?:\s{1,2}(?:of\s)?(?:memory|ram|vram|gddr\w{0,4}|hbm\w{0,4}))?\s{0,3})$",
+                            re.IGNORECASE)
+RE_STATED_CC = re.compile(r"compute capability\s{0,3}:?\s{0,3}(\d{1,2}\.\d)\b", re.IGNORECASE)
 RE_OS_NOTE = re.compile(r"\s{0,3}\((?:e\.g\.?,?|WSL ?2?\b)[^()]{0,60}\)", re.IGNORECASE)
 RE_OS = re.compile(
     r"\b(Ubuntu \d\d\.\d\d(?:\.\d{1,2})?(?: LTS)?|CentOS(?: Linux)?(?: release)? \d[\d.]{0,8}|"
@@ -339,6 +350,7 @@ class Values:
         self.gpus: dict[int, dict[str, Any]] = {}  # TensorFlow's view, by device index
         self.smi_gpus: dict[int, dict[str, Any]] = {}
         self.ignored: dict[int, dict[str, Any]] = {}
+        self.stated: dict[int, dict[str, Any]] = {}  # the GPU a person named
         self.lists: list[list[tuple[str, str]]] = [[]]  # package lists (name, version), in order
         self.dist_lines: dict[str, int] = {}
         self.blocks = Blocks()
@@ -523,6 +535,8 @@ class Values:
             vm = None if version else RE_SHORT_VERSION.search(value)
             if version or vm:
                 self.set("nvcc.version", version or ".".join(vm.group(1).split(".")[:2]), 3)
+        elif label.strip(" *_`") in GPU_FIELDS:
+            self._stated_gpu(value)
         elif "cudnn" in label and "cuda" not in label.replace("cudnn", ""):
             vm = RE_SHORT_VERSION.search(value)
             if vm:
@@ -534,11 +548,20 @@ class Values:
             self.set("tensorflow.version", m.group(1), 4)
         elif heading == "python version" and m:
             self.set("tensorflow.python_version", m.group(1), 4)
+        elif heading == "gpu model and memory":
+            self._stated_gpu(text)
         elif heading.startswith("os platform"):
             value = RE_OS_NOTE.sub("", text).strip(" `*:")[:80]
             if value and (RE_OS.search(value)
                           or re.search(r"linux|windows|mac|ubuntu|centos|debian", value, re.I)):
                 self.set("system.os", value, 4)  # as the person wrote it
+
+    def _stated_gpu(self, text: str) -> None:
+        m = RE_STATED_GPU.match(text.strip(" *`"))
+        if m:
+            name = RE_STATED_TAIL.sub("", m.group(1)).strip(" *`.:-")
+            cc = RE_STATED_CC.search(text)
+            self._gpu(self.stated, 0, name=name, compute_capability=cc and cc.group(1))
 
     def _versions(self, line: str, low: str) -> None:
         m = RE_DRIVER_VERSION.search(line) if "driver version" in low else None
@@ -887,6 +910,8 @@ class Values:
                     put(f"{section}.{key}", value, None)
         if self.ignored:
             put("runtime.gpus_ignored", [self.ignored[i] for i in sorted(self.ignored)], None)
+        if self.stated:
+            put("runtime.gpus_stated", list(self.stated.values()), None)
         return out, provenance
 
 
@@ -912,7 +937,7 @@ _PLATFORM_TRIGGERS = ("gpu", "cuda", "nvidia", "wsl", "microsoft", *_WINDOWS_KEY
 READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (_HEADING_TRIGGERS, Values._heading_line),
     (("version", "nvrm", "release", "driver"), Values._versions),
-    (("driver", "nvcc", "cudnn", "nvidia-smi", "nvidia smi"), Values._labeled_line),
+    (("driver", "nvcc", "cudnn", "nvidia-smi", "nvidia smi", "gpu", "graphic", "video card"), Values._labeled_line),
     (_TF_TRIGGERS, Values._tensorflow),
     (("python", "-cp", "\\py\\"), Values._python),
     (_PACKAGE_TRIGGERS, Values._packages),

@@ -115,14 +115,13 @@ def _fit(caps: Any, cc: str) -> str | None:
 
 def _gpu_ccs(facts: dict[str, Any], matrix: Any) -> list[tuple[str, str, str]]:
     """[(name, compute capability, source)] for each GPU whose capability is known: the driver's list,
-    else TensorFlow's own device lines (a pasted log), by name from the compat table as a last resort."""
+    else TensorFlow's own device lines or the GPU a person named (a pasted log), by name from the compat table as a last resort."""
     out = []
     gpus, source = fc.gpus(facts, dev_nodes=True)
     if not any(g.get("name") or g.get("compute_capability") for g in gpus):
-        tf_gpus = [g for g in fc.as_list(fc.get(facts, "runtime", "gpus")) if isinstance(g, dict)]
-        tf_gpus += [g for g in fc.as_list(fc.get(facts, "runtime", "gpus_ignored")) if isinstance(g, dict)]
+        tf_gpus, tf_source = fc.tf_gpus(facts)
         if tf_gpus:
-            gpus, source = tf_gpus, "TensorFlow's device list"
+            gpus, source = tf_gpus, tf_source
     for g in gpus:
         name = str(g.get("name") or f"GPU {g.get('index', '?')}")
         cc = g.get("compute_capability")
