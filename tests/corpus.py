@@ -33,6 +33,7 @@ SPLITS = {
     "holdout5": CORPUS / "holdout5",
     "holdout6": CORPUS / "holdout6",
     "holdout7": CORPUS / "holdout7",
+    "holdout8": CORPUS / "holdout8",
 }
 
 

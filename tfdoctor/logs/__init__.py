@@ -73,10 +73,25 @@ _PROTOBUF_ERROR = re.compile(r"^(?:[\w.]{1,60}\.)?(?:TypeError|AttributeError|Im
 # TensorFlow registering its bfloat16 NumPy type: a refusal there is a NumPy of another ABI
 _BFLOAT16_FRAME = re.compile(r"_pywrap_bfloat16\.TF_bfloat16_type\(\)")
 _BFLOAT16_ERROR = re.compile(r"^TypeError: Unable to convert function return value to a Python type")
-# a traceback through a package's frames, then the exception that ends it: (frame, error, kind, via)
-_FRAMES = ((_KERAS3_FRAME, _API_ERROR, "keras3", "keras/src traceback"),
-           (_PROTOBUF_FRAME, _PROTOBUF_ERROR, "protobuf", "google/protobuf traceback"),
-           (_BFLOAT16_FRAME, _BFLOAT16_ERROR, "numpy-abi", "TensorFlow's bfloat16 NumPy type"))
+# TensorFlow loading an add-on's compiled ops (tensorflow_text, tensorflow_addons, ...): refused, they were built
+# against another TensorFlow (its C++ symbols are no stable ABI), unless a CUDA library is what is missing
+_OP_LIBRARY_FRAME = re.compile(r"\bin load_op_library\b|\bTF_LoadLibrary\(")
+_OP_LIBRARY_ERROR = re.compile(r"^(?:[\w.]{1,60}\.)?NotFoundError\b(?![^\n]{0,400}(?:libcu|libnv|cudart|cudnn|cublas))")
+_ADDON_PATH = re.compile(r"[/\\](tensorflow_(?!core[/\\])[a-z_]{2,30})[/\\]")
+# The standalone Keras 2 package's own code asking TensorFlow for a module or name it lacks: that Keras is
+# another release than the TensorFlow beside it (tf.keras imports it)
+_KERAS2_FRAME = re.compile(r"[/\\](?:site|dist)-packages[/\\]keras[/\\](?!src[/\\])")
+_KERAS2_ERROR = re.compile(r"^(?:[\w.]{1,60}\.)?(?:ModuleNotFoundError|ImportError|AttributeError)\b:?\s{0,3}"
+                           r"(?:No module named '?tensorflow\.|cannot import name '?\w{1,80}'? from '?tensorflow\.|"
+                           r"module '?tensorflow\.[\w.]{1,80}'? has no attribute)")
+# a traceback through a package's frames, then the exception that ends it: (frame, error, kind, via, data)
+_FRAMES = ((_KERAS3_FRAME, _API_ERROR, "keras3", "keras/src traceback", {}),
+           (_PROTOBUF_FRAME, _PROTOBUF_ERROR, "protobuf", "google/protobuf traceback", {}),
+           (_BFLOAT16_FRAME, _BFLOAT16_ERROR, "numpy-abi", "TensorFlow's bfloat16 NumPy type", {}),
+           (_OP_LIBRARY_FRAME, _OP_LIBRARY_ERROR, "pip-conflict", "an add-on's op library refused",
+            {"mismatch": "addon"}),
+           (_KERAS2_FRAME, _KERAS2_ERROR, "pip-conflict", "the keras package's traceback into TensorFlow",
+            {"mismatch": "keras"}))
 # The line a traceback failed at, in protobuf's generated code (a *_pb2.py module building its
 # descriptors), where the paste ends before the exception: a runtime that refuses code generated for
 # another protobuf ("Descriptors cannot be created directly"). Notebooks mark the line with an arrow.
@@ -127,6 +142,7 @@ def trigger_words(signatures: Iterable[ev.Signature], source: str) -> set[str] |
     (explain) every value reader's and block finder's triggers; None when a signature declares none
     (then every line is read in full)."""
     words = {"modulenotfounderror", "keras/src", "keras\\src", "google/", "google\\", "_pywrap_bfloat16",
+             "load_op_library", "tf_loadlibrary(",
              "_pb2.py", "_descriptor.",
              *codes.TRIGGERS,
              *errorlines.TRIGGERS, *_SEVERITY_WORDS,
@@ -164,6 +180,8 @@ class Reader:
         self.unrecognized: list[dict[str, Any]] = []
         self.unrecognized_count = 0
         self._frame_at: dict[str, int] = {}  # kind -> line of its package's last frame
+        self._error_at: dict[str, dict[str, Any]] = {}  # via -> an exception pasted before its traceback
+        self._addon: str | None = None  # the last add-on package (tensorflow_text, ...) in a traceback's frames
         self._pb2_frame = -1  # the line of the last frame in protobuf's generated code
         self._cut_in_pb2: dict[str, Any] | None = None  # its failing line, until an exception ends it
         self._libcuda_opened = False  # "Successfully opened dynamic library libcuda.so.1"
@@ -252,7 +270,12 @@ class Reader:
             self._generated_code(line, severe_prefix)
         if "successfully opened" in low and ("libcuda" in low or "nvcuda" in low):
             self._libcuda_opened = True
-        if self._frame_at or "keras" in low or "google" in low or "bfloat16" in low:
+        if "tensorflow_" in low:
+            addon = _ADDON_PATH.search(line)
+            if addon and line.lstrip().startswith("File "):
+                self._addon = addon.group(1)  # the add-on a traceback is in
+        if (self._frame_at or self._error_at or "error" in low or "keras" in low or "google" in low
+                or "bfloat16" in low or "load_op_library" in low or "tf_loadlibrary(" in low):
             self._frames(line, low)
         here: set[tuple[str, Any]] = set()
         found = [{**codes.item(code), "line": self.lines, "text": line[:QUOTE]}
@@ -298,21 +321,39 @@ class Reader:
 
     def _frames(self, line: str, low: str) -> None:
         """An API error at the end of a traceback through a package's own frames (Keras 3's keras/src,
-        protobuf's google/protobuf): that package is not the version its caller was written for."""
-        for frame, error, kind, via in _FRAMES:
+        protobuf's google/protobuf): that package is not the version its caller was written for. The
+        exception may also come first (an issue's title, then its traceback)."""
+        for frame, error, kind, via, data in _FRAMES:
+            earlier = self._error_at.get(via)
+            if earlier is not None and self.lines - earlier["line"] > TRACEBACK_WINDOW:
+                del self._error_at[via]
+                earlier = None
             if frame.search(line):
-                self._frame_at[kind] = self.lines
+                self._frame_at[via] = self.lines
+                if earlier is not None:
+                    del self._error_at[via]
+                    self._frame_item(kind, data, earlier)
                 continue
-            at = self._frame_at.get(kind)
-            if at is None:
+            if "error" not in low or not error.match(line):
+                at = self._frame_at.get(via)
+                if at is not None and self.lines - at > TRACEBACK_WINDOW:
+                    del self._frame_at[via]
                 continue
-            if self.lines - at > TRACEBACK_WINDOW:
-                del self._frame_at[kind]
-            elif "error" in low and error.match(line):
-                del self._frame_at[kind]
-                if self.counts.get(kind, 0) < MAX_ITEMS_PER_KIND:
-                    self.items.append({"kind": kind, "line": self.lines, "text": line[:QUOTE], "via": via})
-                self.counts[kind] = self.counts.get(kind, 0) + 1
+            item = {"kind": kind, "line": self.lines, "text": line[:QUOTE], "via": via, **data}
+            at = self._frame_at.pop(via, None)
+            if at is not None and self.lines - at <= TRACEBACK_WINDOW:
+                self._frame_item(kind, data, item)
+            else:
+                self._error_at[via] = item
+
+    def _frame_item(self, kind: str, data: dict[str, Any], item: dict[str, Any]) -> None:
+        if data.get("mismatch") == "addon":
+            if not self._addon:
+                return  # a program's own op library: nothing says which TensorFlow it was built for
+            item["addon"] = self._addon
+        if self.counts.get(kind, 0) < MAX_ITEMS_PER_KIND:
+            self.items.append(item)
+        self.counts[kind] = self.counts.get(kind, 0) + 1
 
     def _generated_code(self, line: str, severe_prefix: bool) -> None:
         """A traceback failing at a descriptor that protobuf's generated code builds: protobuf's, unless

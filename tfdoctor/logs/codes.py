@@ -84,6 +84,14 @@ def _messages(line: str, low: str) -> list[se.Code]:
             key, codes = _message_prefix(part)
             if codes and not _long(key) and before.rstrip().endswith(_LEAD):
                 out += _named(codes, before) or _named(codes, low)
+    # a message of two or more words ending a line whose words before it name its library ("pynvml could not
+    # be initialized Insufficient Permissions")
+    words = low.rstrip(_PUNCT + " !").split()
+    for n in (4, 3, 2):
+        codes = se.by_message(" ".join(words[-n:])) if len(words) > n else ()
+        if codes:
+            out += _named(codes, " ".join(words[:-n]))
+            break
     return out
 
 

@@ -234,10 +234,14 @@ SIGNATURES: tuple[Signature, ...] = (
          r"Could not parse port for local server from \"?([^\"\s]{0,80})", ("address",), problem="address"),
     # --- the GPU itself -----------------------------------------------------------------------------
     _sig("xid", "xid", r"\bXid\b.{0,40}?\):? (\d{1,3})\b", ("code",)),
-    _sig("gpu-lost", ("off the bus", "gpu is lost", "unable to determine the device handle"),
+    _sig("gpu-lost", ("off the bus", "gpu is lost", "unable to determine the device handle", "reset required",
+                      "reboot required", "requires reset"),
          # the kernel's "GPU has fallen off the bus", and a person's "falls"/"fell off the bus"
          r"\b(?:fallen|falls|fell|falling) off the bus|GPU is lost|"
-         r"Unable to determine the device handle for GPU"),
+         r"Unable to determine the device handle for GPU|"
+         # Xid 154 naming the recovery the GPU needs now (the driver's "GPU recovery action changed ... to
+         # 0x1 (GPU Reset Required)"), nvidia-smi's "GPU requires reset"
+         r"\((?:GPU Reset|Node Reboot) Required\)|\bGPU requires reset\b"),
     # --- the CPU and the system's libraries ----------------------------------------------------------
     # SIGILL as shells print it (bash "Illegal instruction", zsh "illegal hardware instruction") and
     # Windows' STATUS_ILLEGAL_INSTRUCTION
@@ -250,8 +254,8 @@ SIGNATURES: tuple[Signature, ...] = (
          r"\b(?:CPU|processor|machine|Xeon|Celeron|Pentium|Atom|Opteron)\b[^.\n]{0,80}?"
          r"(?:does not|doesn't|doesn’t|do not|don't|cannot|can't) (?:support|have) (?:the )?AVX(?![\w-])"),
     _sig("glibc", ("glibc", "glibcxx", "cxxabi"),
-         r"version [`'\\]{0,2}(GLIBC(?:XX)?_\d{1,2}\.\d{1,2}(?:\.\d{1,2})?|CXXABI_\d\.\d{1,2}(?:\.\d{1,2})?)"
-         r"[\\']{0,2} not found",
+         r"(?:version [`'\\]{0,2}|\b)(GLIBC(?:XX)?[_ ]\d{1,2}\.\d{1,2}(?:\.\d{1,2})?|CXXABI_\d\.\d{1,2}(?:\.\d{1,2})?)"
+         r"[`\\']{0,2} not found",
          ("symbol",)),
     # the same in a person's words: "a missing dependency on GLIBCXX_3.4.21", "requires GLIBC_2.28"
     _sig("glibc", ("glibc", "glibcxx", "cxxabi"),
@@ -268,6 +272,8 @@ SIGNATURES: tuple[Signature, ...] = (
          r"compiled using NumPy 1\.x cannot be run in|"
          r"numpy\.core\.(?:_multiarray_umath|multiarray) failed to import|"
          r"module compiled against (?:API|ABI) version|numpy\.(?:dtype|ndarray) size changed|"
+         # the same in a person's words: "compiled with API 0x10 installed 0xf"
+         r"compiled (?:against|with) (?:API|ABI)(?: version)? 0x[0-9a-fA-F]{1,4}\b|"
          r"_ARRAY_API not found|"
          r"NumPy 2\.\d{1,2}\.\d{1,2} as it may crash|numpy\.core\.umath failed to import"),
     # code written for an older NumPy meeting a newer one: aliases removed in NumPy 1.24 and 2.0

@@ -33,6 +33,9 @@ _PREFIXES = (  # tried in this order, as one alternation
 _PREFIX = re.compile("|".join(f"(?:{p})" for p in _PREFIXES))
 _PREFIX_START = frozenset("IWEF0123456789[ADJMNOS")
 _QUOTING = re.compile(r"(?:\s|>|`|\*|#\s)+")
+# CJK text types full-width punctuation ("显卡：RTX 3080", "cuda＝10.0"): read as its ASCII form
+_FULL_WIDTH = {ord(c): ord(c) - 0xFEE0 for c in "\uff01\uff08\uff09\uff0c\uff1a\uff1b\uff1d\uff1f"}
+_FULL_WIDTH[0x3000] = " "  # the ideographic space
 
 
 def normalize(line: str) -> str:
@@ -41,7 +44,10 @@ def normalize(line: str) -> str:
         line = line[:MAX_LINE]
     if "\x1b" in line:
         line = _ANSI.sub("", line)
-    line = _CONTROL.sub(" ", line).strip().strip("`").strip()
+    line = _CONTROL.sub(" ", line)
+    if not line.isascii():
+        line = line.translate(_FULL_WIDTH)
+    line = line.strip().strip("`").strip()
     if line and line[0] in "> `*#\t":
         m = _QUOTING.match(line)
         if m and not line.startswith("|"):

@@ -72,9 +72,9 @@ def memory_and_bus_errors(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             Finding(
                 "gpu.lost",
                 Status.FAIL,
-                "A GPU fell off the bus (Xid 79) and no longer answers",
-                detail="The driver lost contact with the GPU: overheating, power, a PCIe/riser fault or a"
-                " driver bug. Every CUDA call on it fails until it is reset.",
+                "A GPU stopped answering and needs a reset (fallen off the bus, Xid 79, or a reset required)",
+                detail="The driver lost contact with the GPU, or its firmware halted: overheating, power, a"
+                " PCIe/riser fault or a driver bug. Every CUDA call on it fails until it is reset.",
                 plan=rm.plan(facts, P.system("sudo nvidia-smi -r", "or reboot; if it recurs check seating,"
                              " power cables and cooling, and collect `sudo nvidia-bug-report.sh` for your"
                              " vendor")),
