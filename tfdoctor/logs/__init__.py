@@ -73,16 +73,18 @@ _PROTOBUF_ERROR = re.compile(r"^(?:[\w.]{1,60}\.)?(?:TypeError|AttributeError|Im
 # TensorFlow registering its bfloat16 NumPy type: a refusal there is a NumPy of another ABI
 _BFLOAT16_FRAME = re.compile(r"_pywrap_bfloat16\.TF_bfloat16_type\(\)")
 _BFLOAT16_ERROR = re.compile(r"^TypeError: Unable to convert function return value to a Python type")
-# TensorFlow loading an add-on's compiled ops (tensorflow_text, tensorflow_addons, ...): refused, they were built
-# against another TensorFlow (its C++ symbols are no stable ABI), unless a CUDA library is what is missing
+# TensorFlow loading an add-on's compiled ops (tensorflow_text, tensorflow_addons, ...): refused, they were
+# built against another TensorFlow (its C++ symbols are no stable ABI), unless a CUDA library is missing
 _OP_LIBRARY_FRAME = re.compile(r"\bin load_op_library\b|\bTF_LoadLibrary\(")
-_OP_LIBRARY_ERROR = re.compile(r"^(?:[\w.]{1,60}\.)?NotFoundError\b(?![^\n]{0,400}(?:libcu|libnv|cudart|cudnn|cublas))")
+_OP_LIBRARY_ERROR = re.compile(r"^(?:[\w.]{1,60}\.)?NotFoundError\b"
+                               r"(?![^\n]{0,400}(?:libcu|libnv|cudart|cudnn|cublas))")
 _ADDON_PATH = re.compile(r"[/\\](tensorflow_(?!core[/\\])[a-z_]{2,30})[/\\]")
 # The standalone Keras 2 package's own code asking TensorFlow for a module or name it lacks: that Keras is
 # another release than the TensorFlow beside it (tf.keras imports it)
 _KERAS2_FRAME = re.compile(r"[/\\](?:site|dist)-packages[/\\]keras[/\\](?!src[/\\])")
 _KERAS2_ERROR = re.compile(r"^(?:[\w.]{1,60}\.)?(?:ModuleNotFoundError|ImportError|AttributeError)\b:?\s{0,3}"
-                           r"(?:No module named '?tensorflow\.|cannot import name '?\w{1,80}'? from '?tensorflow\.|"
+                           r"(?:No module named '?tensorflow\.|"
+                           r"cannot import name '?\w{1,80}'? from '?tensorflow\.|"
                            r"module '?tensorflow\.[\w.]{1,80}'? has no attribute)")
 # a traceback through a package's frames, then the exception that ends it: (frame, error, kind, via, data)
 _FRAMES = ((_KERAS3_FRAME, _API_ERROR, "keras3", "keras/src traceback", {}),
@@ -181,7 +183,7 @@ class Reader:
         self.unrecognized_count = 0
         self._frame_at: dict[str, int] = {}  # kind -> line of its package's last frame
         self._error_at: dict[str, dict[str, Any]] = {}  # via -> an exception pasted before its traceback
-        self._addon: str | None = None  # the last add-on package (tensorflow_text, ...) in a traceback's frames
+        self._addon: str | None = None  # the last add-on (tensorflow_text, ...) in a traceback's frames
         self._pb2_frame = -1  # the line of the last frame in protobuf's generated code
         self._cut_in_pb2: dict[str, Any] | None = None  # its failing line, until an exception ends it
         self._libcuda_opened = False  # "Successfully opened dynamic library libcuda.so.1"

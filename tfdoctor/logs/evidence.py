@@ -254,7 +254,8 @@ SIGNATURES: tuple[Signature, ...] = (
          r"\b(?:CPU|processor|machine|Xeon|Celeron|Pentium|Atom|Opteron)\b[^.\n]{0,80}?"
          r"(?:does not|doesn't|doesn’t|do not|don't|cannot|can't) (?:support|have) (?:the )?AVX(?![\w-])"),
     _sig("glibc", ("glibc", "glibcxx", "cxxabi"),
-         r"(?:version [`'\\]{0,2}|\b)(GLIBC(?:XX)?[_ ]\d{1,2}\.\d{1,2}(?:\.\d{1,2})?|CXXABI_\d\.\d{1,2}(?:\.\d{1,2})?)"
+         r"(?:version [`'\\]{0,2}|\b)"
+         r"(GLIBC(?:XX)?[_ ]\d{1,2}\.\d{1,2}(?:\.\d{1,2})?|CXXABI_\d\.\d{1,2}(?:\.\d{1,2})?)"
          r"[`\\']{0,2} not found",
          ("symbol",)),
     # the same in a person's words: "a missing dependency on GLIBCXX_3.4.21", "requires GLIBC_2.28"

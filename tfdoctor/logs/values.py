@@ -170,7 +170,8 @@ MAX_TF_CONFIG_LINES = 60
 # before it or a memory size after it.
 GPU_FIELDS = frozenset({"gpu", "gpus", "gpu(s)", "gpu model", "gpu model and memory", "gpu type", "gpu name",
                         "graphics card", "graphic card", "graphics", "video card"})
-RE_STATED_GPU = re.compile(r"^(?:\d{1,2}\s{0,2}[x\u00d7]?\s{1,3})?((?:nvidia\s{1,3})?(?:geforce|quadro|tesla|titan|"
+RE_STATED_GPU = re.compile(r"^(?:\d{1,2}\s{0,2}[x\u00d7]?\s{1,3})?"
+                           r"((?:nvidia\s{1,3})?(?:geforce|quadro|tesla|titan|"
                            r"rtx|gtx|gt |grid|jetson|[a-z]{1,2}\d{1,4}\b)[^,;()/|]{0,60})", re.IGNORECASE)
 RE_STATED_TAIL = re.compile(r"\s{1,3}(?:(?:with|and|-)\s.{0,80}|\d{1,3}\s{0,2}(?:gb|gib|mb)"
                             r"(?:\s{1,2}(?:of\s)?(?:memory|ram|vram|gddr\w{0,4}|hbm\w{0,4}))?\s{0,3})$",
@@ -937,7 +938,8 @@ _PLATFORM_TRIGGERS = ("gpu", "cuda", "nvidia", "wsl", "microsoft", *_WINDOWS_KEY
 READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (_HEADING_TRIGGERS, Values._heading_line),
     (("version", "nvrm", "release", "driver"), Values._versions),
-    (("driver", "nvcc", "cudnn", "nvidia-smi", "nvidia smi", "gpu", "graphic", "video card"), Values._labeled_line),
+    (("driver", "nvcc", "cudnn", "nvidia-smi", "nvidia smi", "gpu", "graphic", "video card"),
+     Values._labeled_line),
     (_TF_TRIGGERS, Values._tensorflow),
     (("python", "-cp", "\\py\\"), Values._python),
     (_PACKAGE_TRIGGERS, Values._packages),

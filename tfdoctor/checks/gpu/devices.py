@@ -115,7 +115,8 @@ def _fit(caps: Any, cc: str) -> str | None:
 
 def _gpu_ccs(facts: dict[str, Any], matrix: Any) -> list[tuple[str, str, str]]:
     """[(name, compute capability, source)] for each GPU whose capability is known: the driver's list,
-    else TensorFlow's own device lines or the GPU a person named (a pasted log), by name from the compat table as a last resort."""
+    else TensorFlow's own device lines or the GPU a person named (a pasted log); by name from the compat
+    table as a last resort."""
     out = []
     gpus, source = fc.gpus(facts, dev_nodes=True)
     if not any(g.get("name") or g.get("compute_capability") for g in gpus):
