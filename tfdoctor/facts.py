@@ -334,7 +334,7 @@ def gpu_context(facts: dict[str, Any]) -> bool:
     if log_items(facts, *_GPU_KINDS) or "gpu" in as_list(as_dict(facts.get("log")).get("platform_hints")):
         return True
     return bool(
-        section(facts, "nvidia_smi") or get(facts, "runtime", "gpus")
+        section(facts, "nvidia_smi") or get(facts, "runtime", "gpus") or get(facts, "runtime", "gpus_stated")
         or get(facts, "runtime", "tf_visible_gpus") is not None
         or is_cuda_build(facts) is False
     )

@@ -103,10 +103,10 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     dists = fc.distributions(facts)
     cpu_dists = [d for d in CPU_DISTS if d in dists and d not in META_PARTS]
     if plat == "macos" and not fc.get(facts, "runtime", "gpus"):  # TF 1.0/1.1 and source builds had CUDA
-        if fc.other_failure(facts) and not fc.gpu_context(facts):  # the output is about that failure
+        if not fc.gpu_context(facts):  # the output is about something else (a failure, a question)
             return [skipped("tensorflow.cpu-only-build", f"TensorFlow {version} on macOS (CPU only)",
-                            "TensorFlow has no CUDA GPU support on macOS; this output fails for another"
-                            " reason and is not about a GPU.", used)]
+                            "TensorFlow has no CUDA GPU support on macOS; this output is not about a GPU.",
+                            used)]
         return [
             Finding(
                 "tensorflow.cpu-only-build",
@@ -222,8 +222,15 @@ def import_failed(facts: dict[str, Any], matrix: Any) -> list[Finding]:
 
 
 def _gpu_package_refused(facts: dict[str, Any]) -> list[dict[str, Any]]:
-    """pip could not install tensorflow-gpu (or tf-nightly-gpu): the name itself is the problem."""
-    return [i for i in fc.log_items(facts, "pip-no-version") if i.get("package") in GPU_PACKAGES]
+    """pip could not install tensorflow-gpu (or tf-nightly-gpu): the name itself is the problem, unless pip
+    found no release of it at all for this interpreter (then its Python or platform is)."""
+    return [i for i in fc.log_items(facts, "pip-no-version") if i.get("package") in GPU_PACKAGES
+            and not _no_release_at_all(i)]
+
+
+def _no_release_at_all(item: dict[str, Any]) -> bool:
+    """pip's "(from versions: none)": no wheel of any release fits this interpreter and platform."""
+    return str(item.get("versions") or "").strip().lower() == "none"
 
 
 def _gpu_package_removed(
@@ -508,7 +515,8 @@ def _py(version: Any) -> tuple[int, ...]:
 def python_supported(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     used = ("tensorflow.python_version", "tensorflow.version", "tensorflow.installed", "log.evidence")
     pyv = fc.get(facts, "tensorflow", "python_version")
-    refused = [i for i in fc.log_items(facts, "pip-no-version") if i.get("package") not in GPU_PACKAGES]
+    refused = [i for i in fc.log_items(facts, "pip-no-version")
+               if i.get("package") not in GPU_PACKAGES or _no_release_at_all(i)]
     if refused:
         return [_no_wheel(facts, matrix, refused, used)]
     if not _py(pyv) or len(_py(pyv)) < 2:
@@ -621,6 +629,21 @@ def python_from_offer(matrix: Any, offered: list[str]) -> str | None:
     return best if score >= 0.75 else None
 
 
+def _asked_release(matrix: Any, items: list[dict[str, Any]]) -> tuple[str, Any] | None:
+    """The requirement pip was asked for ("tensorflow-gpu==2.5.1") and its release's row, when it names one
+    exact release the matrix holds."""
+    for item in items:
+        spec = str(item.get("spec") or "")
+        if spec.startswith("==") and v.vtuple(spec[2:]):
+            try:
+                release = matrix.tf_release(spec[2:])
+            except Exception:  # noqa: BLE001 - an unparsable version is "not in the matrix"
+                release = None
+            if release is not None:
+                return f"{item.get('package')}{spec}", release
+    return None
+
+
 def _no_wheel(
     facts: dict[str, Any], matrix: Any, items: list[dict[str, Any]], used: tuple[str, ...],
 ) -> Finding:
@@ -644,7 +667,14 @@ def _no_wheel(
         if plat == "windows" and not py:
             detail += " Native Windows wheels exist for 64-bit Python only."
     fitting = [r for r in releases if py and _py(r.python_min) <= _py(py)[:2] <= _py(r.python_max)]
-    if py and fitting:
+    asked = _asked_release(matrix, items)
+    if asked is not None and not offered and not (py and fitting):  # keep the version asked for
+        package, release = asked
+        fix = rm.plan(facts, P.system(f"python{release.python_max} -m venv ~/tf"),
+                      P.system(f"~/tf/bin/python -m pip install '{package}'",
+                               f"a Python TensorFlow {release.version} supports"
+                               f" ({release.python_min}-{release.python_max}), 64-bit"))
+    elif py and fitting:
         fix = rm.plan(facts, rm.install(rm.tf_requirement(fitting[0].version), why=f"TensorFlow"
                                         f" {fitting[0].version} is the newest release with wheels for"
                                         f" Python {py}"))

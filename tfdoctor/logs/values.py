@@ -774,7 +774,8 @@ class Values:
 
     def _platform(self, line: str, low: str) -> None:
         hints = self.hints
-        if "gpu" not in hints and ("gpu" in low or "cuda" in low or "nvidia" in low):
+        if "gpu" not in hints and ("gpu" in low or "cuda" in low or "nvidia" in low) and not (
+                _has(low, _HEADING_TRIGGERS) and RE_HEADING.match(line)):  # an issue template's field name
             hints["gpu"] = 1
         if "wsl" in low or "microsoft" in low:
             if RE_WSL2.search(line):
