@@ -74,6 +74,13 @@ def container(facts: dict[str, Any]) -> str | None:
     return text(get(facts, "system", "container"))
 
 
+def container_without_gpus(facts: dict[str, Any]) -> bool:
+    """A container started without the GPU (a run command with no --gpus, NVIDIA runtime or CDI device),
+    and no driver seen inside it: CUDA there finds no driver, whatever the host has."""
+    return (bool(container(facts)) and get(facts, "system", "container_gpu_access") is False
+            and not driver_version(facts)[0] and not gpus(facts)[0])
+
+
 def no_gpu_attached(facts: dict[str, Any]) -> bool:
     """The PCI bus has no NVIDIA GPU (probed; containers see the host's bus): on such a machine every
     GPU-software problem is moot, and the absent GPU is the one root cause. Never on WSL2, whose GPU

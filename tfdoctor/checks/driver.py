@@ -101,6 +101,12 @@ def _log_absence(facts: dict[str, Any]) -> tuple[list[str], bool, set[str], list
     if stub:
         notes.append("cuInit failed to load the driver (CUDA error 303/34)")
         items += stub
+    failed = fc.log_items(facts, "cuinit", "cuda-error") or fc.get(facts, "runtime", "tf_visible_gpus") == 0
+    if fc.container_without_gpus(facts) and (failed or items):
+        notes.append("the container was started without the GPU (no --gpus, NVIDIA runtime or CDI device)")
+        strong = True
+        kinds.add("container")
+        items += [i for i in fc.log_items(facts, "cuinit", "cuda-error") if i not in items]
     return notes, strong, kinds, items
 
 
@@ -311,6 +317,8 @@ def _too_old_evidence(facts: dict[str, Any]) -> tuple[list[dict[str, Any]], list
         # use, and is refused on GPUs it does not support (804) or by a driver branch it does not
         # cover (803); with the library and kernel versions shown to differ, that split says more
         hard += fc.cuda_errors(facts, *_COMPAT)
+    if fc.container_without_gpus(facts):  # CUDA's "insufficient driver" there is no driver at all
+        hard = [i for i in hard if i.get("error") != "INSUFFICIENT_DRIVER"]
     soft = fc.log_items(facts, "driver-cuda-older")
     return hard, soft
 

@@ -224,6 +224,11 @@ RE_WSL = re.compile(r"\bWSL\b")
 RE_CONDA = re.compile(r"\b(?:ana|mini|mamba|micro)(?:conda|forge)3?\b|/envs/\w|"
                       r"conda (?:install|activate|create)|"
                       r"\|Anaconda", re.IGNORECASE)
+# A container engine started on a command line, and the flags that hand it the GPU: without one the container
+# has no driver (--device /dev/nvidia0 passes the device files, not the driver's libraries)
+RE_ENGINE_RUN = re.compile(r"^(?:[$#]\s{0,3})?(?:sudo\s{1,3})?(nvidia-docker|docker|podman)\s{1,3}"
+                           r"(?:container\s{1,3})?run\b")
+RE_GPU_ACCESS = re.compile(r"--gpus\b|--runtime[= ]nvidia\b|nvidia\.com/gpu|NVIDIA_VISIBLE_DEVICES")
 RE_CONTAINER = re.compile(r"docker run\b|nvidia-docker|/\.dockerenv|\bdocker exec\b|podman run\b|"
                           r"^== TensorFlow ==$|nvidia-container-cli\b|Error response from daemon\b|"
                           r"OCI runtime (?:create )?failed|\bCDI devices?\b|Emulate Docker CLI|"
@@ -364,6 +369,7 @@ class Values:
         self._tf_config: list[str] | None = None  # a TF_CONFIG value spread over lines
         self._query_device: int | None = None
         self._query_lines = 0
+        self._run_lines = 0  # continuation lines ("\\" at the end) of a container engine's run command
         self._found_line = 0
         self._prev = ""
         self._words: frozenset[str] = frozenset()
@@ -429,6 +435,8 @@ class Values:
             wanted = {i for word in found for i in _INDEX_BY_WORD.get(word, ())}
             for i in sorted(wanted):
                 READERS[i][1](self, line, low)
+        if self._run_lines or "docker" in low or "podman" in low:
+            self._engine_run(line)
         if line.startswith("|"):
             self._smi_table(line)  # MIG rows and modes, beside the banner its probe's parser reads
         if self._tf_config is not None or "tf_config" in low or self._prev.endswith("tf_config"):
@@ -438,6 +446,7 @@ class Values:
             self.blocks.feed(line, low)
         self._prev = low
         self._next = (self._heading is not None or self._found is not None or self._query_lines > 0
+                      or self._run_lines > 0
                       or self._tf_config is not None or self.blocks.open
                       or any(map(low.__contains__, _ANNOUNCE)))
 
@@ -771,6 +780,25 @@ class Values:
             self._gpu(self.smi_gpus, self._last_smi, memory_used_mib=int(m.group(1)),
                       memory_total_mib=int(m.group(2)))
             self._last_smi = None
+
+    def _engine_run(self, line: str) -> None:
+        """Whether a container was started with the GPU: True once any run command (or its continuation
+        lines) hands it over, False for a run command that does not."""
+        if self._run_lines:
+            self._run_lines -= 1  # a continuation line of the command
+        else:
+            m = RE_ENGINE_RUN.match(line)
+            if not m:
+                return
+            if self.get("system.container_gpu_access") is None:
+                self.set("system.container_gpu_access", False, 1)
+            if m.group(1) == "nvidia-docker":
+                self.set("system.container_gpu_access", True, 7)
+            self._run_lines = 8
+        if RE_GPU_ACCESS.search(line):
+            self.set("system.container_gpu_access", True, 7)
+        if not line.endswith("\\"):
+            self._run_lines = 0
 
     def _platform(self, line: str, low: str) -> None:
         hints = self.hints
