@@ -49,6 +49,15 @@ def test_valid_cluster_parses_into_tasks_and_peers():
     assert "ps:0" not in {t.name for t in config.members}
 
 
+def test_parameter_servers_without_a_chief_are_refused():
+    _config, problems = parse_tf_config(tfc(["w0:2222"], ps=["p0:2222", "p1:2222"]))
+    assert [(p.id, p.title) for p in problems] == [
+        ("distributed.tf-config-invalid", "TF_CONFIG has parameter servers but no chief")]
+    for coordinator in ({"chief": ["c:1"]}, {"master": ["m:1"]}):  # the Estimator's older name for it
+        assert parse_tf_config(tfc(["w0:2222"], ps=["p0:2222"], **coordinator))[1] == []
+    assert parse_tf_config(tfc(["w0:2222", "w1:2222"]))[1] == []  # workers alone: worker 0 coordinates
+
+
 @pytest.mark.parametrize(
     ("text", "title_part", "detail_part", "fix_part"),
     [
@@ -313,7 +322,8 @@ def test_probe_without_multiworker_or_tf_config_runs_nothing():
     assert "127.0.0.1" in facts["local_addresses"] and "localhost" in facts["local_names"]
     facts = probe(Context(python=sys.executable, env={}, multiworker=True))
     assert facts["ran"] is False and facts["skipped"] == "TF_CONFIG is not set"
-    facts = probe(Context(python=sys.executable, env={"TF_CONFIG": tfc(["a:1"], task_type="ps", ps=["p:1"])},
+    facts = probe(Context(python=sys.executable, env={"TF_CONFIG": tfc(["a:1"], task_type="ps", ps=["p:1"],
+                                                                          chief=["c:1"])},
                           multiworker=True))
     assert facts["ran"] is False and facts["not_a_member"] is True
 

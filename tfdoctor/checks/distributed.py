@@ -340,6 +340,18 @@ def parse_tf_config(text: str) -> tuple[ClusterConfig | None, list[Problem]]:
                 f"Keep one address in cluster.{job} and move the others to cluster.worker",
             )
         )
+    if jobs.get("ps") and not jobs.get("chief") and not jobs.get("master"):
+        # ParameterServerStrategy's coordinator and the Estimator's RunConfig both need a chief beside ps
+        # ('If "cluster" is set in TF_CONFIG, it must have one "chief" node.')
+        problems.append(
+            _invalid(
+                "TF_CONFIG has parameter servers but no chief",
+                f"cluster jobs: {', '.join(sorted(cluster))}. With ps tasks, training is coordinated by the"
+                " chief (ParameterServerStrategy's coordinator, the Estimator's chief worker); TensorFlow"
+                " refuses a cluster without one.",
+                "Add a chief task (cluster.chief with one address; in a TFJob, a Chief replica spec)",
+            )
+        )
     seen: dict[str, Task] = {}
     for task in tasks:
         key = task.address.lower()
