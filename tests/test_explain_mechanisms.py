@@ -557,3 +557,83 @@ def test_the_gpu_a_person_names_is_judged_by_its_capability():
     found = failing(typed.format("2.17.0"))  # built for sm_60 and up: nothing runs on a 5.0
     assert "5.0" in found["gpu.compute-capability-unsupported"].title
     assert not failing(typed.format("2.15.0"))  # built for sm_50
+
+
+# --- learned from holdout8 (its blind score is in its cases.toml) --------------------------------------
+
+def eight(name: str, needle: str) -> str:
+    return held_line("holdout8", name, needle)
+
+
+def test_an_add_ons_op_library_refused_by_tensorflows_loader():
+    for name in ("P103", "P104"):  # wrapped mid-word; cut after the add-on's path
+        found = failing(holdout("holdout8", name))
+        assert "tensorflow-text" in found["tensorflow.conflicting-installs"].title, name
+    frames = ('  File "/venv/lib/python3.9/site-packages/{pkg}/ops.py", line 28, in <module>\n'
+              '    lib = load_library.load_op_library(path)\n'
+              '  File "/venv/lib/python3.9/site-packages/tensorflow/python/framework/load_library.py", line 54,'
+              ' in load_op_library\n    lib_handle = py_tf.TF_LoadLibrary(library_filename)\n')
+    refused = "tensorflow.python.framework.errors_impl.NotFoundError: {what}\n"
+    addon = frames.format(pkg="tensorflow_addons") + refused.format(what="/venv/x/_ops.so: undefined symbol: _ZN3tsl")
+    assert "tensorflow-addons" in failing(addon)["tensorflow.conflicting-installs"].title
+    cuda = frames.format(pkg="tensorflow_addons") + refused.format(
+        what="libcudart.so.11.0: cannot open shared object file: No such file or directory")
+    assert "tensorflow.conflicting-installs" not in failing(cuda)  # a CUDA library is what is missing
+    own = frames.format(pkg="myproject") + refused.format(what="/work/_my_op.so: undefined symbol: _ZN3tsl")
+    assert "tensorflow.conflicting-installs" not in failing(own)  # a program's own op: built for whichever
+
+
+def test_the_keras_packages_own_code_asking_tensorflow_for_what_it_lacks():
+    found = failing(holdout("holdout8", "P106"))  # the exception in the title, the traceback after it
+    assert "Keras" in found["tensorflow.conflicting-installs"].title
+    frame = '  File "/usr/lib/python3/dist-packages/keras/backend.py", line 32, in <module>\n'
+    missing_tf = frame + "ModuleNotFoundError: No module named 'tensorflow'\n"
+    assert "tensorflow.conflicting-installs" not in failing(missing_tf)  # no TensorFlow at all
+    assert "tensorflow.conflicting-installs" not in failing(
+        "ModuleNotFoundError: No module named 'tensorflow.python.trackable'\n")  # no keras frame: unplaced
+
+
+def test_a_gpu_that_needs_a_reset_is_lost():
+    assert set(failing(eight("P016", "GPU Reset Required"))) == {"gpu.lost"}
+    assert not failing("NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed from 0x1 (GPU Reset"
+                       " Required) to 0x0 (None)")
+
+
+def test_library_versions_in_a_persons_words():
+    assert set(failing(eight("P148", "GLIBC"))) == {"system.glibc-too-old"}
+    assert set(failing(eight("P144", "0x10"))) == {"python.numpy-abi-mismatch"}
+    assert not failing("GLIBC 2.17 found in /lib64, all fine")
+
+
+def test_nvmls_message_ending_a_line_that_names_it():
+    assert "nvml.no-permission" in failing(eight("P005", "Insufficient Permissions"))
+    assert not failing("python.d ERROR: sudo failed: Insufficient Permissions")  # whose? not NVML's
+
+
+def test_full_width_punctuation_is_read_as_ascii():
+    report = explain_report(held_line("holdout4", "L061", "Graphics card"), MATRIX)
+    assert [g["name"] for g in report.environment["gpus"]] == ["RTX 3080 Ti"]
+
+
+def test_no_release_of_tensorflow_gpu_for_the_interpreter_keeps_the_version_asked():
+    found = failing(holdout("holdout8", "P141"))
+    assert {fid for fid, f in found.items() if not f.caused_by} == {"tensorflow.python-unsupported"}
+    assert "python3.9 -m venv" in found["tensorflow.python-unsupported"].fix
+    assert "tensorflow-gpu==2.5.1" in found["tensorflow.python-unsupported"].fix
+    offered = ("ERROR: Could not find a version that satisfies the requirement tensorflow-gpu==2.12.0 (from"
+               " versions: 2.8.0, 2.9.0, 2.10.0, 2.10.1, 2.12.0)")
+    assert "tensorflow.missing" in failing(offered)  # the name is discontinued: it finds its empty release
+
+
+def test_tensorflow_on_macos_is_judged_only_when_the_output_is_about_a_gpu():
+    assert not failing(holdout("holdout8", "P155"))  # a template's "GPU model and memory: -" is not
+    gpu = "- OS: macOS 14.2.1\n- TensorFlow version: 2.16.1\nNum GPUs Available:  0\n"
+    assert "tensorflow.cpu-only-build" in failing(gpu)
+
+
+def test_a_container_started_without_the_gpu_has_no_driver():
+    found = failing(holdout("holdout8", "P022"))  # docker run --device /dev/nvidia0 ... : no libraries
+    assert set(found) == {"driver.missing"} and "--gpus all" in found["driver.missing"].fix
+    error = "cudaGetDeviceCount returned 35\n-> CUDA driver version is insufficient for CUDA runtime version\n"
+    with_gpus = "docker run --gpus all -it nvidia/cuda:12.4.0-base bash\n" + error
+    assert "driver.missing" not in failing(with_gpus) and "driver.too-old" in failing(with_gpus)

@@ -241,7 +241,7 @@ SIGNATURES: tuple[Signature, ...] = (
          r"Unable to determine the device handle for GPU|"
          # Xid 154 naming the recovery the GPU needs now (the driver's "GPU recovery action changed ... to
          # 0x1 (GPU Reset Required)"), nvidia-smi's "GPU requires reset"
-         r"\((?:GPU Reset|Node Reboot) Required\)|\bGPU requires reset\b"),
+         r"\bto 0x[0-9a-fA-F]{1,8} \((?:GPU Reset|Node Reboot) Required\)|\bGPU requires reset\b"),
     # --- the CPU and the system's libraries ----------------------------------------------------------
     # SIGILL as shells print it (bash "Illegal instruction", zsh "illegal hardware instruction") and
     # Windows' STATUS_ILLEGAL_INSTRUCTION
