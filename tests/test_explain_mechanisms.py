@@ -571,10 +571,10 @@ def test_an_add_ons_op_library_refused_by_tensorflows_loader():
         assert "tensorflow-text" in found["tensorflow.conflicting-installs"].title, name
     frames = ('  File "/venv/lib/python3.9/site-packages/{pkg}/ops.py", line 28, in <module>\n'
               '    lib = load_library.load_op_library(path)\n'
-              '  File "/venv/lib/python3.9/site-packages/tensorflow/python/framework/load_library.py", line 54,'
-              ' in load_op_library\n    lib_handle = py_tf.TF_LoadLibrary(library_filename)\n')
+              '  File "/venv/lib/python3.9/site-packages/tensorflow/python/framework/load_library.py",'
+              ' line 54, in load_op_library\n    lib_handle = py_tf.TF_LoadLibrary(library_filename)\n')
     refused = "tensorflow.python.framework.errors_impl.NotFoundError: {what}\n"
-    addon = frames.format(pkg="tensorflow_addons") + refused.format(what="/venv/x/_ops.so: undefined symbol: _ZN3tsl")
+    addon = frames.format(pkg="tensorflow_addons") + refused.format(what="/venv/_ops.so: undefined symbol: _Z")
     assert "tensorflow-addons" in failing(addon)["tensorflow.conflicting-installs"].title
     cuda = frames.format(pkg="tensorflow_addons") + refused.format(
         what="libcudart.so.11.0: cannot open shared object file: No such file or directory")
@@ -634,6 +634,7 @@ def test_tensorflow_on_macos_is_judged_only_when_the_output_is_about_a_gpu():
 def test_a_container_started_without_the_gpu_has_no_driver():
     found = failing(holdout("holdout8", "P022"))  # docker run --device /dev/nvidia0 ... : no libraries
     assert set(found) == {"driver.missing"} and "--gpus all" in found["driver.missing"].fix
-    error = "cudaGetDeviceCount returned 35\n-> CUDA driver version is insufficient for CUDA runtime version\n"
+    error = ("cudaGetDeviceCount returned 35\n"
+             "-> CUDA driver version is insufficient for CUDA runtime version\n")
     with_gpus = "docker run --gpus all -it nvidia/cuda:12.4.0-base bash\n" + error
     assert "driver.missing" not in failing(with_gpus) and "driver.too-old" in failing(with_gpus)
