@@ -574,7 +574,7 @@ def test_an_add_ons_op_library_refused_by_tensorflows_loader():
               '  File "/venv/lib/python3.9/site-packages/tensorflow/python/framework/load_library.py",'
               ' line 54, in load_op_library\n    lib_handle = py_tf.TF_LoadLibrary(library_filename)\n')
     refused = "tensorflow.python.framework.errors_impl.NotFoundError: {what}\n"
-    addon = frames.format(pkg="tensorflow_addons") + refused.format(what="/venv/_ops.so: undefined symbol: _Z")
+    addon = frames.format(pkg="tensorflow_addons") + refused.format(what="/v/_ops.so: undefined symbol: _Z")
     assert "tensorflow-addons" in failing(addon)["tensorflow.conflicting-installs"].title
     cuda = frames.format(pkg="tensorflow_addons") + refused.format(
         what="libcudart.so.11.0: cannot open shared object file: No such file or directory")
