@@ -11,6 +11,7 @@ from conftest import ROOT
 
 from tfdoctor import logs
 from tfdoctor.compat import load_matrix
+from tfdoctor.model import Status
 from tfdoctor.report import explain_report
 
 CORPUS = ROOT / "tests" / "data" / "explain"
@@ -429,7 +430,9 @@ def test_the_container_toolkits_requirement_wrapped_by_the_terminal():
 def test_several_mig_instances_in_cuda_visible_devices_are_one_for_a_process():
     found = failing(holdout("holdout6", "M024"))  # `echo $CUDA_VISIBLE_DEVICES` and its value below
     assert "only the first" in found["gpu.mig-enabled"].title
-    assert "gpu.mig-enabled" not in failing("CUDA_VISIBLE_DEVICES=MIG-ff9ad03d-6c8b-5f72-b0dc-70b79aef1bd9")
+    one = failing("CUDA_VISIBLE_DEVICES=MIG-ff9ad03d-6c8b-5f72-b0dc-70b79aef1bd9")["gpu.mig-enabled"]
+    assert one.status == Status.WARN and "slice only" in one.title  # MIG is on, as check says on the machine
+    assert "gpu.mig-enabled" not in failing("CUDA_VISIBLE_DEVICES=GPU-ff9ad03d-6c8b-5f72-b0dc-70b79aef1bd9")
 
 
 def test_keras3_building_a_sequential_only_when_called():

@@ -501,11 +501,13 @@ def mig(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         )
     listed = [d.strip() for d in str(fc.env(facts).get("CUDA_VISIBLE_DEVICES") or "").split(",")]
     slices = [d for d in listed if d[:4].upper() == "MIG-"]
-    if len(slices) > 1 and not (empty or sliced):  # the driver's view, when read, says it already
+    if slices and not (empty or sliced):  # the driver's view, when read, says it already
         out.append(Finding(
             "gpu.mig-enabled",
             Status.WARN,
-            f"CUDA_VISIBLE_DEVICES names {len(slices)} MIG instances; a CUDA process uses only the first",
+            f"CUDA_VISIBLE_DEVICES names {len(slices)} MIG instances; a CUDA process uses only the first"
+            if len(slices) > 1 else "CUDA_VISIBLE_DEVICES names a MIG instance: TensorFlow sees that slice"
+            " only",
             detail="A CUDA process enumerates a single MIG instance, whatever else CUDA_VISIBLE_DEVICES"
             " lists: TensorFlow sees one slice, and MirroredStrategy cannot span MIG slices.",
             docs=cat.NV_MIG,
