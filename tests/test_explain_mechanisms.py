@@ -641,3 +641,20 @@ def test_a_container_started_without_the_gpu_has_no_driver():
              "-> CUDA driver version is insufficient for CUDA runtime version\n")
     with_gpus = "docker run --gpus all -it nvidia/cuda:12.4.0-base bash\n" + error
     assert "driver.missing" not in failing(with_gpus) and "driver.too-old" in failing(with_gpus)
+
+
+def test_code_for_keras3_under_an_older_keras():
+    found = failing(holdout("holdout8", "P154"))  # "from keras.src.legacy..." then its module missing
+    assert set(found) == {"tensorflow.conflicting-installs"} and "older Keras" in found[
+        "tensorflow.conflicting-installs"].title
+    keras3 = ("    from keras.src.engine import data_adapter\n"
+              "AttributeError: module 'keras.src.engine' has no attribute 'x'")
+    assert "keras.keras3-api-change" in failing(keras3)
+
+
+def test_a_keras_of_another_minor_than_tensorflows_pin():
+    listing = "tensorflow==2.12.0\nkeras=={}\n"
+    found = failing(listing.format("2.15.0"))
+    assert "keras==2.12.*" in found["tensorflow.conflicting-installs"].fix
+    assert not failing(listing.format("2.12.0"))
+    assert "tensorflow.conflicting-installs" not in failing("tensorflow==2.5.0\nkeras==2.4.3\n")  # not pinned

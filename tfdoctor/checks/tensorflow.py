@@ -383,6 +383,13 @@ def _pip_conflicts(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding
         what = (f"{item['package']} needs {item['needs']},"
                 f" but {item.get('have')} {item.get('have_version')} is installed")
         fix = rm.plan(facts, rm.install(rm.tf_pin(facts), str(item["needs"]).replace(" ", "")))
+    elif item.get("older") == "keras":
+        what = "this code imports Keras 3's modules (keras.src), but an older Keras is installed"
+        detail = ("Keras 3 comes with TensorFlow 2.16 and newer; under TensorFlow 2.15 or older, keras is"
+                  " Keras 2, which lacks keras.src (before 2.13) or keras.src.legacy.")
+        fix = rm.plan(facts, P.note("Install the release of the failing package written for Keras 2 (one"
+                                    " released for this TensorFlow), or move to TensorFlow 2.16+ with Keras"
+                                    f" 3: {rm.pip_install(facts, 'tensorflow>=2.16')}"))
     elif item.get("mismatch") == "keras":
         what = "the installed Keras is not the one this TensorFlow uses as tf.keras"
         tfv = fc.tf_version(facts)
@@ -490,6 +497,21 @@ def _keras(facts: dict[str, Any], dists: dict[str, str], used: tuple[str, ...]) 
                     facts=used,
                 )
             ]
+    elif keras and v.major(keras) == 2 and v.version_ge(tfv, (2, 6)) and v.major_minor(keras) != mm:
+        # TensorFlow 2.6-2.15 require the keras of their own minor (the wheels' Requires-Dist, e.g.
+        # tensorflow 2.15.0: keras<2.16,>=2.15.0, https://pypi.org/project/tensorflow/2.15.0/)
+        return [
+            Finding(
+                "tensorflow.conflicting-installs",
+                Status.FAIL,
+                f"Keras {keras} with TensorFlow {tfv}: TensorFlow {mm} needs keras {mm}",
+                detail=f"tf.keras is the keras package, which TensorFlow {mm} pins to its own minor release;"
+                " another one fails on import or in training.",
+                plan=rm.plan(facts, rm.install(rm.tf_pin(facts), f"keras=={mm}.*")),
+                docs=cat.KERAS_COMPAT,
+                facts=used,
+            )
+        ]
     elif keras and v.version_ge(keras, (3,)):
         return [
             Finding(

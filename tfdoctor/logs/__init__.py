@@ -390,6 +390,8 @@ class Reader:
             self.items.append(self._cut_in_pb2)
             self.counts["protobuf"] = 1
             self._cut_in_pb2 = None
+        if any(i.get("older") == "keras" for i in self.items):  # "from keras.src" wants a newer Keras
+            self._drop(lambda i: i["kind"] == "keras3" and "from keras.src" in str(i.get("text")))
         if self._libcuda_opened:  # TensorFlow's later "libcuda ... Not found" is its diagnostics' miss
             self._drop(lambda i: i["kind"] == "no-driver" and i.get("why") == "libcuda")
         log: dict[str, Any] = {

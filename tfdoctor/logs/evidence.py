@@ -359,6 +359,11 @@ SIGNATURES: tuple[Signature, ...] = (
          r"compat\.v2\.__internal__' has no attribute|"
          # standalone Keras' own import check: this Keras is newer than the TensorFlow installed
          r"Keras requires TensorFlow \d\.\d{1,2} or higher", mismatch="keras"),
+    # code written for Keras 3 (or 2.13+) under an older Keras: its keras.src (Keras 3's keras.src.legacy)
+    # is not there
+    _sig("pip-conflict", "no module named",
+         r"No module named '?keras\.src(?:\.legacy(?:\.\w{1,40}){0,3})?'?(?![\w.])", mismatch="keras",
+         older="keras"),
     # an add-on's op library (tensorflow_text, tensorflow_addons, ...) built against another TensorFlow:
     # TensorFlow's C++ symbols are not a stable ABI, so load_op_library fails on an undefined one
     _sig("pip-conflict", "undefined symbol",
