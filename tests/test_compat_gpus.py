@@ -170,6 +170,20 @@ RECORDED_WITHOUT_CC = {
     "NVIDIA A800 80GB PCIe": "8.0",
     "NVIDIA H100 PCIe": "9.0",
     "NVIDIA GeForce RTX 2060": "7.5",
+    # GPUs people named in issue templates (tests/data/explain), as they typed them
+    "A100- 40G": "8.0",
+    "GTX970": "5.2",
+    "RTX4060": "8.9",
+    "GeForce RTX 2080 SUPER": "7.5",
+    "Geforce RTX 2060": "7.5",
+    "NVIDIA GeForce GTX 960M": "5.0",
+    "NVIDIA Geforce GTX 970": "5.2",
+    "NVIDIA RTX 5060 Ti": "12.0",
+    "Nvidia GTX 750 Ti": "5.0",
+    "Nvidia Tesla P100-16GB": "6.0",
+    "RTX 2080": "7.5",
+    "GEFORCE GTX 4090": None,  # no such GPU (a typo for RTX 4090): never a guess
+    "NVIDIA GeForce GT 710": None,  # Fermi or Kepler by variant: left out of the matrix on purpose
 }
 
 

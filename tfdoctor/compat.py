@@ -242,7 +242,7 @@ class Matrix:
             return None
         if _NOT_NVIDIA.search(name):
             return None
-        name = name.strip()
+        name = _MX.sub("MX", _SPACED.sub(r"\1 ", name.strip()))  # as typed: "RTX4060", "GeForce 940 MX"
         for model in self.gpus:
             if any(rx.search(name) for rx in _compiled(model.patterns)):
                 if _PARTITION.search(name):
@@ -324,6 +324,10 @@ def _backtracking_risk(pattern: str) -> str | None:
         return None
 
     return walk(parser.parse(pattern), False)
+
+
+_SPACED = re.compile(r"\b(RTX|GTX|GT)(?=\d)", re.IGNORECASE)  # (MX150 is spelled so)
+_MX = re.compile(r"(?<=\d) MX\b", re.IGNORECASE)
 
 
 @functools.lru_cache(maxsize=256)

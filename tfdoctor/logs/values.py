@@ -173,7 +173,8 @@ GPU_FIELDS = frozenset({"gpu", "gpus", "gpu(s)", "gpu model", "gpu model and mem
 RE_STATED_GPU = re.compile(r"^(?:\d{1,2}\s{0,2}[x\u00d7]?\s{1,3})?"
                            r"((?:nvidia\s{1,3})?(?:geforce|quadro|tesla|titan|"
                            r"rtx|gtx|gt |grid|jetson|[a-z]{1,2}\d{1,4}\b)[^,;()/|]{0,60})", re.IGNORECASE)
-RE_STATED_TAIL = re.compile(r"\s{1,3}(?:(?:with|and|-)\s.{0,80}|\d{1,3}\s{0,2}(?:gb|gib|mb)"
+RE_STATED_TAIL = re.compile(r"(?:\.\s|\s{1,3}(?:compute capability|cc\b)).{0,80}$|"
+                            r"\s{1,3}(?:(?:with|and|-)\s.{0,80}|\d{1,3}\s{0,2}(?:gb|gib|mb)"
                             r"(?:\s{1,2}(?:of\s)?(?:memory|ram|vram|gddr\w{0,4}|hbm\w{0,4}))?\s{0,3})$",
                             re.IGNORECASE)
 RE_STATED_CC = re.compile(r"compute capability\s{0,3}:?\s{0,3}(\d{1,2}\.\d)\b", re.IGNORECASE)
