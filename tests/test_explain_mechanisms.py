@@ -658,3 +658,13 @@ def test_a_keras_of_another_minor_than_tensorflows_pin():
     assert "keras==2.12.*" in found["tensorflow.conflicting-installs"].fix
     assert not failing(listing.format("2.12.0"))
     assert "tensorflow.conflicting-installs" not in failing("tensorflow==2.5.0\nkeras==2.4.3\n")  # not pinned
+
+
+def test_the_image_cuda_nvidia_docker_refused_and_an_old_gpus_last_branch():
+    found = failing(eight("P021", "unsupported CUDA version"))["driver.too-old"]
+    assert "367.48" in found.fix and "last driver branch" not in found.fix  # Kepler's R470 runs CUDA 8.0
+    k80 = ("| NVIDIA-SMI 450.80.02    Driver Version: 450.80.02    CUDA Version: 11.0     |\n"
+           "|   0  Tesla K80           Off  | 00000000:00:1E.0 Off |                    0 |\n"
+           "TensorFlow version: 2.15.0\n")
+    fix = failing(k80)["driver.too-old"].fix
+    assert "last driver branch is R470," in fix  # CUDA 12 needs a branch Kepler never gets

@@ -410,7 +410,8 @@ def _too_old(
         minimum = ngc.get("need")
     needs = [i.get("need") for i in hard if i.get("kind") == "container-cuda"] + [
         i.get("need") for i in soft]
-    if not cuda and needs:
+    image = not cuda and bool(needs)  # the CUDA a container image (or a program) needs, not TensorFlow's
+    if image:
         cuda = needs[0]
         if not minimum and cuda and matrix is not None:
             try:
@@ -422,7 +423,8 @@ def _too_old(
     limit = rm.driver_branch_limit(facts, matrix)
     parts = []
     if cuda:
-        parts.append(f"TensorFlow {tfv or ''} was built for CUDA {cuda}".replace("  ", " ")
+        parts.append(f"This needs CUDA {cuda}" if image else
+                     f"TensorFlow {tfv or ''} was built for CUDA {cuda}".replace("  ", " ")
                      + (f" (from {cuda_source})" if cuda_source else ""))
     if minimum:
         parts.append(f"which needs a {column} driver >= {minimum}")

@@ -205,9 +205,10 @@ def driver_branch_limit(facts: dict[str, Any], matrix: Any) -> tuple[str, str] |
             model = matrix.gpu(str(g["name"]))
             cc = getattr(model, "compute_capability", None)
         arch = lookup(str(cc)) if cc else None
-        last = getattr(arch, "last_driver_branch", None) if arch is not None else None
+        major = getattr(arch, "last_driver_major", None) if arch is not None else None
+        last = str(major) if major else None  # "470" for the R470 branch
         if last and (worst is None or v.vtuple(last) < v.vtuple(worst[1])):
-            worst = (str(getattr(arch, "name", "this")), str(last))
+            worst = (str(getattr(arch, "name", "this")), last)
     return worst
 
 

@@ -100,6 +100,9 @@ SIGNATURES: tuple[Signature, ...] = (
          r"(?:--require=cuda>=(\d{1,2}\.\d{1,2})[^\n]{0,600}?)?requirement error: unsatisfied condi(?:tion:"
          r"\s{0,2}(?:cuda\s{0,2}>=?\s{0,2}(\d{1,2}\.\d{1,2})|brand|driver|arch)|\W{0,8}$)",  # or wrapped here
          ("need", "need")),
+    # nvidia-docker 1.0's own check of the image's CUDA against the driver's
+    _sig("container-cuda", "unsupported cuda version",
+         r"unsupported CUDA version: driver (\d{1,2}\.\d{1,2}) < image (\d{1,2}\.\d{1,2})", ("has", "need")),
     # the CUDA toolkit's link-time stub libcuda reached at run time (ldd/ldconfig, LD_LIBRARY_PATH)
     _sig("stub-libcuda", "stubs",
          r"libcuda\.so(?:\.1)?\s{0,4}(?:\([^)]{0,40}\)\s{0,4})?=>\s{0,4}\S{0,200}/stubs/libcuda\.so|"
