@@ -39,6 +39,17 @@ class CompatError(Exception):
 
 
 @dataclass(frozen=True)
+class OlderRelease:
+    """A TensorFlow minor release before the matrix's first (1.0 to 2.3): only the CUDA and cuDNN its
+    Linux GPU build was tested with, for reading old logs (what CUDA it loads, what driver that needs)."""
+
+    version: str
+    cuda: str
+    cudnn: str
+    source: str
+
+
+@dataclass(frozen=True)
 class TFRelease:
     version: str
     python_min: str
@@ -140,6 +151,7 @@ class Matrix:
     minor_compat: tuple[MinorCompat, ...] = ()
     location: str = ""
     architectures: tuple[Architecture, ...] = ()
+    older: tuple[OlderRelease, ...] = ()
 
     # ---- TensorFlow -----------------------------------------------------------------------------------
     def tf_release(self, version: str) -> TFRelease | None:
@@ -152,6 +164,15 @@ class Matrix:
             return None
         key = f"{rel[0]}.{rel[1]}"
         return next((r for r in self.tensorflow if r.version == key), None)
+
+    def older_release(self, version: str) -> OlderRelease | None:
+        """The row of a TensorFlow release before the matrix's first ("1.15.2" -> 1.15); None if unknown."""
+        try:
+            rel = release(version, "TensorFlow version")
+        except ValueError:
+            return None
+        key = f"{rel[0]}.{rel[1]}" if len(rel) >= 2 else ""
+        return next((r for r in self.older if r.version == key), None)
 
     def newest_tf(self) -> TFRelease:
         return self.tensorflow[-1]
@@ -279,6 +300,7 @@ class Matrix:
             "minor_compat": [row(m) for m in self.minor_compat],
             "gpus": [row(g) for g in self.gpus],
             "architectures": [row(a) for a in self.architectures],
+            "older": [row(r) for r in self.older],
         }
 
 
@@ -485,8 +507,23 @@ def _numbers(text: str) -> tuple[int, ...]:
     return tuple(int(p) for p in text.split("."))
 
 
+def _parse_older(v: _Rows, data: dict[str, Any], first: str) -> tuple[OlderRelease, ...]:
+    out: list[OlderRelease] = []
+    for i, row in enumerate(v.table(data, "older") if "older" in data else [], 1):
+        where = f"older #{i}" + (f" ({row.get('version')})" if isinstance(row, dict) else "")
+        v.keys(row, where, {"version", "cuda", "cudnn", "source"}, set())
+        version = v.version(row, "version", where) or ""
+        if len(_numbers(version)) != 2:
+            raise v.fail(where, f"version {version!r} must be MAJOR.MINOR, e.g. 1.15")
+        if out and _numbers(version) <= _numbers(out[-1].version) or _numbers(version) >= _numbers(first):
+            raise v.fail(where, f"out of order (ascending, all before {first})")
+        out.append(OlderRelease(version, v.version(row, "cuda", where) or "", v.version(row, "cudnn", where) or "",
+                                v.url(row["source"], where)))
+    return tuple(out)
+
+
 def _parse_tensorflow(v: _Rows, data: dict[str, Any]) -> tuple[TFRelease, ...]:
-    v.keys(data, "", {"release"}, set())
+    v.keys(data, "", {"release"}, {"older"})
     required = {"version", "python_min", "python_max", "cuda", "cudnn", "compute_capabilities",
                 "linux_gpu", "windows_gpu", "macos_gpu", "source"}
     out = []
@@ -716,7 +753,9 @@ def parse_matrix(location: Any) -> Matrix:
         return _Rows(_label(location, fname))
 
     version = _parse_meta(rows("meta.toml"), _read(location, "meta.toml"))
-    tensorflow = _parse_tensorflow(rows("tensorflow.toml"), _read(location, "tensorflow.toml"))
+    tf_data = _read(location, "tensorflow.toml")
+    tensorflow = _parse_tensorflow(rows("tensorflow.toml"), tf_data)
+    older = _parse_older(rows("tensorflow.toml"), tf_data, tensorflow[0].version if tensorflow else "99.0")
     drivers, floors = _parse_cuda(rows("cuda.toml"), _read(location, "cuda.toml"))
     architectures = _parse_architectures(rows("architectures.toml"), _read(location, "architectures.toml"))
     gpu_data = _read(location, "gpus.toml")
@@ -725,7 +764,7 @@ def parse_matrix(location: Any) -> Matrix:
     gpus = _parse_gpus(rows("gpus.toml"), gpu_data, architectures, patterns_checked=checked)
     if stamp is not None and not checked:
         _keep(stamp, {"checked": True})
-    matrix = Matrix(version, tensorflow, drivers, gpus, floors, str(location), architectures)
+    matrix = Matrix(version, tensorflow, drivers, gpus, floors, str(location), architectures, older)
     tfv = rows("tensorflow.toml")
     for rel in tensorflow:  # every CUDA a release names needs a driver row for each platform it supports
         row = matrix.driver_row(rel.cuda)
@@ -733,6 +772,9 @@ def parse_matrix(location: Any) -> Matrix:
             raise tfv.fail(f"release {rel.version}", f"CUDA {rel.cuda} has no row in cuda.toml")
         if rel.windows_gpu and row.windows is None:
             raise tfv.fail(f"release {rel.version}", f"CUDA {rel.cuda} has no Windows driver in cuda.toml")
+    for old in older:
+        if matrix.driver_row(old.cuda) is None:
+            raise tfv.fail(f"older {old.version}", f"CUDA {old.cuda} has no row in cuda.toml")
     return matrix
 
 

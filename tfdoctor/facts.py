@@ -234,6 +234,10 @@ def tf_cuda(facts: dict[str, Any], matrix: Any) -> tuple[str | None, str]:
     release = tf_release(matrix, facts)
     if release is not None and getattr(release, "cuda", None):
         return str(release.cuda), "compat matrix"
+    version = tf_version(facts)
+    older = matrix.older_release(version) if version and hasattr(matrix, "older_release") else None
+    if older is not None:
+        return older.cuda, "compat matrix (older releases)"
     return None, ""
 
 
