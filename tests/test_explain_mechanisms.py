@@ -668,3 +668,22 @@ def test_the_image_cuda_nvidia_docker_refused_and_an_old_gpus_last_branch():
            "TensorFlow version: 2.15.0\n")
     fix = failing(k80)["driver.too-old"].fix
     assert "last driver branch is R470," in fix  # CUDA 12 needs a branch Kepler never gets
+
+
+# --- older TensorFlow (1.x, 2.0-2.3): its CUDA from the tested configurations or the runtime it opened ----
+
+
+def test_an_older_tensorflows_cuda_predating_the_gpu():
+    found = failing(holdout("holdout4", "L061"))  # TF 1.13.1 (CUDA 10.0), RTX 3080 Ti, cuBLAS failed
+    assert found["gpu.compute-capability-unsupported"].caused_by is None
+    assert found["cublas.init-failed"].caused_by == "gpu.compute-capability-unsupported"
+    assert "tf1-py3" in found["gpu.compute-capability-unsupported"].fix  # TensorFlow 1.x code's way
+    jit = failing(holdout("holdout6", "M054"))  # TF 2.2 (CUDA 10.1), RTX 3070, nothing failed: slow start
+    assert set(jit) == {"gpu.compute-capability-ptx-jit"}
+    custom = failing(holdout("holdout6", "M048"))  # TF 1.15 built with CUDA 11.1 (cudart64_111.dll opened)
+    assert not custom
+
+
+def test_an_older_tensorflows_driver_too_old_for_its_cuda():
+    found = failing(holdout("holdout6", "M019"))  # TF 1.10 (CUDA 9.0) with driver 352.39
+    assert "384.81" in found["driver.too-old"].title + found["driver.too-old"].detail

@@ -119,6 +119,7 @@ class Architecture:
     last_cuda: str | None = None  # "11.8": the newest CUDA toolkit that targets it; None = still supported
     notes: str = ""
     see_also: tuple[str, ...] = ()
+    first_cuda: str | None = None  # "11.0": the first CUDA toolkit that targets its first compute capability
 
     @property
     def last_driver_major(self) -> int | None:
@@ -517,8 +518,8 @@ def _parse_older(v: _Rows, data: dict[str, Any], first: str) -> tuple[OlderRelea
             raise v.fail(where, f"version {version!r} must be MAJOR.MINOR, e.g. 1.15")
         if out and _numbers(version) <= _numbers(out[-1].version) or _numbers(version) >= _numbers(first):
             raise v.fail(where, f"out of order (ascending, all before {first})")
-        out.append(OlderRelease(version, v.version(row, "cuda", where) or "", v.version(row, "cudnn", where) or "",
-                                v.url(row["source"], where)))
+        cuda, cudnn = v.version(row, "cuda", where) or "", v.version(row, "cudnn", where) or ""
+        out.append(OlderRelease(version, cuda, cudnn, v.url(row["source"], where)))
     return tuple(out)
 
 
@@ -593,7 +594,7 @@ def _parse_architectures(v: _Rows, data: dict[str, Any]) -> tuple[Architecture, 
     for i, row in enumerate(v.table(data, "architecture"), 1):
         where = f"architecture #{i}" + (f" ({row.get('name')})" if isinstance(row, dict) else "")
         v.keys(row, where, {"name", "compute_capabilities", "source"},
-               {"last_driver_branch", "last_cuda", "notes", "see_also"})
+               {"last_driver_branch", "last_cuda", "first_cuda", "notes", "see_also"})
         name = v.string(row, "name", where)
         ccs = row["compute_capabilities"]
         if not isinstance(ccs, list) or not ccs \
@@ -616,8 +617,11 @@ def _parse_architectures(v: _Rows, data: dict[str, Any]) -> tuple[Architecture, 
             raise v.fail(where, f"last_cuda {last_cuda!r} must be a CUDA version such as \"11.8\"")
         if last_cuda is not None and branch is None:
             raise v.fail(where, "last_cuda without last_driver_branch (a dropped architecture has both)")
+        first_cuda = row.get("first_cuda")
+        if first_cuda is not None and (not isinstance(first_cuda, str) or not _MAJOR_MINOR.match(first_cuda)):
+            raise v.fail(where, f"first_cuda {first_cuda!r} must be a CUDA version such as \"11.0\"")
         rows.append(Architecture(name, tuple(ccs), branch, v.url(row["source"], where), last_cuda,
-                                 v.string(row, "notes", where, ""), v.urls(row, where)))
+                                 v.string(row, "notes", where, ""), v.urls(row, where), first_cuda))
     return tuple(rows)
 
 

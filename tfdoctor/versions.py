@@ -127,6 +127,23 @@ def library_family(name: str) -> str:
     return "cuda-runtime"
 
 
+def cudart_version(name: str) -> str | None:
+    """The CUDA release a CUDA runtime library names, where its name is that precise: libcudart.so.10.1 ->
+    10.1, cudart64_100.dll -> 10.0, cudart64_111.dll -> 11.1; None for libcudart.so.11.0 / cudart64_110.dll,
+    the names every CUDA 11.x uses (and for anything but cudart)."""
+    low = name.lower()
+    if "cudart" not in low:
+        return None
+    m = re.search(r"\.so\.(\d{1,2})\.(\d{1,2})\b", low)
+    if m and int(m.group(1)) <= 10:
+        return f"{m.group(1)}.{m.group(2)}"
+    m = re.search(r"64_(\d{2,3})\.dll", low)
+    if m and len(m.group(1)) == 3:
+        major, minor = int(m.group(1)[:2]), int(m.group(1)[2])
+        return f"{major}.{minor}" if major <= 10 or minor else None
+    return None
+
+
 def library_cuda_major(name: str) -> int | None:
     """The CUDA major a runtime library belongs to: libcudart.so.11.0 -> 11, cublas64_12.dll -> 12,
     cudart64_110.dll -> 11, cudart64_101.dll -> 10 (None for cuDNN and the driver)."""

@@ -230,6 +230,7 @@ RE_CONDA = re.compile(r"\b(?:ana|mini|mamba|micro)(?:conda|forge)3?\b|/envs/\w|"
 RE_ENGINE_RUN = re.compile(r"^(?:[$#]\s{0,3})?(?:sudo\s{1,3})?(nvidia-docker|docker|podman)\s{1,3}"
                            r"(?:container\s{1,3})?run\b")
 RE_GPU_ACCESS = re.compile(r"--gpus\b|--runtime[= ]nvidia\b|nvidia\.com/gpu|NVIDIA_VISIBLE_DEVICES")
+RE_OPENED = re.compile(r"Successfully opened (?:dynamic|CUDA) library ([\w.+-]{1,80})")
 RE_CONTAINER = re.compile(r"docker run\b|nvidia-docker|/\.dockerenv|\bdocker exec\b|podman run\b|"
                           r"^== TensorFlow ==$|nvidia-container-cli\b|Error response from daemon\b|"
                           r"OCI runtime (?:create )?failed|\bCDI devices?\b|Emulate Docker CLI|"
@@ -566,6 +567,15 @@ class Values:
             if value and (RE_OS.search(value)
                           or re.search(r"linux|windows|mac|ubuntu|centos|debian", value, re.I)):
                 self.set("system.os", value, 4)  # as the person wrote it
+
+    def _opened(self, line: str, low: str) -> None:
+        """The CUDA runtime TensorFlow opened names the CUDA it was built with ("Successfully opened
+        dynamic library libcudart.so.10.1")."""
+        m = RE_OPENED.search(line)
+        if m:
+            from tfdoctor.versions import cudart_version
+
+            self.set("tensorflow.build_info.cuda_version", cudart_version(m.group(1)), 3)
 
     def _stated_gpu(self, text: str) -> None:
         m = RE_STATED_GPU.match(text.strip(" *`"))
@@ -975,6 +985,7 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (_PACKAGE_TRIGGERS, Values._packages),
     (("is_cuda_build", "cuda_version", "cudnn_version", "compute_capabilities"), Values._build_info),
     ((" requires ", " has requirement "), Values._requirer),
+    (("successfully opened",), Values._opened),
     (("tf_config",), lambda self, line, low: None),  # read in feed (it spans lines); declared here
     (_GPU_TRIGGERS, Values._gpu_lines),
     (_PLATFORM_TRIGGERS, Values._platform),

@@ -163,7 +163,10 @@ def compute_capability(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     if fc.build_info(facts).get("is_cuda_build") is False:
         return [skipped(fid, "Compute capability not checked", "TensorFlow is not a CUDA build.", used)]
     caps, caps_source = _tf_caps(facts, matrix)
-    if not caps:
+    if not caps:  # an older release: its CUDA may predate the GPU's architecture
+        older = _predating(facts, matrix)
+        if older:
+            return [_predates_finding(facts, matrix, name, cc, first, used) for name, cc, first in older]
         return [
             skipped(
                 fid,
@@ -229,6 +232,51 @@ def compute_capability(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             )
         )
     return findings
+
+
+def _predating(facts: dict[str, Any], matrix: Any) -> list[tuple[str, str, str]]:
+    """[(name, compute capability, first CUDA for it)] of the GPUs whose architecture is newer than the CUDA
+    an older TensorFlow was built with (its build info, the CUDA runtime it opened, or the tested
+    configuration of a release before the matrix's first); nightly and source builds are not judged."""
+    cuda, source = fc.tf_cuda(facts, matrix)
+    if not cuda or source == "compat matrix":
+        return []
+    return [(name, cc, first) for name, cc, _src in dict.fromkeys(_gpu_ccs(facts, matrix))
+            for first in [_first_cuda(matrix, cc)] if first and v.vtuple(cuda)[:2] < v.vtuple(first)[:2]]
+
+
+def _predates_finding(facts: dict[str, Any], matrix: Any, name: str, cc: str, first: str,
+                      used: tuple[str, ...]) -> Finding:
+    """A GPU newer than TensorFlow's CUDA: only PTX JIT can reach it, and libraries without PTX for it
+    (the cuBLAS and cuDNN of CUDA 10.0) fail; a failure of theirs in the log makes it unsupported."""
+    cuda, _ = fc.tf_cuda(facts, matrix)
+    tf = f"TensorFlow {fc.tf_version(facts) or ''}".strip()
+    failed = fc.log_items(facts, "cublas-failed", "cudnn-failed")
+    plan = _cc_fix(facts, matrix, cc) if v.major(fc.tf_version(facts)) != 1 else rm.plan(facts, P.note(
+        "TensorFlow 1.x code: NVIDIA's NGC container nvcr.io/nvidia/tensorflow:<yy.mm>-tf1-py3 runs"
+        " TensorFlow 1.15 built with a CUDA that knows this GPU; otherwise port the code to TensorFlow 2"
+        " (`tfdoctor matrix --gpu NAME` lists the releases with kernels for it)"))
+    why = (f"GPUs of compute capability {cc.split('.')[0]}.x need CUDA {first} or newer; {tf} was built"
+           f" with CUDA {cuda}, so nothing it ships has native code for this GPU.")
+    if failed:
+        return Finding("gpu.compute-capability-unsupported", Status.FAIL,
+                       f"{tf} (CUDA {cuda}) predates {name} (compute capability {cc})",
+                       detail=why + " Its CUDA libraries failed on it (no cuBLAS/cuDNN kernel it can run).",
+                       plan=plan, docs=cat.NV_GPUS, facts=used, evidence=fc.quote(facts, failed))
+    return Finding("gpu.compute-capability-ptx-jit", Status.WARN,
+                   f"{name} (compute capability {cc}) runs {tf} only by JIT-compiling PTX",
+                   detail=why + " The first run JIT-compiles for minutes (cached only if the CUDA cache is"
+                   " big enough); libraries without PTX for it fail.",
+                   plan=rm.plan(facts, _JIT_CACHE), docs=cat.NV_JIT, facts=used)
+
+
+def _first_cuda(matrix: Any, cc: str) -> str | None:
+    """The first CUDA toolkit with code for this compute capability's major (binary code of X.0 runs on X.y):
+    the oldest first_cuda of the architectures sharing it."""
+    major = cc.split(".")[0]
+    firsts = [a.first_cuda for a in getattr(matrix, "architectures", ()) or ()
+              if a.first_cuda and any(c.split(".")[0] == major for c in a.compute_capabilities)]
+    return min(firsts, key=v.vtuple) if firsts else None
 
 
 def _ptx_too_old(facts: dict[str, Any], matrix: Any, cc: str) -> bool:
