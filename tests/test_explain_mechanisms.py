@@ -687,3 +687,14 @@ def test_an_older_tensorflows_cuda_predating_the_gpu():
 def test_an_older_tensorflows_driver_too_old_for_its_cuda():
     found = failing(holdout("holdout6", "M019"))  # TF 1.10 (CUDA 9.0) with driver 352.39
     assert "384.81" in found["driver.too-old"].title + found["driver.too-old"].detail
+
+
+def test_the_gpu_named_in_a_sentence_and_the_cuda_libraries_opened():
+    found = failing(holdout("holdout8", "P012"))  # "(Win 10, RTX 3060Ti, ...)"; cublas64_100.dll opened
+    assert found["gpu.compute-capability-unsupported"].caused_by is None
+    assert "CUDA 10.0" in found["gpu.compute-capability-unsupported"].title
+    assert failing(holdout("holdout7", "N002"))["cublas.init-failed"].caused_by  # "显卡是A100"
+    newer = failing(held_line("holdout3", "K060", "libcudart.so.12") + "\ntensorflow 1.15.5\nRTX 3060\n")
+    assert "gpu.compute-capability-ptx-jit" not in newer  # NVIDIA's TF 1.15 build with CUDA 12
+    for prose in ("see http://host/p100/data", "step B12 done", "RTX is on"):  # no GPU named
+        assert not explain_report(prose, MATRIX).environment.get("gpus"), prose

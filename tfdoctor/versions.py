@@ -127,12 +127,12 @@ def library_family(name: str) -> str:
     return "cuda-runtime"
 
 
-def cudart_version(name: str) -> str | None:
-    """The CUDA release a CUDA runtime library names, where its name is that precise: libcudart.so.10.1 ->
-    10.1, cudart64_100.dll -> 10.0, cudart64_111.dll -> 11.1; None for libcudart.so.11.0 / cudart64_110.dll,
-    the names every CUDA 11.x uses (and for anything but cudart)."""
+def cuda_library_version(name: str) -> str | None:
+    """The CUDA release a CUDA toolkit library names, where its name is that precise: libcudart.so.10.1 ->
+    10.1, cublas64_100.dll -> 10.0, cudart64_111.dll -> 11.1; None for libcudart.so.11.0 / cudart64_110.dll /
+    libcublas.so.10, names that several CUDA releases share (and for cuDNN, the driver, anything else)."""
     low = name.lower()
-    if "cudart" not in low:
+    if not any(lib in low for lib in ("cudart", "cublas", "cufft", "curand", "cusolver", "cusparse")):
         return None
     m = re.search(r"\.so\.(\d{1,2})\.(\d{1,2})\b", low)
     if m and int(m.group(1)) <= 10:

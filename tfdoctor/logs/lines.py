@@ -36,6 +36,10 @@ _QUOTING = re.compile(r"(?:\s|>|`|\*|#\s)+")
 # CJK text types full-width punctuation ("显卡：RTX 3080", "cuda＝10.0"): read as its ASCII form
 _FULL_WIDTH = {ord(c): ord(c) - 0xFEE0 for c in "\uff01\uff08\uff09\uff0c\uff1a\uff1b\uff1d\uff1f"}
 _FULL_WIDTH[0x3000] = " "  # the ideographic space
+# CJK text written against a Latin word or number ("显卡是A100", "我的tensorflow-gpu=1.13.1") parts with a
+# space, so the word stands apart as it would in a Latin sentence
+_CJK = "\u2e80-\u9fff\uac00-\ud7af"
+_CJK_EDGE = re.compile(f"(?<=[{_CJK}])(?=[A-Za-z0-9])|(?<=[A-Za-z0-9])(?=[{_CJK}])")
 
 
 def normalize(line: str) -> str:
@@ -46,7 +50,7 @@ def normalize(line: str) -> str:
         line = _ANSI.sub("", line)
     line = _CONTROL.sub(" ", line)
     if not line.isascii():
-        line = line.translate(_FULL_WIDTH)
+        line = _CJK_EDGE.sub(" ", line.translate(_FULL_WIDTH))
     line = line.strip().strip("`").strip()
     if line and line[0] in "> `*#\t":
         m = _QUOTING.match(line)

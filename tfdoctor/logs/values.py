@@ -177,6 +177,13 @@ RE_STATED_TAIL = re.compile(r"(?:\.\s|\s{1,3}(?:compute capability|cc\b)).{0,80}
                             r"\s{1,3}(?:(?:with|and|-)\s.{0,80}|\d{1,3}\s{0,2}(?:gb|gib|mb)"
                             r"(?:\s{1,2}(?:of\s)?(?:memory|ram|vram|gddr\w{0,4}|hbm\w{0,4}))?\s{0,3})$",
                             re.IGNORECASE)
+# A GPU named in a sentence ("on my RTX 3060Ti", "显卡是A100"): GeForce and data-centre product names only
+RE_PROSE_GPU = re.compile(r"(?<![A-Za-z0-9])((?:NVIDIA )?(?:GeForce )?(?i:rtx|gtx) ?\d{3,4}"
+                          r"(?: ?(?i:ti|super))?|"
+                          r"(?:NVIDIA )?(?:Tesla )?(?:[AHVPBK]\d{2,3}|L40S?)|(?:NVIDIA )?TITAN (?:RTX|V|Xp?)|"
+                          r"Quadro (?:RTX )?[A-Z]{0,2}\d{3,4}|RTX A\d{4})(?![A-Za-z0-9])")
+_PROSE_GPU_WORDS = ("rtx", "gtx", "tesla", "titan", "quadro", "a100", "h100", "h200", "b200", "v100", "p100",
+                    "k80", "l40")
 RE_STATED_CC = re.compile(r"compute capability\s{0,3}:?\s{0,3}(\d{1,2}\.\d)\b", re.IGNORECASE)
 RE_OS_NOTE = re.compile(r"\s{0,3}\((?:e\.g\.?,?|WSL ?2?\b)[^()]{0,60}\)", re.IGNORECASE)
 RE_OS = re.compile(
@@ -358,7 +365,8 @@ class Values:
         self.gpus: dict[int, dict[str, Any]] = {}  # TensorFlow's view, by device index
         self.smi_gpus: dict[int, dict[str, Any]] = {}
         self.ignored: dict[int, dict[str, Any]] = {}
-        self.stated: dict[int, dict[str, Any]] = {}  # the GPU a person named
+        self.stated: dict[int, dict[str, Any]] = {}  # the GPU a person named in a field
+        self.prose: dict[int, dict[str, Any]] = {}  # the first GPU named in a sentence
         self.lists: list[list[tuple[str, str]]] = [[]]  # package lists (name, version), in order
         self.dist_lines: dict[str, int] = {}
         self.blocks = Blocks()
@@ -569,13 +577,20 @@ class Values:
                 self.set("system.os", value, 4)  # as the person wrote it
 
     def _opened(self, line: str, low: str) -> None:
-        """The CUDA runtime TensorFlow opened names the CUDA it was built with ("Successfully opened
+        """The CUDA libraries TensorFlow opened name the CUDA it was built with ("Successfully opened
         dynamic library libcudart.so.10.1")."""
         m = RE_OPENED.search(line)
         if m:
-            from tfdoctor.versions import cudart_version
+            from tfdoctor.versions import cuda_library_version, library_cuda_major
 
-            self.set("tensorflow.build_info.cuda_version", cudart_version(m.group(1)), 3)
+            self.set("tensorflow.build_info.cuda_version", cuda_library_version(m.group(1)), 3)
+            self.set("runtime.cuda_libraries_major", library_cuda_major(m.group(1)), 3)
+
+    def _prose_gpu(self, line: str, low: str) -> None:
+        if not self.prose and not line.startswith("|"):  # (a table row is nvidia-smi's, read as such)
+            m = RE_PROSE_GPU.search(line)
+            if m:
+                self._gpu(self.prose, 0, name=m.group(1))
 
     def _stated_gpu(self, text: str) -> None:
         m = RE_STATED_GPU.match(text.strip(" *`"))
@@ -951,8 +966,9 @@ class Values:
                     put(f"{section}.{key}", value, None)
         if self.ignored:
             put("runtime.gpus_ignored", [self.ignored[i] for i in sorted(self.ignored)], None)
-        if self.stated:
-            put("runtime.gpus_stated", list(self.stated.values()), None)
+        stated = self.stated or self.prose
+        if stated:
+            put("runtime.gpus_stated", list(stated.values()), None)
         return out, provenance
 
 
@@ -986,6 +1002,7 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (("is_cuda_build", "cuda_version", "cudnn_version", "compute_capabilities"), Values._build_info),
     ((" requires ", " has requirement "), Values._requirer),
     (("successfully opened",), Values._opened),
+    (_PROSE_GPU_WORDS, Values._prose_gpu),
     (("tf_config",), lambda self, line, low: None),  # read in feed (it spans lines); declared here
     (_GPU_TRIGGERS, Values._gpu_lines),
     (_PLATFORM_TRIGGERS, Values._platform),

@@ -239,7 +239,8 @@ def _predating(facts: dict[str, Any], matrix: Any) -> list[tuple[str, str, str]]
     an older TensorFlow was built with (its build info, the CUDA runtime it opened, or the tested
     configuration of a release before the matrix's first); nightly and source builds are not judged."""
     cuda, source = fc.tf_cuda(facts, matrix)
-    if not cuda or source == "compat matrix":
+    opened = fc.get(facts, "runtime", "cuda_libraries_major")  # "libcudart.so.12" opened: a newer build
+    if not cuda or source == "compat matrix" or isinstance(opened, int) and opened > (v.major(cuda) or 0):
         return []
     return [(name, cc, first) for name, cc, _src in dict.fromkeys(_gpu_ccs(facts, matrix))
             for first in [_first_cuda(matrix, cc)] if first and v.vtuple(cuda)[:2] < v.vtuple(first)[:2]]
