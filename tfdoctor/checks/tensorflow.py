@@ -224,13 +224,15 @@ def import_failed(facts: dict[str, Any], matrix: Any) -> list[Finding]:
 def _gpu_package_refused(facts: dict[str, Any]) -> list[dict[str, Any]]:
     """pip could not install tensorflow-gpu (or tf-nightly-gpu): the name itself is the problem, unless pip
     found no release of it at all for this interpreter (then its Python or platform is)."""
-    return [i for i in fc.log_items(facts, "pip-no-version") if i.get("package") in GPU_PACKAGES
-            and not _no_release_at_all(i)]
+    items = fc.log_items(facts, "pip-no-version")
+    return [i for i in items if i.get("package") in GPU_PACKAGES and not _no_release_at_all(i, items)]
 
 
-def _no_release_at_all(item: dict[str, Any]) -> bool:
-    """pip's "(from versions: none)": no wheel of any release fits this interpreter and platform."""
-    return str(item.get("versions") or "").strip().lower() == "none"
+def _no_release_at_all(item: dict[str, Any], items: list[dict[str, Any]]) -> bool:
+    """pip's "(from versions: none)": no wheel of any release fits this interpreter and platform (unless
+    the empty tensorflow-gpu package said it has been removed: then that is what pip found)."""
+    removed = any("has been removed" in str(i.get("text", "")).lower() for i in items)
+    return str(item.get("versions") or "").strip().lower() == "none" and not removed
 
 
 def _gpu_package_removed(
@@ -537,8 +539,8 @@ def _py(version: Any) -> tuple[int, ...]:
 def python_supported(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     used = ("tensorflow.python_version", "tensorflow.version", "tensorflow.installed", "log.evidence")
     pyv = fc.get(facts, "tensorflow", "python_version")
-    refused = [i for i in fc.log_items(facts, "pip-no-version")
-               if i.get("package") not in GPU_PACKAGES or _no_release_at_all(i)]
+    items = fc.log_items(facts, "pip-no-version")
+    refused = [i for i in items if i.get("package") not in GPU_PACKAGES or _no_release_at_all(i, items)]
     if refused:
         return [_no_wheel(facts, matrix, refused, used)]
     if not _py(pyv) or len(_py(pyv)) < 2:

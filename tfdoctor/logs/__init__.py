@@ -181,7 +181,7 @@ class Reader:
         self.noise: dict[str, int] = {}
         self.unrecognized: list[dict[str, Any]] = []
         self.unrecognized_count = 0
-        self._frame_at: dict[str, int] = {}  # kind -> line of its package's last frame
+        self._frame_at: dict[str, int] = {}  # via -> line of its package's last frame
         self._error_at: dict[str, dict[str, Any]] = {}  # via -> an exception pasted before its traceback
         self._addon: str | None = None  # the last add-on (tensorflow_text, ...) in a traceback's frames
         self._pb2_frame = -1  # the line of the last frame in protobuf's generated code
