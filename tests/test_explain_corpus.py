@@ -106,4 +106,4 @@ def test_precision_and_recall_per_id(capsys):
     assert holdout2.values_read >= 0.8 * holdout2.values
     assert holdout6.precision() >= 0.9 and holdout6.recall() >= 0.75, holdout6.failures  # what was learned
     assert holdout7.precision() >= 0.95 and holdout7.recall() >= 0.8, holdout7.failures
-    assert holdout8.precision() >= 0.85 and holdout8.recall() >= 0.75, holdout8.failures
+    assert holdout8.precision() >= 0.9 and holdout8.recall() >= 0.85, holdout8.failures
