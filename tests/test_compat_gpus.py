@@ -182,6 +182,11 @@ RECORDED_WITHOUT_CC = {
     "Nvidia GTX 750 Ti": "5.0",
     "Nvidia Tesla P100-16GB": "6.0",
     "RTX 2080": "7.5",
+    "GTX660": "3.0",
+    "GeForce GTX 1650": "7.5",
+    "RTX3090": "8.6",
+    "NVIDIA GeForce RTX 3060": "8.6",
+    "RTX A6000": "8.6",
     "GEFORCE GTX 4090": None,  # no such GPU (a typo for RTX 4090): never a guess
     "NVIDIA GeForce GT 710": None,  # Fermi or Kepler by variant: left out of the matrix on purpose
 }

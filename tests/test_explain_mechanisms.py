@@ -696,5 +696,5 @@ def test_the_gpu_named_in_a_sentence_and_the_cuda_libraries_opened():
     assert failing(holdout("holdout7", "N002"))["cublas.init-failed"].caused_by  # "显卡是A100"
     newer = failing(held_line("holdout3", "K060", "libcudart.so.12") + "\ntensorflow 1.15.5\nRTX 3060\n")
     assert "gpu.compute-capability-ptx-jit" not in newer  # NVIDIA's TF 1.15 build with CUDA 12
-    for prose in ("see http://host/p100/data", "step B12 done", "RTX is on"):  # no GPU named
+    for prose in ("see http://host/p100/data", "step B12 done", "RTX is on", "an RTX 5000 series GPU"):
         assert not explain_report(prose, MATRIX).environment.get("gpus"), prose

@@ -103,6 +103,12 @@ _FAILED_IMPORT = re.compile(r"(?:-{2,}>\s{0,3}\d{1,6}\s{1,4})?"
                             r"(?:import tensorflow\b|from tensorflow[\w.]{0,40} import)")
 
 
+def _exception(line: str) -> bool:
+    """Whether a line opens with an exception's name ("tensorflow...NotFoundError: ...")."""
+    head = line[:120].split(None, 1)[0].rstrip(":") if line else ""
+    return head.endswith(("Error", "Exception"))
+
+
 def _item(sig: ev.Signature, m: Any, line: str, line_no: int) -> dict[str, Any]:
     item: dict[str, Any] = {"kind": sig.kind, "line": line_no, "text": line[:QUOTE], **sig.data}
     for name, value in zip(sig.fields, m.groups()):
@@ -276,8 +282,8 @@ class Reader:
             addon = _ADDON_PATH.search(line)
             if addon and line.lstrip().startswith("File "):
                 self._addon = addon.group(1)  # the add-on a traceback is in
-        if (self._frame_at or self._error_at or "error" in low or "keras" in low or "google" in low
-                or "bfloat16" in low or "load_op_library" in low or "tf_loadlibrary(" in low):
+        if (self._frame_at or self._error_at or "keras" in low or "google" in low or "bfloat16" in low
+                or "load_op_library" in low or "tf_loadlibrary(" in low or _exception(line)):
             self._frames(line, low)
         here: set[tuple[str, Any]] = set()
         found = [{**codes.item(code), "line": self.lines, "text": line[:QUOTE]}

@@ -181,7 +181,7 @@ RE_STATED_TAIL = re.compile(r"(?:\.\s|\s{1,3}(?:compute capability|cc\b)).{0,80}
 RE_PROSE_GPU = re.compile(r"(?<![A-Za-z0-9])((?:NVIDIA )?(?:GeForce )?(?i:rtx|gtx) ?\d{3,4}"
                           r"(?: ?(?i:ti|super))?|"
                           r"(?:NVIDIA )?(?:Tesla )?(?:[AHVPBK]\d{2,3}|L40S?)|(?:NVIDIA )?TITAN (?:RTX|V|Xp?)|"
-                          r"Quadro (?:RTX )?[A-Z]{0,2}\d{3,4}|RTX A\d{4})(?![A-Za-z0-9])")
+                          r"Quadro (?:RTX )?[A-Z]{0,2}\d{3,4}|RTX A\d{4})(?![A-Za-z0-9])(?! ?(?i:series))")
 _PROSE_GPU_WORDS = ("rtx", "gtx", "tesla", "titan", "quadro", "a100", "h100", "h200", "b200", "v100", "p100",
                     "k80", "l40")
 RE_STATED_CC = re.compile(r"compute capability\s{0,3}:?\s{0,3}(\d{1,2}\.\d)\b", re.IGNORECASE)
