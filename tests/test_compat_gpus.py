@@ -170,6 +170,7 @@ RECORDED_WITHOUT_CC = {
     "NVIDIA A800 80GB PCIe": "8.0",
     "NVIDIA H100 PCIe": "9.0",
     "NVIDIA GeForce RTX 2060": "7.5",
+    "NVIDIA H200": "9.0",  # recorded on the lent machine (tests/data/real-gpu)
     # GPUs people named in issue templates (tests/data/explain), as they typed them
     "A100- 40G": "8.0",
     "GTX970": "5.2",

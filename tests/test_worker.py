@@ -204,6 +204,7 @@ def test_worker_options():
     assert rprobe.worker_argv(Context(python="p"))[2:] == []
     env = rprobe.worker_env(Context(python="p", env={"TF_CPP_MIN_LOG_LEVEL": "3"}))
     assert env["TF_CPP_MIN_LOG_LEVEL"] == "0"
+    assert env["TF_CPP_VMODULE"] == "dso_loader=1"  # the library a dlopen failed on is named
 
 
 def test_worker_file_is_stdlib_only_at_module_level():

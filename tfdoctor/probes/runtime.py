@@ -34,6 +34,9 @@ def worker_env(ctx: Context) -> dict[str, str]:
     """The user's environment, plus what the worker needs to report TensorFlow's own reasons."""
     env = dict(ctx.env)
     env["TF_CPP_MIN_LOG_LEVEL"] = "0"  # cuInit / dlopen reasons are INFO..ERROR lines
+    # which library a dlopen failed on: TensorFlow 2.21 says only "Cannot dlopen some GPU libraries" unless
+    # its loader's VLOG(1) is on (seen on a real H200: "Could not load dynamic library 'libcusolver.so.11'")
+    env.setdefault("TF_CPP_VMODULE", "dso_loader=1")
     env["KERAS_BACKEND"] = "tensorflow"
     env["PYTHONUNBUFFERED"] = "1"
     env.setdefault("PYTHONDONTWRITEBYTECODE", "1")

@@ -737,7 +737,11 @@ class Worker:
                 keras.layers.Flatten(),
                 keras.layers.Dense(4),
             ])
-            model.compile(optimizer=keras.optimizers.SGD(0.01), loss="mse")
+            # Op by op, not XLA: Keras 3's jit_compile="auto" compiles fit with XLA wherever a GPU is
+            # registered (the CPU step too), and an XLA cluster logs no per-op placement to verify
+            # (seen on a real H200, TF 2.21 + Keras 3.15: the placement log held no Conv2D at all).
+            # XLA has its own step.
+            model.compile(optimizer=keras.optimizers.SGD(0.01), loss="mse", jit_compile=False)
             start = time.perf_counter()
             model.fit(x, y, batch_size=batch, epochs=1, verbose=0, shuffle=False, callbacks=[Clock()])
             return time.perf_counter() - start
