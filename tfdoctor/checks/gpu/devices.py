@@ -166,7 +166,9 @@ def compute_capability(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     if not caps:  # an older release: its CUDA may predate the GPU's architecture
         older = _predating(facts, matrix)
         if older:
-            return [_predates_finding(facts, matrix, name, cc, first, used) for name, cc, first in older]
+            cuda, _ = fc.tf_cuda(facts, matrix)
+            return [_predates_finding(facts, matrix, cuda, name, cc, first, used)
+                    for name, cc, first in older]
         return [
             skipped(
                 fid,
@@ -246,11 +248,10 @@ def _predating(facts: dict[str, Any], matrix: Any) -> list[tuple[str, str, str]]
             for first in [_first_cuda(matrix, cc)] if first and v.vtuple(cuda)[:2] < v.vtuple(first)[:2]]
 
 
-def _predates_finding(facts: dict[str, Any], matrix: Any, name: str, cc: str, first: str,
+def _predates_finding(facts: dict[str, Any], matrix: Any, cuda: str | None, name: str, cc: str, first: str,
                       used: tuple[str, ...]) -> Finding:
     """A GPU newer than TensorFlow's CUDA: only PTX JIT can reach it, and libraries without PTX for it
     (the cuBLAS and cuDNN of CUDA 10.0) fail; a failure of theirs in the log makes it unsupported."""
-    cuda, _ = fc.tf_cuda(facts, matrix)
     tf = f"TensorFlow {fc.tf_version(facts) or ''}".strip()
     failed = fc.log_items(facts, "cublas-failed", "cudnn-failed")
     plan = _cc_fix(facts, matrix, cc) if v.major(fc.tf_version(facts)) != 1 else rm.plan(facts, P.note(
@@ -281,11 +282,16 @@ def _first_cuda(matrix: Any, cc: str) -> str | None:
 
 
 def _ptx_too_old(facts: dict[str, Any], matrix: Any, cc: str) -> bool:
-    """PTX JIT cannot reach this GPU: Blackwell (compute capability 10.0 and up) needs PTX from CUDA
-    12.8 or newer; TensorFlow's wheels are built with CUDA 12.5 ("PTX version 8.5 does not support
-    target sm_120", https://docs.nvidia.com/cuda/blackwell-compatibility-guide/)."""
     cuda, _ = fc.tf_cuda(facts, matrix)
-    return bool(v.vtuple(cc)[:1] >= (10,) and cuda and v.vtuple(cuda)[:2] < (12, 8))
+    return _jit_unreachable(matrix, cuda, cc)
+
+
+def _jit_unreachable(matrix: Any, cuda: str | None, cc: str) -> bool:
+    """PTX JIT cannot reach this GPU: Blackwell (compute capability 10.0 and up) needs PTX from its first
+    CUDA (12.8); TensorFlow's wheels are built with CUDA 12.5 ("PTX version 8.5 does not support target
+    sm_120", https://docs.nvidia.com/cuda/blackwell-compatibility-guide/)."""
+    first = _first_cuda(matrix, cc) if v.vtuple(cc)[:1] >= (10,) else None
+    return bool(first and cuda and v.vtuple(cuda)[:2] < v.vtuple(first)[:2])
 
 
 _JIT_CACHE = P.env("CUDA_CACHE_MAXSIZE", "4294967296", "a 4 GiB JIT cache; let the first run finish once")
@@ -298,8 +304,8 @@ def _cc_fix(facts: dict[str, Any], matrix: Any, cc: str) -> P.Plan:
         fits_python = (len(py) < 2
                        or v.vtuple(release.python_min)[:2] <= py <= v.vtuple(release.python_max)[:2])
         fit = _fit(caps, cc) if caps else None
-        if fit is not None and fits_python and not (fit == "ptx" and v.vtuple(cc)[:1] >= (10,)
-                                                     and v.vtuple(release.cuda)[:2] < (12, 8)):
+        reachable = fit != "ptx" or not _jit_unreachable(matrix, release.cuda, cc)
+        if fit is not None and fits_python and reachable:
             now = fc.tf_version(facts)
             change = f" (a change from your {now})" if now else ""
             return rm.plan(facts, rm.install(
