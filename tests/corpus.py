@@ -34,6 +34,7 @@ SPLITS = {
     "holdout6": CORPUS / "holdout6",
     "holdout7": CORPUS / "holdout7",
     "holdout8": CORPUS / "holdout8",
+    "holdout9": CORPUS / "holdout9",
 }
 
 

@@ -136,6 +136,17 @@ def test_mig_rows_and_instances_in_nvidia_smi():
     assert not failing(corpus("306"))  # MIG M. Disabled
 
 
+def test_mig_said_in_words_where_no_listing_shows_it():
+    for split, name in (("holdout3", "K062"), ("holdout3", "K063"), ("holdout7", "N052")):
+        found = failing(holdout(split, name))  # "8*[MIG-7g.40gb]", "enable mig", "configuration for MIG"
+        assert found["gpu.mig-enabled"].status == Status.WARN, name
+        assert found["gpu.mig-enabled"].evidence[0].startswith("line "), name
+    for prose in ("Should i enable MIG mode manually?", "MIG is disabled on this A100", "MIG Mode",
+                  "    MIG Devices                           : None", "we migrated to TF 2.15",
+                  "I might enable it later", "without MIG the A100 is one GPU"):
+        assert "gpu.mig-enabled" not in failing(prose), prose
+
+
 def test_cuda_visible_devices_exported_empty():
     assert env("export CUDA_VISIBLE_DEVICES=")["CUDA_VISIBLE_DEVICES"] == ""
     assert env('os.environ["CUDA_VISIBLE_DEVICES"] = ""')["CUDA_VISIBLE_DEVICES"] == ""
@@ -698,3 +709,181 @@ def test_the_gpu_named_in_a_sentence_and_the_cuda_libraries_opened():
     assert "gpu.compute-capability-ptx-jit" not in newer  # NVIDIA's TF 1.15 build with CUDA 12
     for prose in ("see http://host/p100/data", "step B12 done", "RTX is on", "an RTX 5000 series GPU"):
         assert not explain_report(prose, MATRIX).environment.get("gpus"), prose
+
+
+# --- holdout9: what its blind score showed missing -----------------------------------------------------
+
+
+def nine(name: str) -> str:
+    return holdout("holdout9", name)
+
+
+def facts_of(text: str) -> dict:
+    return logs.read_text(text)
+
+
+def test_a_driver_older_than_xlas_ptx_compiler_is_minor_version_compatibility():
+    for name in ("Q014", "Q016"):  # AlphaFold 3 (PTX compiler 12.6.77); a wrap cutting the driver's "11.\n0"
+        found = failing(nine(name))
+        assert found["driver.minor-version-compat"].status == Status.WARN, name
+        assert "driver.too-old" not in found, name
+    failed = failing(nine("Q014") + "\nfailed call to cuInit: CUDA_ERROR_SYSTEM_DRIVER_MISMATCH\n")
+    assert failed["driver.too-old"].status == Status.FAIL  # a refusal is more than a warning
+
+
+def test_xlas_own_check_of_the_cudnn_it_loaded():
+    found = failing(nine("Q003"))  # one line: "Found cuDNN version 8600, but JAX was built against 8906"
+    title = found["cudnn.version-mismatch"].title
+    assert "8.6.0" in title and "8.9.6" in title
+    for name in ("Q004", "Q005"):  # the heading, its versions on lines of their own (pytest's "E   " too)
+        title = failing(nine(name))["cudnn.version-mismatch"].title
+        assert "8.9.7" in title and "9.1.0" in title, name
+    bare = failing("Outdated cuDNN installation found.\n")["cudnn.version-mismatch"].title
+    assert "older one" in bare
+    later = "Outdated cuDNN installation found.\n" + "step\n" * 12 + "Installed version: 8907\n"
+    assert "8.9.7" not in failing(later)["cudnn.version-mismatch"].title  # too far below to be its value
+
+
+def test_an_exclusive_gpu_that_cuda_found_busy():
+    for name in ("Q037", "Q038"):  # E. Process / E. Thread in the banner, "busy or unavailable"
+        found = failing(nine(name))
+        assert found["gpu.compute-mode-exclusive"].status == Status.FAIL, name
+        assert found["cuda.init-failed"].caused_by == "gpu.compute-mode-exclusive", name
+    assert failing(nine("Q039"))["gpu.compute-mode-exclusive"].status == Status.WARN  # E. Thread alone
+    idle = nine("Q037").replace("E. Process", "   Default").replace("busy or unavailable", "x")
+    assert "gpu.compute-mode-exclusive" not in failing(idle)
+    moot = failing(corpus("235"))  # a GPU TensorFlow ignores (compute capability 3.0): its mode is moot
+    assert moot["gpu.compute-mode-exclusive"].caused_by == "gpu.compute-capability-unsupported"
+
+
+def test_nvidia_smis_err_sensor_row_is_a_lost_gpu():
+    found = failing(nine("Q054"))
+    assert "GPU 0" in found["gpu.lost"].title or "A10G" in found["gpu.lost"].title
+    assert not failing(nine("Q054").replace("ERR!", " 0% "))  # one good row: nothing lost
+
+
+def test_wsl2s_libcuda_not_on_the_loaders_path():
+    found = failing(nine("Q024"))
+    assert found["platform.wsl2-libcuda"].status == Status.FAIL
+    assert found["driver.missing"].caused_by == "platform.wsl2-libcuda"
+    linux = nine("Q024").replace("WSL", "Linux box").replace("Windows Subsystem for Linux", "server")
+    assert "platform.wsl2-libcuda" not in failing(linux)
+
+
+def test_a_published_tensorflow_gpu_release_not_offered_for_this_python():
+    for name, python, spec in (("Q111", "3.6", "tensorflow-gpu==1.10.1"),
+                               ("Q112", "3.6", "tensorflow-gpu<=1.12.0"),
+                               ("Q113", "3.7", "tensorflow-gpu<=1.14.0,>=1.10.0")):
+        finding = failing(nine(name))["tensorflow.python-unsupported"]
+        assert f"python{python} -m venv" in finding.fix and spec in finding.fix, name  # the version asked
+    newer = failing("ERROR: Could not find a version that satisfies the requirement tensorflow-gpu==2.12.0"
+                    " (from versions: 2.10.0, 2.10.1, 2.12.0)\n")
+    assert "tensorflow.python-unsupported" not in newer  # tensorflow-gpu 2.12 is empty: its name is wrong
+
+
+def test_a_wheel_built_for_another_python():
+    found = failing(nine("Q153"))  # compiletime version 3.4 ... does not match runtime version 3.5
+    assert found["tensorflow.python-unsupported"].status == Status.WARN
+    assert "3.4" in found["tensorflow.python-unsupported"].title
+    assert not failing("RuntimeWarning: compiletime version 3.4 of module 'numpy.core' does not match runtime"
+                       " version 3.5\n").get("tensorflow.python-unsupported")
+
+
+def test_a_cpu_without_avx_named_beside_a_native_import_failure():
+    for name in ("Q146", "Q147"):  # Xeon X5650, Xeon x5450: "DLL load failed", no "Illegal instruction"
+        assert "Xeon" in failing(nine(name))["cpu.avx-missing"].title, name
+    new = nine("Q146").replace("Xeon X5650", "Xeon E5-2680 v4")
+    assert "cpu.avx-missing" not in failing(new)  # a CPU with AVX: the import failed for another reason
+    assert "cpu.avx-missing" not in failing("CPU: Intel Xeon X5650\nTraining works fine.\n")
+
+
+def test_cpu_models_without_avx():
+    from tfdoctor.checks.cpu import lacks_avx
+
+    for model in ("Intel Xeon X5650", "Intel(R) Core(TM)2 Quad CPU Q6600", "Intel(R) Core(TM) i7-920",
+                  "Intel(R) Celeron(R) CPU N3050", "AMD Phenom(tm) II X4 965", "Opteron(tm) Processor 6174",
+                  "Xeon E7-4870"):
+        assert lacks_avx(model), model
+    for model in ("i5-3470", "Intel(R) Xeon(R) CPU E5-2680 v4", "Opteron(tm) Processor 6274",
+                  "Intel Pentium Gold 7505", "Celeron G6900", "Xeon E7-4870 v2", "i7-10700K", None, ""):
+        assert not lacks_avx(model), model
+    for line, model in (("CPU Intel Xeon X5650 @ 2.67GHz", "Intel Xeon X5650"), ("the atomic add", None),
+                        ("core 2 of 8 busy", None)):
+        assert facts_of(line).get("system", {}).get("cpu_model") == model, line
+
+
+def test_the_standalone_keras_backend_calling_what_tensorflow_2_dropped():
+    for name in ("Q149", "Q150"):  # keras/backend/tensorflow_backend.py -> tf.get_default_graph
+        assert "tensorflow.conflicting-installs" in failing(nine(name)), name
+    own = ('  File "/home/u/train.py", line 3, in <module>\n    g = tf.get_default_graph()\n'
+           "AttributeError: module 'tensorflow' has no attribute 'get_default_graph'\n")
+    assert "tensorflow.conflicting-installs" not in failing(own)  # a program's own TF1 call
+
+
+def test_the_wheels_pip_fetches_are_the_distributions_it_installs():
+    dists = facts_of(nine("Q114"))["tensorflow"]["distributions"]  # tensorflow-gpu 1.3 pulls tensorflow 1.3
+    assert dists.get("tensorflow") == "1.3.0" and dists.get("tensorflow-gpu") == "1.3.0"
+    assert "tensorflow.conflicting-installs" in failing(nine("Q114"))
+    backtrack = "".join(f"  Downloading tensorflow-2.{m}.0-cp39-cp39-manylinux2014_x86_64.whl (500 MB)\n"
+                        for m in (15, 14, 13))
+    assert facts_of(backtrack)["tensorflow"]["distributions"] == {"tensorflow": "2.15.0"}  # the first only
+
+
+def test_an_import_line_then_its_error_in_a_persons_words():
+    assert "tensorflow.missing" in failing(nine("Q117"))  # the import, then "Error: ModuleNotFoundError"
+    assert "tensorflow.missing" in failing("'No module names Tensorflow' Windows\n")  # a title's typo
+    far = "import tensorflow\n" + "x = 1\n" * 4 + "Error: ModuleNotFoundError\n"
+    assert "tensorflow.missing" not in failing(far)
+
+
+def test_a_person_saying_the_run_failed_for_lack_of_memory():
+    assert "gpu.out-of-memory" in failing(nine("Q040"))  # "fails with an out of memory issue"
+    for text in ("Encountering OOM issues during inference", "the job ran out of GPU memory at epoch 3"):
+        assert "gpu.out-of-memory" in failing(text), text
+    for text in ("I got out of memory error, so I changed batch_size to 8 and it works",
+                 "How can I avoid running out of memory?", "zoom in on the plot"):
+        assert "gpu.out-of-memory" not in failing(text), text
+
+
+def test_the_library_named_after_dlerror():
+    assert "cudnn.missing" in failing(nine("Q047"))  # "dlerror: libcudnn.so.7 cudaNN is missing"
+    assert not failing("dlerror: none\n")
+
+
+def test_grpc_could_not_bind_a_tasks_port():
+    found = failing(nine("Q118"))  # two tasks of the cluster on one host with port 2223
+    assert "2223" in found["distributed.address-duplicate"].title
+    assert "distributed.address-duplicate" not in failing("bind: Address already in use (a web server)\n")
+
+
+def test_two_protobuf_runtimes_registering_one_descriptor():
+    assert "python.protobuf-mismatch" in failing(nine("Q140"))
+
+
+def test_condas_build_string_says_which_tensorflow_it_is():
+    found = failing(nine("Q125"))  # tensorflow-base eigen_py38: CPU only; tensorflow-gpu a metapackage
+    assert set(found) == {"tensorflow.cpu-only-build"}
+    two = failing(holdout("holdout", "H014"))  # conda-forge's tensorflow and defaults' tensorflow-gpu
+    assert "tensorflow.conflicting-installs" in two
+    gpu = "tensorflow-base            2.3.0           gpu_py38h7c0fa0d_0\n"
+    assert facts_of(gpu)["tensorflow"]["build_info"]["is_cuda_build"] is True
+
+
+def test_a_cut_nvidia_smi_xml_is_read_as_far_as_it_goes():
+    env = explain_report(nine("Q052"), MATRIX).environment
+    assert env["driver_version"] == "580.95.05" and env["cuda_driver_version"] == "13.0"
+    assert not facts_of("<nvidia_smi_log><driver_version>1</driver<x>\n").get("nvidia_smi")  # malformed
+
+
+def test_a_tools_report_aligning_its_values():
+    env = facts_of(nine("Q009"))  # faceswap's "gpu_driver:          399.24"
+    assert env["nvidia_smi"]["driver_version"] == "399.24"
+    assert env["tensorflow"]["python_version"] == "3.6.9"
+    assert env["system"]["os"] == "Windows-10-10.0.18362-SP0"
+
+
+def test_more_of_the_ways_a_version_or_a_platform_is_written():
+    gpus = explain_report(nine("Q035"), MATRIX).environment["gpus"]  # "Ignoring ... (name: X compute ...)"
+    assert gpus[0]["name"] == "GeForce GTX 780M" and gpus[0]["compute_capability"] == "3.0"
+    assert facts_of("Upgrading TensorFlow to version 2.15, an issue")["tensorflow"]["version"] == "2.15"
+    assert facts_of(nine("Q128"))["system"]["platform"] == "macos"  # "Abort trap: 6" is the BSD shell's

@@ -124,7 +124,8 @@ ENTRIES: dict[str, Entry] = {
         "No usable NVIDIA driver is loaded (absent, nouveau instead, no NVIDIA GPU attached, or not "
         "exposed to WSL2 or the container).",
         NV_DRIVER,
-        ("cuda.container-driver-libraries",),  # an image's stub or own libcuda hides the host's
+        # an image's stub or own libcuda hides the host's; WSL2's libcuda is the Windows driver's
+        ("cuda.container-driver-libraries", "platform.wsl2-libcuda"),
     ),
     "driver.ok": Entry("An NVIDIA driver is loaded (version and the CUDA version it supports).", NV_SMI),
     "driver.library-mismatch": Entry(
@@ -180,6 +181,7 @@ ENTRIES: dict[str, Entry] = {
             "driver.too-old",
             "gpu.lost",
             "gpu.compute-mode-prohibited",
+            "gpu.compute-mode-exclusive",
         ),
     ),
     "cuda.nvcc-differs": Entry(
@@ -343,7 +345,9 @@ ENTRIES: dict[str, Entry] = {
         "Persistence mode is off on a data-centre GPU (slow CUDA start-up, state reset).", NV_PERSISTENCE
     ),
     "gpu.compute-mode-exclusive": Entry(
-        "A GPU is in Exclusive Process mode and another process already uses it.", NV_SMI
+        "A GPU is in an exclusive compute mode and another process (or another thread) already uses it.",
+        NV_SMI,
+        ("gpu.compute-capability-unsupported",),  # a GPU TensorFlow cannot use at all: its mode is moot
     ),
     "gpu.compute-mode-prohibited": Entry(
         "A GPU's compute mode is Prohibited: no CUDA context can be created on it.", NV_SMI

@@ -40,10 +40,13 @@ class CompatError(Exception):
 
 @dataclass(frozen=True)
 class OlderRelease:
-    """A TensorFlow minor release before the matrix's first (1.0 to 2.3): only the CUDA and cuDNN its
-    Linux GPU build was tested with, for reading old logs (what CUDA it loads, what driver that needs)."""
+    """A TensorFlow minor release before the matrix's first (1.0 to 2.3): only the Python 3 versions, CUDA
+    and cuDNN its Linux GPU build was tested with, for reading old logs (what CUDA it loads, what driver
+    that needs, which Python its wheels are for)."""
 
     version: str
+    python_min: str
+    python_max: str
     cuda: str
     cudnn: str
     source: str
@@ -512,14 +515,15 @@ def _parse_older(v: _Rows, data: dict[str, Any], first: str) -> tuple[OlderRelea
     out: list[OlderRelease] = []
     for i, row in enumerate(v.table(data, "older") if "older" in data else [], 1):
         where = f"older #{i}" + (f" ({row.get('version')})" if isinstance(row, dict) else "")
-        v.keys(row, where, {"version", "cuda", "cudnn", "source"}, set())
+        v.keys(row, where, {"version", "python_min", "python_max", "cuda", "cudnn", "source"}, set())
         version = v.version(row, "version", where) or ""
         if len(_numbers(version)) != 2:
             raise v.fail(where, f"version {version!r} must be MAJOR.MINOR, e.g. 1.15")
         if out and _numbers(version) <= _numbers(out[-1].version) or _numbers(version) >= _numbers(first):
             raise v.fail(where, f"out of order (ascending, all before {first})")
         cuda, cudnn = v.version(row, "cuda", where) or "", v.version(row, "cudnn", where) or ""
-        out.append(OlderRelease(version, cuda, cudnn, v.url(row["source"], where)))
+        lo, hi = v.version(row, "python_min", where) or "", v.version(row, "python_max", where) or ""
+        out.append(OlderRelease(version, lo, hi, cuda, cudnn, v.url(row["source"], where)))
     return tuple(out)
 
 

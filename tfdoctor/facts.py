@@ -312,7 +312,7 @@ _GPU_KINDS = frozenset({
 _STARTUP_FAMILIES = ("cuda-runtime", "cudnn", "tensorrt")
 # Evidence about the Python side (the CPU, the C library, packages), not about a GPU.
 _PACKAGE_KINDS = frozenset({"avx", "glibc", "numpy-abi", "protobuf", "keras3", "tf-missing",
-                            "tf-native-failed", "pip-conflict", "pip-no-version"})
+                            "tf-native-failed", "pip-conflict", "pip-no-version", "wheel-python"})
 
 
 def gpu_shown(facts: dict[str, Any]) -> bool:

@@ -58,18 +58,20 @@ def _from_log(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]) -> Find
                           " LD_LIBRARY_PATH, a conda cudnn package, or another framework"
                           " pinning nvidia-cudnn"))
         else:
-            conda = f"conda install -c conda-forge cudnn={v.major_minor(compiled) or compiled}"
+            pin = f"={v.major_minor(compiled) or compiled}" if compiled else ""
+            conda = f"conda install -c conda-forge cudnn{pin}"
             fix = rm.plan(facts, P.system(conda,
                                           "the cuDNN TensorFlow was compiled with; remove older cuDNN copies"
                                           " from LD_LIBRARY_PATH"))
-        other = v.major(loaded) != v.major(compiled)
+        other = bool(loaded and compiled) and v.major(loaded) != v.major(compiled)
         why = ("a different major version, which TensorFlow cannot use" if other else
                "an older minor version than TensorFlow was compiled with; cuDNN runs only with the same or a"
                " newer minor")
         return Finding(
             "cudnn.version-mismatch",
             Status.FAIL,
-            f"cuDNN {loaded} loaded, but TensorFlow was compiled with {compiled}",
+            f"cuDNN {loaded or '(an older one)'} loaded, but the build needs cuDNN"
+            f" {compiled or '(a newer one)'} (the version it was compiled with)",
             detail=f"The cuDNN found first at run time is {why}. Convolutions and RNNs fail on the GPU.",
             plan=fix,
             facts=used,

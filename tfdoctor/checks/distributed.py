@@ -486,12 +486,19 @@ def tf_config(facts: dict[str, Any], matrix: Any) -> list[Finding]:
 
 def _rejected(facts: dict[str, Any]) -> list[Finding]:
     """TensorFlow itself refused the cluster it was given (a task outside its job, a port it cannot
-    parse), where the TF_CONFIG or ClusterSpec behind it is not shown."""
+    parse or bind), where the TF_CONFIG or ClusterSpec behind it is not shown."""
     items = fc.log_items(facts, "cluster-config")
     if not items:
         return []
-    item = items[0]
-    if item.get("problem") == "address":
+    item = next((i for i in items if i.get("problem") != "in-use"), items[0])
+    if item.get("problem") == "in-use":
+        port = f" {item['port']}" if item.get("port") else ""
+        fid, title = "distributed.address-duplicate", f"This task's port{port} was already in use on its host"
+        fix = ("Give every task on one host its own port in the cluster (TF_CONFIG or the ClusterSpec), and"
+               f" check nothing else listens there: `ss -ltnp | grep {item.get('port') or 'PORT'}`")
+        detail = ("TensorFlow's gRPC server could not bind its address: two tasks were placed on one host"
+                  " with the same port, or an earlier run still holds it.")
+    elif item.get("problem") == "address":
         shown = repr(item["address"]) if item.get("address") else "(an empty address)"
         fid, title = "distributed.address-invalid", f"TensorFlow could not parse this task's address {shown}"
         fix = ("Give every task a host:port with a port from 1 to 65535 in TF_CONFIG's cluster (or the"

@@ -401,7 +401,8 @@ def _too_old(
     used: tuple[str, ...],
     cuda_source: str = "",
 ) -> Finding:
-    """driver.too-old: a failure when CUDA cannot run, a warning when only PTX JIT or XLA is limited."""
+    """driver.too-old when CUDA cannot run; driver.minor-version-compat (a warning) when only PTX JIT or XLA
+    is limited."""
     platform = _driver_platform(facts)
     column = {"wsl2": "Windows (WSL2)", "windows": "Windows"}.get(platform, "Linux")
     tfv = fc.tf_version(facts)
@@ -462,9 +463,11 @@ def _too_old(
     title = (f"NVIDIA driver {driver} is too old for CUDA {cuda}" if driver and cuda
              else "The NVIDIA driver is too old for TensorFlow's CUDA")
     if status == Status.WARN:
-        title = (f"The driver's CUDA ({soft[0].get('driver_cuda') or '?'}) is older than TensorFlow's PTX"
+        title = (f"The driver's CUDA ({soft[0].get('driver_cuda') or '?'}) is older than XLA's PTX"
                  f" compiler ({soft[0].get('need') or cuda}): XLA compiles slower")
-    return Finding("driver.too-old", status, title, detail=detail, plan=rm.plan(facts, *steps), docs=docs,
+    # nothing failed: the driver runs the newer CUDA's code through minor-version compatibility
+    which = "driver.too-old" if status == Status.FAIL else "driver.minor-version-compat"
+    return Finding(which, status, title, detail=detail, plan=rm.plan(facts, *steps), docs=docs,
                    facts=used,
                    evidence=fc.quote(facts, hard + soft), confidence="certain" if hard else "likely")
 

@@ -90,6 +90,28 @@ def wsl2_libcuda(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             )
         ]
     libs = fc.section(facts, "libraries")
+    # read from output alone: on WSL2 the driver is the Windows driver's libcuda, mapped in by WSL
+    logged = [i for i in fc.failed_libraries(facts, "driver") if "libcuda" in str(i.get("library"))]
+    if libs is None and logged:
+        step, docs = rm.driver_action(facts)
+        return [
+            Finding(
+                "platform.wsl2-libcuda",
+                Status.FAIL,
+                "On WSL2, CUDA found no usable libcuda from the Windows driver",
+                detail="WSL2 gets CUDA from the Windows NVIDIA driver, whose libcuda.so WSL maps into"
+                f" {WSL_LIB}; it was not found, or a Linux driver's libcuda installed inside WSL2 came"
+                " first.",
+                plan=rm.plan(facts, P.system(f"ls -l {WSL_LIB}/libcuda.so*; ldconfig -p | grep libcuda",
+                                             f"the first libcuda should be {WSL_LIB}'s: remove a Linux NVIDIA"
+                                             " driver installed inside WSL2 (only the CUDA toolkit belongs"
+                                             f" there), and put {WSL_LIB} on LD_LIBRARY_PATH if a program"
+                                             " opens plain libcuda.so"), step),
+                docs=docs,
+                facts=used,
+                evidence=fc.quote(facts, logged),
+            )
+        ]
     if libs is None:
         return [
             skipped(

@@ -225,14 +225,28 @@ def _gpu_package_refused(facts: dict[str, Any]) -> list[dict[str, Any]]:
     """pip could not install tensorflow-gpu (or tf-nightly-gpu): the name itself is the problem, unless pip
     found no release of it at all for this interpreter (then its Python or platform is)."""
     items = fc.log_items(facts, "pip-no-version")
-    return [i for i in items if i.get("package") in GPU_PACKAGES and not _no_release_at_all(i, items)]
+    return [i for i in items if i.get("package") in GPU_PACKAGES and not _interpreter_ruled_out(i, items)]
 
 
-def _no_release_at_all(item: dict[str, Any], items: list[dict[str, Any]]) -> bool:
-    """pip's "(from versions: none)": no wheel of any release fits this interpreter and platform (unless
-    the empty tensorflow-gpu package said it has been removed: then that is what pip found)."""
+def _interpreter_ruled_out(item: dict[str, Any], items: list[dict[str, Any]]) -> bool:
+    """pip's "(from versions: none)": no wheel of any release fits this interpreter and platform; or a
+    tensorflow-gpu release that exists (1.x to 2.10) was asked for and pip offered others: its wheels do not
+    fit this Python (unless the empty tensorflow-gpu package said it has been removed: then that is what pip
+    found)."""
     removed = any("has been removed" in str(i.get("text", "")).lower() for i in items)
-    return str(item.get("versions") or "").strip().lower() == "none" and not removed
+    none = str(item.get("versions") or "").strip().lower() == "none"
+    return (none or item.get("package") in GPU_PACKAGES and _asks_published_gpu_release(item)) and not removed
+
+
+def _asks_published_gpu_release(item: dict[str, Any]) -> bool:
+    """The requirement is capped at a release tensorflow-gpu had (its last real one is 2.10.1)."""
+    for clause in str(item.get("spec") or "").split(","):
+        clause = clause.strip()
+        op = clause[:2] if clause[:2] in ("==", "<=", "~=") else clause[:1] if clause[:1] == "<" else ""
+        version = v.vtuple(clause[len(op):])
+        if op and version and (version <= (2, 11) if op == "<" else version < (2, 11)):
+            return True
+    return False
 
 
 def _gpu_package_removed(
@@ -540,9 +554,23 @@ def python_supported(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     used = ("tensorflow.python_version", "tensorflow.version", "tensorflow.installed", "log.evidence")
     pyv = fc.get(facts, "tensorflow", "python_version")
     items = fc.log_items(facts, "pip-no-version")
-    refused = [i for i in items if i.get("package") not in GPU_PACKAGES or _no_release_at_all(i, items)]
+    refused = [i for i in items if i.get("package") not in GPU_PACKAGES or _interpreter_ruled_out(i, items)]
     if refused:
         return [_no_wheel(facts, matrix, refused, used)]
+    built = fc.log_items(facts, "wheel-python")
+    if built:
+        was, now = built[0].get("built"), built[0].get("runtime")
+        return [Finding(
+            "tensorflow.python-unsupported",
+            Status.WARN,
+            f"TensorFlow was built for Python {was} and runs under Python {now}",
+            detail="Its compiled modules were made for another Python's C API: it may work, crash or compute"
+            " wrongly; a wheel built for this Python is the fix.",
+            plan=rm.plan(facts, rm.install("--force-reinstall", rm.keep_tf_version(facts),
+                                           why=f"a wheel for Python {now}, or run it under Python {was}")),
+            facts=used,
+            evidence=fc.quote(facts, built),
+        )]
     if not _py(pyv) or len(_py(pyv)) < 2:
         return [
             skipped(
@@ -654,13 +682,17 @@ def python_from_offer(matrix: Any, offered: list[str]) -> str | None:
 
 
 def _asked_release(matrix: Any, items: list[dict[str, Any]]) -> tuple[str, Any] | None:
-    """The requirement pip was asked for ("tensorflow-gpu==2.5.1") and its release's row, when it names one
-    exact release the matrix holds."""
+    """The requirement pip was asked for ("tensorflow-gpu==2.5.1", "tensorflow-gpu<=1.12.0") and the row of
+    the release it names (the newest a range allows), when the matrix holds it."""
     for item in items:
         spec = str(item.get("spec") or "")
-        if spec.startswith("==") and v.vtuple(spec[2:]):
+        for clause in spec.split(","):  # "==1.10.1", or the newest a range allows ("<=1.14.0,>=1.10.0")
+            clause = clause.strip()
+            version = clause[2:] if clause.startswith(("==", "<=", "~=")) else ""
+            if not v.vtuple(version):
+                continue
             try:
-                release = matrix.tf_release(spec[2:])
+                release = matrix.tf_release(version) or matrix.older_release(version)
             except Exception:  # noqa: BLE001 - an unparsable version is "not in the matrix"
                 release = None
             if release is not None:
@@ -692,7 +724,9 @@ def _no_wheel(
             detail += " Native Windows wheels exist for 64-bit Python only."
     fitting = [r for r in releases if py and _py(r.python_min) <= _py(py)[:2] <= _py(r.python_max)]
     asked = _asked_release(matrix, items)
-    if asked is not None and not offered and not (py and fitting):  # keep the version asked for
+    asked_fits = asked is not None and bool(py) and (
+        _py(asked[1].python_min) <= _py(py) <= _py(asked[1].python_max))
+    if asked is not None and not asked_fits:  # keep the version asked for: a Python it has wheels for
         package, release = asked
         fix = rm.plan(facts, P.system(f"python{release.python_max} -m venv ~/tf"),
                       P.system(f"~/tf/bin/python -m pip install '{package}'",

@@ -43,9 +43,13 @@ SHORT_LINE = 24  # shorter lines are read again when repeated
 QUOTE = 300  # characters of a line quoted as evidence
 CHUNK = 1 << 20  # bytes read at once by the cheap pass
 # One C-level scan each: a word of some harmless notice, a word of some library's error code.
-_NOISE_WORD = re.compile("|".join(sorted({re.escape(words[0]) for _, forms in se.NOISE.values()
-                                            for words in forms})))
+# The first word of every harmless notice, and the words of every code: when the cheap pass found a line's
+# trigger words (it looks for these too), a set test says whether to look further.
+_NOISE_FIRST = frozenset(words[0] for _, forms in se.NOISE.values() for words in forms)
+_NOISE_WORD = re.compile("|".join(sorted(re.escape(w) for w in _NOISE_FIRST)))
 _CODE_WORD = re.compile("|".join(codes.TRIGGERS))
+_CUDNN_VALUE = re.compile(r"(installed version|minimum supported|version \w{1,12} was built against)"
+                          r"\s{0,3}:\s{0,3}(\d{3,6}(?:\.\d{1,4}){0,2})\b")
 # Keras 3's sources live in keras/src/ (Keras 2's in keras/engine, keras/layers, ...): a traceback through
 # them that ends in an API error (an argument, attribute, class or module that is not there) is Keras 2
 # code meeting Keras 3
@@ -85,7 +89,7 @@ _KERAS2_FRAME = re.compile(r"[/\\](?:site|dist)-packages[/\\]keras[/\\](?!src[/\
 _KERAS2_ERROR = re.compile(r"^(?:[\w.]{1,60}\.)?(?:ModuleNotFoundError|ImportError|AttributeError)\b:?\s{0,3}"
                            r"(?:No module named '?tensorflow\.|"
                            r"cannot import name '?\w{1,80}'? from '?tensorflow\.|"
-                           r"module '?tensorflow\.[\w.]{1,80}'? has no attribute)")
+                           r"module '?tensorflow(?:\.[\w.]{1,80})?'? has no attribute)")
 # a traceback through a package's frames, then the exception that ends it: (frame, error, kind, via, data)
 _FRAMES = ((_KERAS3_FRAME, _API_ERROR, "keras3", "keras/src traceback", {}),
            (_PROTOBUF_FRAME, _PROTOBUF_ERROR, "protobuf", "google/protobuf traceback", {}),
@@ -149,7 +153,8 @@ def trigger_words(signatures: Iterable[ev.Signature], source: str) -> set[str] |
     and harmless notices' words, the error-line rules' (and their log prefixes), the frames read, plus
     (explain) every value reader's and block finder's triggers; None when a signature declares none
     (then every line is read in full)."""
-    words = {"modulenotfounderror", "keras/src", "keras\\src", "google/", "google\\", "_pywrap_bfloat16",
+    words = {"modulenotfounderror", "import tensorflow", "from tensorflow", "keras/src", "keras\\src",
+             "google/", "google\\", "_pywrap_bfloat16",
              "load_op_library", "tf_loadlibrary(",
              "_pb2.py", "_descriptor.",
              *codes.TRIGGERS,
@@ -193,6 +198,8 @@ class Reader:
         self._pb2_frame = -1  # the line of the last frame in protobuf's generated code
         self._cut_in_pb2: dict[str, Any] | None = None  # its failing line, until an exception ends it
         self._libcuda_opened = False  # "Successfully opened dynamic library libcuda.so.1"
+        self._import_at: int | None = None  # the last line importing tensorflow
+        self._cudnn_heading: dict[str, Any] | None = None  # "Outdated cuDNN installation found."
 
     def feed_chunk(self, chunk: bytes) -> None:
         """Whole lines of bytes: only those the cheap pass picks (and the lines a block or heading
@@ -230,7 +237,8 @@ class Reader:
         return self.source == "explain" and self.values.in_block
 
     def _wants_next(self) -> bool:
-        return self._module_error_at is not None or self.source == "explain" and self.values.want_next
+        return (self._module_error_at is not None or self._cudnn_heading is not None
+                or self.source == "explain" and self.values.want_next)
 
     def feed(self, raw: str) -> None:
         """One physical line."""
@@ -267,7 +275,8 @@ class Reader:
         low = line.lower()
         words = self.finder.found(low) if self.finder.declared else None
         self.values.line_no = self.lines
-        notice = se.noise(low) if _NOISE_WORD.search(low) else None
+        noisy = _NOISE_WORD.search(low) if words is None else not words.isdisjoint(_NOISE_FIRST)
+        notice = se.noise(low) if noisy else None
         if notice:  # a harmless notice, by name: never evidence of a failure
             self.noise[notice] = self.noise.get(notice, 0) + 1
             if self.source == "explain":
@@ -286,8 +295,9 @@ class Reader:
                 or "load_op_library" in low or "tf_loadlibrary(" in low or _exception(line)):
             self._frames(line, low)
         here: set[tuple[str, Any]] = set()
+        coded = _CODE_WORD.search(low) if words is None else not words.isdisjoint(codes.TRIGGERS)
         found = [{**codes.item(code), "line": self.lines, "text": line[:QUOTE]}
-                 for code in codes.in_line(line, low)] if _CODE_WORD.search(low) else []
+                 for code in codes.in_line(line, low)] if coded else []
         # the code says what failed, unless it is only a program's error ("could not create cudnn handle:
         # CUDNN_STATUS_NOT_SUPPORTED" is still cuDNN failing to start)
         apis = {se.BY_NAME[i["code"]].api for i in found if not i.get("reason")}
@@ -296,6 +306,8 @@ class Reader:
                 continue
             found.append(_item(sig, m, line, self.lines))
         _optional_dependencies(found)
+        if self._cudnn_heading is not None:
+            self._cudnn_versions(low)
         for item in found:
             key = (item["kind"], item.get("library") or item.get("error") or item.get("status"))
             if key in here:  # two spellings of one failure on one line are one piece of evidence
@@ -303,6 +315,8 @@ class Reader:
             here.add(key)
             if self.source == "explain":
                 self._item_values(item)
+            if item["kind"] == "cudnn-version" and not item.get("loaded"):
+                self._cudnn_heading = item
             count = self.counts.get(item["kind"], 0)
             self.counts[item["kind"]] = count + 1
             if count < MAX_ITEMS_PER_KIND:
@@ -314,9 +328,31 @@ class Reader:
         if self.source == "explain":
             self.values.feed(line, low, self.lines, words)
 
+    def _cudnn_versions(self, low: str) -> None:
+        """The versions under XLA's "Outdated cuDNN installation found." ("Installed version: 8907",
+        "Minimum supported: 9100"), within a few lines."""
+        item = self._cudnn_heading
+        if item is None or self.lines - item["line"] > 8:
+            self._cudnn_heading = None
+            return
+        m = _CUDNN_VALUE.search(low)
+        if m and m.group(1) == "installed version":
+            item["loaded"] = m.group(2)
+        elif m and (m.group(1) == "minimum supported" or not item.get("compiled")):  # the minimum rules
+            item["compiled"] = m.group(2)
+
     def _module_error(self, line: str, low: str) -> None:
         """A notebook traceback names the error first and the failing import a few lines later
-        ("ModuleNotFoundError  Traceback ..." then "----> 6 import tensorflow as tf")."""
+        ("ModuleNotFoundError  Traceback ..." then "----> 6 import tensorflow as tf"); a person writes the
+        import, then the error it gave ("import tensorflow" then "Error: ModuleNotFoundError")."""
+        if _FAILED_IMPORT.match(line.strip("_*`> ")):
+            self._import_at = self.lines
+        elif "modulenotfounderror" in low and "no module named" not in low and (
+                self._import_at is not None and 0 < self.lines - self._import_at <= 2):
+            self._import_at = None
+            self.items.append({"kind": "tf-missing", "line": self.lines, "text": line[:QUOTE]})
+            self.counts["tf-missing"] = self.counts.get("tf-missing", 0) + 1
+            return
         if low.startswith("modulenotfounderror") and "no module named" not in low:
             self._module_error_at = self.lines
         elif self._module_error_at is not None:

@@ -166,7 +166,7 @@ class Blocks:
     def _end_xml(self) -> None:
         text, self.xml = "\n".join(self.xml or []), None
         try:
-            self.xml_facts = smi_probe.parse_query_xml(text)
+            self.xml_facts = smi_probe.parse_query_xml(text, partial=True)
         except smi_probe.SmiParseError:
             return
         for key in ("driver_version", "cuda_version"):

@@ -80,9 +80,10 @@ def _messages(line: str, low: str) -> list[se.Code]:
     if ":" in low:
         parts = low.split(":")
         for before, part in zip(parts, parts[1:]):
-            part = part.strip().strip("'\"`").rstrip(".")
-            key, codes = _message_prefix(part)
-            if codes and not _long(key) and before.rstrip().endswith(_LEAD):
+            if not before.rstrip().endswith(_LEAD):
+                continue
+            key, codes = _message_prefix(part.strip().strip("'\"`").rstrip("."))
+            if codes and not _long(key):
                 out += _named(codes, before) or _named(codes, low)
     # a message of two or more words ending a line whose words before it name its library ("pynvml could not
     # be initialized Insufficient Permissions")

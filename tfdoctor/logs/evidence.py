@@ -50,6 +50,8 @@ SIGNATURES: tuple[Signature, ...] = (
          rf"(?:Could not (?:load|open)|Couldn't open|Unable to load|failed to load|cannot load) "
          rf"(?:dynamic |the )?(?:CUDA )?(?:library|DSO)[: ]{{0,3}}'?({_LIB})", ("library",)),
     _sig("dlopen-failed", "cannot open shared object", rf"({_LIB}): cannot open shared object", ("library",)),
+    # the loader's own message after TensorFlow's "dlerror:", cut or paraphrased after the name
+    _sig("dlopen-failed", "dlerror", rf"dlerror:\s{{0,2}}'?({_LIB})\b", ("library",)),
     _sig("dlopen-failed", ".dll", rf"({_LIB})'?;? (?:dlerror: \S{{0,80}} )?not found", ("library",)),
     _sig("dlopen-failed", "unable to load cudnn dso", r"Unable to load cuDNN DSO", library="libcudnn"),
     _sig("dlopen-failed", "cudnn", r"\bcudnn\w{0,20} library (?:is )?not found|Could not load cudnn",
@@ -124,9 +126,11 @@ SIGNATURES: tuple[Signature, ...] = (
          ("kernel", "library")),
     # --- CUDA's initialisation (its error codes: tfdoctor/logs/codes.py) ----------------------------
     _sig("cuinit", "cuinit", r"(?:failed call to|call to) cuInit(?: result)?:? ?(.{0,160})", ("rest",)),
-    _sig("driver-cuda-older", "older than the ptx compiler",
-         r"driver's CUDA version is (\d{1,2}\.\d{1,2}) which is older than the PTX compiler version "
-         r"(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)", ("driver_cuda", "need")),
+    # XLA's words (older releases name ptxas's CUDA); a wrapped paste may cut the driver's version
+    _sig("driver-cuda-older", "older than the ptx",
+         r"(?:driver's CUDA version is (\d{1,2}\.\d{1,2}) )?which is older than the "
+         r"(?:PTX compiler version|ptxas CUDA version) \(?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)",
+         ("driver_cuda", "need")),
     _sig("ngc-driver", "this container was built for nvidia driver",
          r"built for NVIDIA Driver Release (\d{3}\.\d{1,3}) or later, "
          r"but version (\d{3}\.\d{1,3}(?:\.\d{1,3})?) "
@@ -136,6 +140,12 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("cudnn-version", ("cudnn library", "but source was compiled with"),
          r"(?<![\d.])(\d[\d.]{0,12})(?:\s{0,4}\(compatibility version \d{1,8}\))?"
          r"\s{0,4}but source was compiled with:?\s{0,4}(\d[\d.]{0,12}\d)", ("loaded", "compiled")),
+    # XLA's own check of the cuDNN it loaded (JAX, TensorFlow's XLA): on one line, or a heading whose
+    # versions follow on lines of their own (tfdoctor/logs/__init__.py reads them)
+    _sig("cudnn-version", "found cudnn version",
+         r"Found cuDNN version (\d[\d.]{0,12}), but [\w ]{1,30} built against (?:version )?(\d[\d.]{0,12}\d)",
+         ("loaded", "compiled")),
+    _sig("cudnn-version", "outdated cudnn installation", r"Outdated cuDNN installation found"),
     _sig("cudnn-failed", ("cudnn handle", "dnn library initialization failed", "cudnn failed to initialize",
                           "cudnn launch failure", "get convolution algorithm"),
          r"Could not create cudnn handle|DNN library initialization failed|cuDNN failed to initialize|"
@@ -162,6 +172,14 @@ SIGNATURES: tuple[Signature, ...] = (
          r"Current allocation summary follows|requested by op)"),
     # the allocator's failing warning cut where the dump would follow (its benign form goes on, on the
     # same line, to say the caller does not treat it as a failure: a named notice, never evidence)
+    # a person saying a run failed for lack of memory ("fails with an out of memory issue", "Encountering OOM
+    # issues", "training ran out of GPU memory")
+    _sig("oom", ("oom", "out of memory", "out-of-memory", "out of gpu memory"),
+         r"\b(?:fails?|failed|failing|crash(?:es|ed)?|dies|died|stops?|stopped|abort(?:s|ed)?)\b[^.\n]{0,40}?"
+         r"\b(?:OOM|out[- ]of[- ](?:GPU )?memory)\b|"
+         r"\b(?:encounter(?:ing|ed|s)?|getting|hitting|having|running into)\b[^.\n]{0,20}?"
+         r"\b(?:OOM|out[- ]of[- ](?:GPU )?memory)(?: errors?| issues?| problems?)|"
+         r"\b(?:ran|runs) out of (?:GPU )?memory\b"),
     _sig("oom", "ran out of memory trying to allocate",
          r"ran out of memory trying to allocate \d{1,9}(?:\.\d{1,4})?\s{0,2}[KMGT]?i?B\.?\s{0,4}$"),
     _sig("memory-free", "freememory",
@@ -235,6 +253,10 @@ SIGNATURES: tuple[Signature, ...] = (
          ("index", "job", "task_type"), problem="task"),
     _sig("cluster-config", "could not parse port for local server",
          r"Could not parse port for local server from \"?([^\"\s]{0,80})", ("address",), problem="address"),
+    # TensorFlow's gRPC server could not listen on its task's port: another task (or process) holds it
+    _sig("cluster-config", ("address already in use", "could not start grpc server"),
+         r"bind addr=\S{1,80}?:(\d{1,5}):? Address already in use|Could not start gRPC server",
+         ("port",), problem="in-use"),
     # --- the GPU itself -----------------------------------------------------------------------------
     _sig("xid", "xid", r"\bXid\b.{0,40}?\):? (\d{1,3})\b", ("code",)),
     _sig("gpu-lost", ("off the bus", "gpu is lost", "unable to determine the device handle", "reset required",
@@ -285,8 +307,12 @@ SIGNATURES: tuple[Signature, ...] = (
          r"`np\.\w{1,20}` was removed in the NumPy 2\.0 release|"
          r"module 'numpy' has no attribute '(?:object|bool|int|float|complex|str|long|unicode)'"),
     _sig("protobuf", ("descriptors cannot", "google.protobuf", "protobuf", "protocol buffer",
-                      "messagefactory", "symboldatabase", "descriptorpool"),
+                      "messagefactory", "symboldatabase", "descriptorpool", "generateddatabase",
+                      "encodeddescriptordatabase"),
          r"Descriptors cannot (?:not )?be created directly|"
+         # two protobuf runtimes registering one file's descriptors (TensorFlow's and the pip package's)
+         r"GeneratedDatabase\(\)->Add\(encoded_file_descriptor|"
+         r"Invalid file descriptor data passed to EncodedDescriptorDatabase|"
          # protobuf's C++ extension built against another libprotobuf than the one loaded (conda mixes)
          r"google[/\\]protobuf[/\\]pyext[/\\]_message[\w.-]{0,60}: undefined symbol|"
          r"cannot import name '\w{1,40}' from 'google\.protobuf|"
@@ -316,8 +342,8 @@ SIGNATURES: tuple[Signature, ...] = (
          r"No module named '?tf_keras'?(?![\w.])|requires (?:the )?`?tf-keras`? package|"
          # Keras 3 saving only its own format where Keras 2 wrote HDF5 or a SavedModel by default
          r"filepath provided must end in `?\.keras`?|Invalid filepath extension for saving"),
-    _sig("tf-missing", "no module named",
-         r"No module named ['\"]?tensorflow['\"]?(?![\w-]|\.\w)"),
+    _sig("tf-missing", ("no module named", "no module names"),  # (a title's typo)
+         r"No module name[ds] ['\"]?tensorflow['\"]?(?![\w-]|\.\w)"),
     _sig("tf-native-failed", ("native tensorflow runtime", "_pywrap_tensorflow", "dll load failed",
                               "could not find the dll"),
          r"Failed to load the native TensorFlow runtime|"
@@ -340,7 +366,8 @@ SIGNATURES: tuple[Signature, ...] = (
          r"""has no CUDA support"""),
     _sig("pip-no-version", "satisfies the requirement",
          r"Could not find a version that satisfies the requirement (tensorflow-gpu|tensorflow-cpu|"
-         r"tensorflow-intel|tf-nightly-gpu|tf-nightly|tensorflow)\b[\w\[\],-]{0,30}([=<>!~]=?[\w.*]{0,20})?\s{0,2}"
+         r"tensorflow-intel|tf-nightly-gpu|tf-nightly|tensorflow)\b[\w\[\]-]{0,30}"
+         r"((?:[=<>!~]=?[\w.*]{1,20}(?:,\s?|(?=[\s(]))){1,4})?\s{0,2}"
          r"(?:\(from [^()]{0,200}(?:\([^()]{0,40}\)[^()]{0,40})?\)\s{0,2}){0,2}\(from versions:\s{0,2}"
          r"([^)]{0,4000})\)?", ("package", "spec", "versions")),
     # uv's resolver: no wheel of the TensorFlow asked for carries this interpreter's ABI tag
@@ -354,6 +381,10 @@ SIGNATURES: tuple[Signature, ...] = (
          r"(?:tensorflow|tf-nightly|tensorflow-\w{1,10})['\"]? requires a different Python:?\s{0,3}"
          r"(\d\.\d{1,2}(?:\.\d{1,3})?)?",
          ("python",)),
+    # a wheel built for another Python imported anyway (a copied site-packages, a distribution's package)
+    _sig("wheel-python", "compiletime version",
+         r"compiletime version (\d\.\d{1,2}) of module '?tensorflow[\w.]{0,80}'? does not match runtime"
+         r" version (\d\.\d{1,2})", ("built", "runtime")),
     _sig("pip-no-version", "not a supported wheel",
          r"tensorflow\w{0,10}-[\d.]{3,12}-(cp\d{2,3})-\S{0,40} is not a supported wheel", ("tag",)),
     _sig("pip-conflict", ("register_load_context_function", "__internal__' has no attribute",

@@ -55,7 +55,7 @@ RE_NCCL_CUDA_DRIVER = re.compile(r"\bcudaDriverVersion (\d{4,6})\b")
 RE_CUDA_VERSION_ANY = re.compile(r"\bCUDA Version\s{0,3}:\s{0,4}(\d{1,2}\.\d{1,2})\b")
 # a person's "label: value" line ("- Driver: 590.48.01", "Host `nvcc`: 11.5", "cuDNN version = 8.6")
 RE_LABELED = re.compile(r"^[\s#>*|-]{0,12}([A-Za-z][\w `/().+-]{0,40}?)[`*_]{0,4}\s{0,3}[:=]"
-                        r"\s{0,4}(\S.{0,200})$")
+                        r"\s{0,24}(\S.{0,200})$")  # (a tool's report aligns its values in a column)
 RE_DRIVER_VALUE = re.compile(rf"(?<![\d.])({DRIVER})(?![\d.])")
 RE_CUDA_IN_VALUE = re.compile(r"\bCUDA\s{0,3}(?:Version\s{0,3}:?\s{0,3}|v)?(\d{1,2}\.\d{1,2})\b",
                               re.IGNORECASE)
@@ -67,6 +67,7 @@ RE_PIP_ROW = re.compile(
     r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60})\s{1,60}(\d{1,4}(?:\.[0-9A-Za-z+!]{1,12}){0,5})"
     r"(?:\s{1,60}\S{1,200}){0,2}\s{0,4}$"  # pip list (+ location), conda list (+ build, channel)
 )
+RE_CONDA_META = re.compile(r"h[0-9a-f]{7}_\d{1,3}")  # a conda build string of a package with no code
 RE_PIP_EQ = re.compile(r"\b(" + _TF_DISTS + r"|keras|tf-keras|numpy|protobuf|tf)(?:\[[\w,-]{1,30}\])?"
                        r"\s{0,2}==\s{0,2}(\d{1,4}"
                        r"(?:\.[0-9A-Za-z]{1,12}){0,4})", re.IGNORECASE)
@@ -97,7 +98,8 @@ RE_VERSION_VALUE = re.compile(r"(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?"
                               r"(?:[-_.]?(?:rc|dev|post|alpha|beta)\d{1,10})?)")
 RE_GIT_VERSION = re.compile(r"\bv\d{1,2}\.\d{1,3}\.\d{1,3}(?:-rc\d{1,2})?-\d{1,6}-g[0-9a-f]{6,40}\W{1,6}"
                             r"(\d{1,2}\.\d{1,3}\.\d{1,3})")
-RE_TF_PROSE = re.compile(r"\b(?:tf|tensorflow)(?:[- ]?gpu)?\s{0,2}(?:version\s{0,2}(?:is\s{0,2})?)?"
+RE_TF_PROSE = re.compile(r"\b(?:tf|tensorflow)(?:[- ]?gpu)?\s{0,2}(?:to\s{1,2})?"
+                         r"(?:version\s{0,2}(?:is\s{0,2})?)?"
                          r"v?([0-2]\.\d{1,2}"
                          r"(?:\.\d{1,2})?(?:-?(?:rc|alpha|beta)\d{1,2})?)\b", re.IGNORECASE)
 RE_DOCKER_TAG = re.compile(r"\btensorflow/tensorflow:(\d{1,2}\.\d{1,3}\.\d{1,3})\b|"
@@ -130,8 +132,8 @@ RE_CREATING = re.compile(r"Creating TensorFlow device \(/(?:device:)?gpu:(\d{1,3
                          r"\s{0,3}\(device: (\d{1,3}), name: ([^,]{1,120}), pci bus id: ([^,)]{1,40})"
                          r"(?:, compute capability: (\d{1,2}\.\d))?", re.IGNORECASE)
 RE_MIXED_GPU = re.compile(r"Your GPUs?: ([^,\n]{1,80}), compute capability (\d{1,2}\.\d)")
-RE_IGNORING = re.compile(r"Ignoring (?:visible )?gpu device \(device: (\d{1,3}), name: ([^,]{1,120}), "
-                         r"pci bus id: [^,)]{1,40}(?:, compute capability: (\d{1,2}\.\d))?\)"
+RE_IGNORING = re.compile(r"Ignoring (?:visible )?gpu device \(device: (\d{1,3}), name: ([^,()]{1,120}?)"
+                         r"(?:, pci bus id: [^,)]{1,40})?(?:,? compute capability: (\d{1,2}\.\d))?\)"
                          r"(?: with Cuda compute capability (\d{1,2}\.\d))?", re.IGNORECASE)
 RE_FOUND = re.compile(r"Found device (\d{1,3}) with properties")
 RE_NAME_CC = re.compile(r"name: ([^\n]{1,120}?)\s{1,8}"
@@ -184,6 +186,28 @@ RE_PROSE_GPU = re.compile(r"(?<![A-Za-z0-9])((?:NVIDIA )?(?:GeForce )?(?i:rtx|gt
                           r"Quadro (?:RTX )?[A-Z]{0,2}\d{3,4}|RTX A\d{4})(?![A-Za-z0-9])(?! ?(?i:series))")
 _PROSE_GPU_WORDS = ("rtx", "gtx", "tesla", "titan", "quadro", "a100", "h100", "h200", "b200", "v100", "p100",
                     "k80", "l40")
+# A person saying their GPU is split by MIG ("enable mig", "8*[MIG-7g.40gb]", "the GPUs have been MIGed",
+# "split 7-ways with MiG"), not asking whether to, nor saying it is off.
+RE_MIG_WORD = re.compile(r"(?<![a-z0-9-])mig(?:ed|ged)?(?![a-z])")
+RE_MIG_PROFILE = re.compile(r"\b\d{1,2}g\.\d{1,3}gb\b")
+_MIG_SAID = ("enable", "configur", "with mig", "using mig", "mig slice", "mig partition", "miged", "migged",
+             "[mig-", "mig is on", "mig on")  # (not nvidia-smi -q's "MIG Mode" / "MIG Devices" headings)
+_MIG_NOT = ("?", "not ", "n't", "disable", "n/a", "no mig", "without mig", " off", "none", "how to",
+            "how do")
+_MIG_WORDS = (" mig", "[mig", "*mig", "(mig")
+# A CPU's model as /proc/cpuinfo, lscpu, a template or a sentence names it (cpu.avx-missing judges it).
+RE_CPU_MODEL = re.compile(
+    r"\b((?:Intel(?:\(R\))?\s{1,2})?(?:Xeon(?:\(R\))?(?:\s{1,2}CPU)?\s{1,2}[A-Z]\d?-?\d{4}[A-Z]?(?:\s{1,2}v\d)?"
+    r"|(?:Core\(TM\)\s{0,2}2|Core\s{0,2}2\s{1,2}(?:Duo|Quad|Extreme))(?:\s{1,2}(?:Duo|Quad|Extreme))?"
+    r"(?:\s{1,2}CPU)?(?:\s{1,2}[A-Z]{1,2}\d{4})?"
+    r"|(?:Core(?:\(TM\))?\s{1,2})?i[3579]-\d{3,5}[A-Z]{0,2}"
+    r"|(?:Celeron|Pentium|Atom)(?:\((?:R|TM)\))?(?:\s{1,2}(?:CPU|Gold|Silver|Dual-Core|Processor)){0,2}"
+    r"(?:\s{1,2}[A-Z]{0,2}\d{3,4}[A-Z]{0,2})?)"
+    r"|(?:AMD\s{1,2})?(?:Phenom(?:\(tm\))?(?:\s{1,2}II)?|Athlon(?:\(tm\))?(?:\s{1,2}(?:II|64))?|Turion|Sempron"
+    r"|Opteron(?:\(tm\))?(?:\s{1,2}Processor)?)(?:\s{1,2}X\d)?(?:\s{1,2}[A-Z]{0,2}\d{3,4}[A-Z]{0,2})?)\b",
+    re.IGNORECASE)
+_CPU_WORDS = ("xeon", "core 2", "core(tm)2", "core(tm) 2", "core2", "i3-", "i5-", "i7-", "i9-", "celeron",
+              "pentium", " atom", "phenom", "athlon", "turion", "sempron", "opteron")
 RE_STATED_CC = re.compile(r"compute capability\s{0,3}:?\s{0,3}(\d{1,2}\.\d)\b", re.IGNORECASE)
 RE_OS_NOTE = re.compile(r"\s{0,3}\((?:e\.g\.?,?|WSL ?2?\b)[^()]{0,60}\)", re.IGNORECASE)
 RE_OS = re.compile(
@@ -223,6 +247,9 @@ RE_LINUX = re.compile(
     re.IGNORECASE,
 )
 RE_MACOS = re.compile(r"\bDarwin\b|tensorflow-macos|tensorflow-metal|macosx_\d{1,2}|"
+                      # the BSD shell's word for a signal, with its number ("Abort trap: 6"; bash on Linux
+                      # prints "Aborted (core dumped)")
+                      r"^(?:Abort trap: 6|Illegal instruction: 4|Segmentation fault: 11|Bus error: 10)\b|"
                       r"(?-i:/Users/\w|/Library/)|/opt/homebrew/|\.dylib\b|OS X does not support NUMA",
                       re.IGNORECASE)
 # A person naming macOS may be naming another machine ("trained on my Mac"): a Linux path outranks it.
@@ -256,7 +283,8 @@ _LINUX_DIRS = ("home", "usr", "opt", "mnt", "data", "root", "var", "tmp", "etc",
 _LINUX_PATH_KEYS = (".so", *(f"{c}/{d}" for c in " '\"(=:[" for d in _LINUX_DIRS))
 _LINUX_KEYS = (*_LINUX_PATH_KEYS, "linux", "ubuntu", "centos", "debian", "fedora", "rhel", "rocky", "numa",
                "nvrm", "nixos", "nccl info", ".sh", "dmesg", "modprobe", "lsmod", "ld_library_path", "@")
-_MACOS_KEYS = ("mac", "darwin", "/users/", "/library/", "homebrew", "dylib", "os x")
+_MACOS_KEYS = ("mac", "darwin", "/users/", "/library/", "homebrew", "dylib", "os x", "abort trap: 6",
+               "illegal instruction: 4", "segmentation fault: 11", "bus error: 10")
 _OS_KEYS = ("ubuntu", "centos", "rocky", "red hat", "fedora", "debian", "windows", "amazon linux", "opensuse",
             "arch linux", "pop!_os", "mint", "macos")
 
@@ -367,6 +395,7 @@ class Values:
         self.ignored: dict[int, dict[str, Any]] = {}
         self.stated: dict[int, dict[str, Any]] = {}  # the GPU a person named in a field
         self.prose: dict[int, dict[str, Any]] = {}  # the first GPU named in a sentence
+        self._conda_channel: str | None = None  # the channel of a `conda list`'s tensorflow row
         self.lists: list[list[tuple[str, str]]] = [[]]  # package lists (name, version), in order
         self.dist_lines: dict[str, int] = {}
         self.blocks = Blocks()
@@ -542,7 +571,10 @@ class Values:
         label, value = m.group(1).lower(), m.group(2)
         if len(label.split()) > 4 or "kernel" in label or "file" in label:
             return  # a sentence or TensorFlow's own "driver version file contents:", not a typed field
-        if "driver" in label and "cuda" not in label:
+        field = label.replace("_", " ").strip(" *`")
+        if field in ("py version", "python version", "os platform"):  # a tool's report (faceswap's, ...)
+            self._heading_value("python version" if field != "os platform" else field, value)
+        elif "driver" in label and "cuda" not in label:
             dm = RE_DRIVER_VALUE.search(value)
             if dm:
                 self.set("nvidia_smi.driver_version", dm.group(1), 3)
@@ -592,6 +624,16 @@ class Values:
             if m:
                 self._gpu(self.prose, 0, name=m.group(1))
 
+    def _stated_mig(self, line: str, low: str) -> None:
+        if (not line.startswith("|") and RE_MIG_WORD.search(low)
+                and (_has(low, _MIG_SAID) or RE_MIG_PROFILE.search(low)) and not _has(low, _MIG_NOT)):
+            self.set("runtime.mig_stated", line[:200], 1)
+
+    def _cpu_model(self, line: str, low: str) -> None:
+        m = RE_CPU_MODEL.search(line)
+        if m:
+            self.set("system.cpu_model", " ".join(m.group(1).split()), 2)
+
     def _stated_gpu(self, text: str) -> None:
         m = RE_STATED_GPU.match(text.strip(" *`"))
         if m:
@@ -624,6 +666,11 @@ class Values:
             self.set("tensorflow.version", m.group(2), 3)
             if m.group(3):
                 self.set("tensorflow.python_version", _py_from_compact(m.group(3)[2:]), 2)
+            # the wheels pip fetches are what it installs (the first of each name: a resolver backtracking
+            # fetches several versions of one)
+            if low.startswith(("using cached ", "downloading ", "processing ")) and \
+                    tf_probe.normalize(m.group(1)) not in self.dist_lines:
+                self._dist(m.group(1), m.group(2))
         m = RE_GIT_VERSION.search(line)
         if m:
             self.set("tensorflow.version", m.group(1), 6)
@@ -665,6 +712,17 @@ class Values:
             return
         m = RE_PIP_ROW.match(line[2:] if line.startswith("- ") else line)
         if m and not line[0].isdigit():
+            cols = line.split()
+            build, channel = (cols + ["", ""])[2:4]
+            name = m.group(1).lower()
+            if name in ("tensorflow", "tensorflow-base") and build.startswith(("eigen_", "mkl_", "gpu_")):
+                # conda's build string says which TensorFlow it is: eigen_/mkl_ CPU-only, gpu_ CUDA
+                self.set("tensorflow.build_info.is_cuda_build", build.startswith("gpu_"), 4)
+            if name == "tensorflow":
+                self._conda_channel = channel
+            elif (name == "tensorflow-gpu" and RE_CONDA_META.fullmatch(build)
+                  and channel == self._conda_channel):
+                return  # conda's tensorflow-gpu metapackage over the tensorflow row of its own channel
             self._dist(m.group(1), m.group(2))
             return
         if "successfully installed" in low:
@@ -675,7 +733,7 @@ class Values:
         if m:  # a `pip freeze` row is an installed distribution, like a `pip list` row
             self._dist(m.group(1), m.group(2))
             return
-        for pm in RE_PIP_EQ.finditer(line):
+        for pm in RE_PIP_EQ.finditer(line) if "==" in line else ():
             name = pm.group(1).lower()
             if name.startswith(("tensorflow", "tf-")) or name == "tf":
                 self.set("tensorflow.version", pm.group(2), 2)
@@ -994,8 +1052,8 @@ _PLATFORM_TRIGGERS = ("gpu", "cuda", "nvidia", "wsl", "microsoft", *_WINDOWS_KEY
 READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (_HEADING_TRIGGERS, Values._heading_line),
     (("version", "nvrm", "release", "driver"), Values._versions),
-    (("driver", "nvcc", "cudnn", "nvidia-smi", "nvidia smi", "gpu", "graphic", "video card"),
-     Values._labeled_line),
+    (("driver", "nvcc", "cudnn", "nvidia-smi", "nvidia smi", "gpu", "graphic", "video card", "py_version",
+      "python_version", "os_platform"), Values._labeled_line),
     (_TF_TRIGGERS, Values._tensorflow),
     (("python", "-cp", "\\py\\"), Values._python),
     (_PACKAGE_TRIGGERS, Values._packages),
@@ -1003,6 +1061,8 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     ((" requires ", " has requirement "), Values._requirer),
     (("successfully opened",), Values._opened),
     (_PROSE_GPU_WORDS, Values._prose_gpu),
+    (_MIG_WORDS, Values._stated_mig),
+    (_CPU_WORDS, Values._cpu_model),
     (("tf_config",), lambda self, line, low: None),  # read in feed (it spans lines); declared here
     (_GPU_TRIGGERS, Values._gpu_lines),
     (_PLATFORM_TRIGGERS, Values._platform),

@@ -166,6 +166,9 @@ def parse_banner(text: str, partial: bool = False) -> dict[str, Any]:
         mode = _COMPUTE_MODE.search(nxt)
         if mode:
             gpu["compute_mode"] = _BANNER_MODES[mode.group(1)]
+        if nxt.count("ERR!") >= 2:  # fan, temperature, performance state, power: the GPU no longer answers
+            gpu["error"] = "nvidia-smi shows ERR! for its sensors: the GPU does not answer"
+            gpu["error_kind"] = "gpu-lost"
         gpus.append(gpu)
     if not m and not gpus:
         raise SmiParseError("no 'NVIDIA-SMI ... Driver Version' header and no GPU row")
@@ -410,8 +413,25 @@ def _gpu(index: int, gpu: ET.Element) -> dict[str, Any]:
     }
 
 
-def parse_query_xml(text: str) -> dict[str, Any]:
-    """Parse `nvidia-smi -q -x`. Raises SmiParseError when it is not an nvidia_smi_log document."""
+def _cut_short(body: str) -> Any:
+    """The elements of a document that ends early, as far as they were read (None if it breaks before)."""
+    import xml.etree.ElementTree as ET
+
+    parser = ET.XMLPullParser(events=("start",))
+    root = None
+    try:
+        parser.feed(body)
+    except ET.ParseError:
+        return None  # malformed where it was read, not only cut
+    for _event, element in parser.read_events():
+        root = element
+        break
+    return root
+
+
+def parse_query_xml(text: str, partial: bool = False) -> dict[str, Any]:
+    """Parse `nvidia-smi -q -x`. Raises SmiParseError when it is not an nvidia_smi_log document.
+    `partial`: a document cut short (a paste) is read as far as it goes."""
     import xml.etree.ElementTree as ET
 
     start = text.find("<")
@@ -424,7 +444,9 @@ def parse_query_xml(text: str) -> dict[str, Any]:
     try:
         root = ET.fromstring(body)
     except ET.ParseError as exc:
-        raise SmiParseError(f"not well-formed XML ({exc})") from None
+        root = _cut_short(body) if partial else None
+        if root is None:
+            raise SmiParseError(f"not well-formed XML ({exc})") from None
     if root.tag != "nvidia_smi_log":
         raise SmiParseError(f"XML root is <{root.tag}>, not <nvidia_smi_log>")
     return {

@@ -422,17 +422,23 @@ def sharing_and_modes(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 plan=rm.plan(facts, P.system(f"sudo nvidia-smi -i {_index_args(prohibited)} -c DEFAULT")),
             )
         )
+    # CUDA said the GPUs were busy: an exclusive GPU's holder may be a process nvidia-smi does not show
+    busy = fc.cuda_errors(facts, "DEVICE_UNAVAILABLE", "DEVICE_BUSY")
     exclusive = [
-        (g, f"Exclusive Process mode, {_process_text(g, _caller(facts))}")
+        (g, f"Exclusive {'Thread' if g['compute_mode'] == 'exclusive_thread' else 'Process'} mode, "
+            + (_process_text(g, _caller(facts)) if g.get("processes") else "busy (CUDA said so)" if busy
+               else "which allows one thread of one process, and TensorFlow drives a GPU from several"))
         for g in live
-        if g.get("compute_mode") in ("exclusive_process", "exclusive_thread")
-        and any(isinstance(p, dict) and p.get("type") in ("C", "C+G", None) for p in g.get("processes") or [])
+        if g.get("compute_mode") == "exclusive_thread"  # one thread per context: TensorFlow uses several
+        or g.get("compute_mode") == "exclusive_process"
+        and (busy or any(isinstance(p, dict) and p.get("type") in ("C", "C+G", None)
+                         for p in g.get("processes") or []))
     ]
     if exclusive:
         out.append(
             _finding(
                 "gpu.compute-mode-exclusive",
-                Status.WARN,
+                Status.FAIL if busy else Status.WARN,
                 exclusive,
                 "exclusive mode and already in use",
                 source=source,
@@ -515,6 +521,24 @@ def mig(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             plan=rm.plan(facts, P.env("CUDA_VISIBLE_DEVICES", "MIG-<uuid>", "one slice per process (one"
                                       " worker per slice); for the whole GPU turn MIG off: `sudo nvidia-smi"
                                       " -i N -mig 0 && sudo nvidia-smi -i N -r`")),
+        ))
+    stated = fc.get(facts, "runtime", "mig_stated")
+    if stated and not (empty or sliced or slices):  # a person's words, where no listing shows the slices
+        out.append(Finding(
+            "gpu.mig-enabled",
+            Status.WARN,
+            "MIG is on, as written here: TensorFlow sees one MIG slice per process",
+            detail="A CUDA process enumerates a single MIG instance: TensorFlow sees one slice (its memory"
+            " and SMs only), one GPU where the machine has more, and MirroredStrategy cannot span"
+            " MIG slices.",
+            docs=cat.NV_MIG,
+            facts=("runtime.mig_stated",),
+            evidence=fc.quote(facts, [{"line": fc.as_dict(fc.get(facts, "log", "provenance")).get(
+                "runtime.mig_stated"), "text": stated}]),
+            plan=rm.plan(facts, P.system("nvidia-smi -L", "list the slices"),
+                         P.env("CUDA_VISIBLE_DEVICES", "MIG-<uuid>", "one slice per process; for the"
+                               " whole GPU turn MIG off: `sudo nvidia-smi -i N -mig 0 && sudo nvidia-smi -i N"
+                               " -r`")),
         ))
     if pending and not (empty or sliced):
         out.append(
