@@ -887,3 +887,37 @@ def test_more_of_the_ways_a_version_or_a_platform_is_written():
     assert gpus[0]["name"] == "GeForce GTX 780M" and gpus[0]["compute_capability"] == "3.0"
     assert facts_of("Upgrading TensorFlow to version 2.15, an issue")["tensorflow"]["version"] == "2.15"
     assert facts_of(nine("Q128"))["system"]["platform"] == "macos"  # "Abort trap: 6" is the BSD shell's
+
+
+# --- the stack's own words for failures no split has shown yet (JAX, PyTorch, cuDNN 8, TensorFlow 1.x) ------
+
+
+@pytest.mark.parametrize("text, finding", [
+    ("NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch"
+     " installation.", "gpu.compute-capability-unsupported"),
+    ("Unable to load cuSPARSE. Is it installed?", "cuda.libraries-missing"),
+    ("Unable to load cuDNN. Is it installed?", "cudnn.missing"),
+    ("Could not locate zlibwapi.dll. Please make sure it is in your library path!", "cudnn.missing"),
+    ("ImportError: Could not find 'cudnn64_7.dll'. TensorFlow requires that this DLL be installed in a"
+     " directory that is named in your %PATH% environment variable.", "cudnn.missing"),
+    ("Could not load symbol cublasGetSmCountTarget from libcublas.so.11. Error: undefined symbol",
+     "cuda.libraries-missing"),
+    ("tensorflow.python.framework.errors_impl.NotFoundError: No algorithm worked!", "cudnn.init-failed"),
+    ("UnknownError: Fail to find the dnn implementation. [Op:CudnnRNN]", "cudnn.init-failed"),
+    ("InternalError: Failed copying input tensor from CPU:0 to GPU:0 in order to run _EagerConst: Dst tensor"
+     " is not initialized.", "gpu.out-of-memory"),
+    ("The NVIDIA driver on your system is too old (found version 10020).", "driver.too-old"),
+    ("UserWarning: CUDA initialization: CUDA unknown error - this may be due to an incorrectly set up"
+     " environment", "cuda.init-failed"),
+    ("RuntimeError: Physical devices cannot be modified after being initialized", "log.program-error"),
+    ("ERROR: No matching distribution found for tensorflow-gpu==2.12.0", "tensorflow.missing"),
+])
+def test_the_stacks_own_words(text, finding):
+    assert finding in failing(text)
+
+
+def test_near_misses_of_the_stacks_own_words():
+    for text in ("is it installed? asked the reviewer", "the PyTorch installation is not compatible with me",
+                 "Could not locate the config file", "No algorithm was chosen for the schedule",
+                 "No matching distribution found for tensorflow-datasets-extra==9"):
+        assert not failing(text), text

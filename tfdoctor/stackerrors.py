@@ -33,6 +33,9 @@ NOT_ENVIRONMENT = {
     "sentinel": "not an error code: a count or base value at the end of the enum",
     "numerics": "the model's numbers became NaN or Inf (learning rate, loss, input data): a fault of the"
                 " training, not of the installation",
+    "order": "the program configured TensorFlow's GPUs in a way TensorFlow refuses (memory growth, visible or"
+             " virtual devices set after TensorFlow initialised them, or memory growth on some GPUs only): a"
+             " fault of the program's set-up code, not of the installation",
 }
 
 
@@ -617,6 +620,8 @@ LIBRARIES: tuple[Library, ...] = (
     Library("nvjitlink", "cuda-runtime", "cuda.libraries-missing"),
     Library("nvrtc", "cuda-runtime", "cuda.libraries-missing"),
     Library("cudnn", "cudnn", "cudnn.missing"),  # and its parts: cudnn_ops, cudnn_cnn, cudnn_graph...
+    # cuDNN 8's Windows DLLs load zlib's zlibwapi.dll (NVIDIA's cuDNN 8 install guide: "Installing Zlib")
+    Library("zlibwapi", "cudnn", "cudnn.missing"),
     Library("nccl", "nccl", "optional: all-reduce across GPUs only; its failures are NCCL's own errors"),
     Library("cupti", "cupti", "optional: the profiler's library, loaded only to profile"),
     Library("nvinfer", "tensorrt", "optional: TensorRT, used only by TF-TRT; TensorFlow runs without it"),

@@ -23,7 +23,11 @@ def unexplained(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         first = program[0]
         reason = stackerrors.NOT_ENVIRONMENT.get(str(first.get("reason")), "")
         names = sorted({str(i.get("code")) for i in program})
-        if first.get("reason") == "numerics":
+        if first.get("reason") == "order":
+            plan = rm.plan(facts, P.note("Call tf.config.experimental.set_memory_growth /"
+                                         " tf.config.set_visible_devices first, right after importing"
+                                         " TensorFlow and before anything creates a tensor or a model"))
+        elif first.get("reason") == "numerics":
             plan = rm.plan(facts, P.note("tf.debugging.enable_check_numerics() at the start of the program"
                                          " names the first operation that makes a NaN or Inf; then lower the"
                                          " learning rate or check that input"))

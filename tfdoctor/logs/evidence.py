@@ -54,6 +54,19 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("dlopen-failed", "dlerror", rf"dlerror:\s{{0,2}}'?({_LIB})\b", ("library",)),
     _sig("dlopen-failed", ".dll", rf"({_LIB})'?;? (?:dlerror: \S{{0,80}} )?not found", ("library",)),
     _sig("dlopen-failed", "unable to load cudnn dso", r"Unable to load cuDNN DSO", library="libcudnn"),
+    # cuDNN's own loader (8.x): its sub-libraries and the zlib DLL its Windows build needs
+    _sig("dlopen-failed", "could not locate zlibwapi", r"Could not locate (zlibwapi\.dll)", ("library",)),
+    # TensorFlow 1.x / 2.0's own check on Windows, before it loads anything
+    _sig("dlopen-failed", "tensorflow requires that this dll be installed",
+         rf"Could not find '({_LIB})'\. TensorFlow requires that this DLL be installed", ("library",)),
+    # a library of the right name but an older release, missing a symbol TensorFlow calls
+    _sig("dlopen-failed", "could not load symbol", rf"Could not load symbol \w{{1,80}} from ({_LIB})",
+         ("library",)),
+    # JAX's (XLA's) words for the same: "Unable to load cuSPARSE. Is it installed?"
+    _sig("dlopen-failed", "is it installed",
+         r"Unable to load (cuDNN|cuBLAS(?:Lt)?|cuSPARSE|cuFFT|cuSOLVER|cuRAND|nvJitLink|CUPTI)\."
+         r" Is it installed",
+         ("library",)),
     _sig("dlopen-failed", "cudnn", r"\bcudnn\w{0,20} library (?:is )?not found|Could not load cudnn",
          library="libcudnn"),
     _sig("gpu-libs-skipped", "cannot dlopen some gpu libraries", r"Cannot dlopen some GPU libraries"),
@@ -147,16 +160,22 @@ SIGNATURES: tuple[Signature, ...] = (
          ("loaded", "compiled")),
     _sig("cudnn-version", "outdated cudnn installation", r"Outdated cuDNN installation found"),
     _sig("cudnn-failed", ("cudnn handle", "dnn library initialization failed", "cudnn failed to initialize",
-                          "cudnn launch failure", "get convolution algorithm"),
+                          "cudnn launch failure", "get convolution algorithm", "no algorithm worked",
+                          "best cudnn convolution algorithm", "find the dnn implementation"),
          r"Could not create cudnn handle|DNN library initialization failed|cuDNN failed to initialize|"
-         r"cuDNN launch failure|Failed to get convolution algorithm", status="INIT"),
+         r"cuDNN launch failure|Failed to get convolution algorithm|"
+         # XLA's and TensorFlow's autotuner: no cuDNN algorithm could run (a workspace that did not fit)
+         r"No algorithm worked|Failed to determine best cudnn convolution algorithm|"
+         r"Fail to find the dnn implementation", status="INIT"),
     _sig("cublas-failed", ("cublas", "blas"),
          r"failed to create cublas handle|Blas \w{0,12}GEM[MV] launch failed|"
          r"BLAS operation using StreamExecutor without BLAS support|"
          r"cublas (?:handle|library) (?:was )?not initialized"),
     # --- memory -----------------------------------------------------------------------------------
-    _sig("oom", ("oom", "exhausted", "out of memory", "failed to allocate"),
+    _sig("oom", ("oom", "exhausted", "out of memory", "failed to allocate", "dst tensor is not initialized"),
          r"\bOOM when allocating|ResourceExhaustedError|RESOURCE_EXHAUSTED|Resource exhausted|"
+         # copying an input to a GPU that has no memory left for it
+         r"Dst tensor is not initialized|"
          r"Out of memory while trying to allocate|"
          r"failed to allocate .{1,40} from device"),
     # the BFC allocator's dump, printed only when an allocation failed: it may be all a paste shows
@@ -207,6 +226,10 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("cc-ignored", "with minimum required compute capability",
          r"No (?:CUDA )?(?:device|GPU)s? (?:was |were )?found with (?:a )?minimum required compute capability"
          r"(?: of)? (\d{1,2}\.\d)", ("minimum",)),
+    # PyTorch's refusal of a GPU its build has no kernels for ("... with CUDA capability sm_120 is not
+    # compatible with the current PyTorch installation")
+    _sig("ptx-target", "is not compatible with the current",
+         r"with CUDA capability sm_(\d{2,3}) is not compatible with the current", ("target",)),
     _sig("ptx-target", ("does not support target", "minimum required ptx"),
          r"PTX version (\d{1,2}\.\d) does not support target '?sm_(\d{2,3}[af]?)|"
          r"Minimum required PTX version "
@@ -293,6 +316,15 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("stack-error", ("model diverged", "nanlossduringtraining", "tensor had nan", "tensor had inf"),
          r"Model diverged with loss = (?:NaN|-?inf)|NanLossDuringTrainingError|Tensor had (?:NaN|Inf) values",
          code="NaN or Inf in training", reason="numerics"),
+    _sig("stack-error", ("cannot be modified after being initialized", "memory growth cannot differ"),
+         r"(?:Physical|Visible|Virtual|Logical) devices cannot be modified after being initialized|"
+         r"Memory growth cannot differ between GPU devices",
+         code="GPU configuration refused", reason="order"),
+    # PyTorch's and CUDA's words for the same refusals TensorFlow reports by code
+    _sig("cuda-error", "the nvidia driver on your system is too old",
+         r"The NVIDIA driver on your system is too old(?: \(found version (\d{4,5})\))?", ("driver_api",),
+         error="INSUFFICIENT_DRIVER"),
+    _sig("cuda-error", "cuda unknown error", r"CUDA initialization: CUDA unknown error", error="UNKNOWN"),
     # --- Python packages ------------------------------------------------------------------------------
     _sig("numpy-abi", ("numpy", "_array_api", "multiarray"),
          r"compiled using NumPy 1\.x cannot be run in|"
@@ -365,8 +397,10 @@ SIGNATURES: tuple[Signature, ...] = (
          r"""built without CUDA|"""
          r"""has no CUDA support"""),
     _sig("pip-no-version", "satisfies the requirement",
+         # (tensorflow-io-gcs-filesystem: a dependency of TensorFlow's wheels, with wheels per Python)
          r"Could not find a version that satisfies the requirement (tensorflow-gpu|tensorflow-cpu|"
-         r"tensorflow-intel|tf-nightly-gpu|tf-nightly|tensorflow)\b[\w\[\]-]{0,30}"
+         r"tensorflow-intel|tensorflow-io-gcs-filesystem|tf-nightly-gpu|tf-nightly|tensorflow)(?![\w-])"
+         r"(?:\[[\w,-]{1,30}\])?"
          r"((?:[=<>!~]=?[\w.*]{1,20}(?:,\s?|(?=[\s(]))){1,4})?\s{0,2}"
          r"(?:\(from [^()]{0,200}(?:\([^()]{0,40}\)[^()]{0,40})?\)\s{0,2}){0,2}\(from versions:\s{0,2}"
          r"([^)]{0,4000})\)?", ("package", "spec", "versions")),
@@ -385,6 +419,10 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("wheel-python", "compiletime version",
          r"compiletime version (\d\.\d{1,2}) of module '?tensorflow[\w.]{0,80}'? does not match runtime"
          r" version (\d\.\d{1,2})", ("built", "runtime")),
+    _sig("pip-no-version", "no matching distribution found for",  # pip's second line, pasted alone
+         r"No matching distribution found for (tensorflow-gpu|tensorflow-cpu|tensorflow-intel|tf-nightly-gpu|"
+         r"tf-nightly|tensorflow)(?![\w-])(?:\[[\w,-]{1,30}\])?((?:[=<>!~]=?[\w.*]{1,20}(?:,\s?|(?=[\s(]|$))){1,4})?",
+         ("package", "spec")),
     _sig("pip-no-version", "not a supported wheel",
          r"tensorflow\w{0,10}-[\d.]{3,12}-(cp\d{2,3})-\S{0,40} is not a supported wheel", ("tag",)),
     _sig("pip-conflict", ("register_load_context_function", "__internal__' has no attribute",
