@@ -161,14 +161,18 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("cudnn-version", "outdated cudnn installation", r"Outdated cuDNN installation found"),
     _sig("cudnn-failed", ("cudnn handle", "dnn library initialization failed", "cudnn failed to initialize",
                           "cudnn launch failure", "get convolution algorithm", "no algorithm worked",
-                          "best cudnn convolution algorithm", "find the dnn implementation"),
+                          "best cudnn convolution algorithm", "find the dnn implementation",
+                          "getconvolvealgorithms", "all algorithms tried for convolution"),
          r"Could not create cudnn handle|DNN library initialization failed|cuDNN failed to initialize|"
          r"cuDNN launch failure|Failed to get convolution algorithm|"
          # XLA's and TensorFlow's autotuner: no cuDNN algorithm could run (a workspace that did not fit)
          r"No algorithm worked|Failed to determine best cudnn convolution algorithm|"
-         r"Fail to find the dnn implementation", status="INIT"),
+         r"Fail to find the dnn implementation|"
+         # TensorFlow 1.x's own check that cuDNN listed its algorithms; XLA's autotuner with none that ran
+         r"Check failed: stream->parent\(\)->GetConvolveAlgorithms|All algorithms tried for convolution",
+         status="INIT"),
     _sig("cublas-failed", ("cublas", "blas"),
-         r"failed to create cublas handle|Blas \w{0,12}GEM[MV] launch failed|"
+         r"failed to create cublas(?: handle)?\b|Blas \w{0,12}GEM[MV] launch failed|"
          r"BLAS operation using StreamExecutor without BLAS support|"
          r"cublas (?:handle|library) (?:was )?not initialized"),
     # --- memory -----------------------------------------------------------------------------------
@@ -201,6 +205,19 @@ SIGNATURES: tuple[Signature, ...] = (
          r"\b(?:ran|runs) out of (?:GPU )?memory\b"),
     _sig("oom", "ran out of memory trying to allocate",
          r"ran out of memory trying to allocate \d{1,9}(?:\.\d{1,4})?\s{0,2}[KMGT]?i?B\.?\s{0,4}$"),
+    # a person saying another (or a dead) process keeps GPU memory: "memory is not deallocated" after
+    # Ctrl-C, "a zombie process keeps occupying the GPU memory", "I had Jupyter opened in another tab"
+    _sig("held-said", ("not released", "not freed", "not deallocated", "not being released",
+                       "not being freed", "release the memory", "free the memory", "deallocate", "zombie",
+                       "occupying", "another tab", "another notebook", "other notebook", "another kernel",
+                       "memory cache"),
+         r"\bmemory\b[^.\n]{0,40}?\b(?:is|was|are|were|isn't|wasn't|gets?|got)?\s?not (?:being )?"
+         r"(?:released|freed|deallocated)\b|"
+         r"\b(?:does not|doesn't|did not|didn't|won't|will not|never)\s(?:release|free|deallocate)\b"
+         r"[^.\n]{0,40}?\bmemory\b|"
+         r"\bzombie\b[^.\n]{0,60}?\b(?:occupy|occupies|occupying|holds?|holding|keeps?|using)\b|"
+         r"\b(?:Jupyter|notebook|kernel)\b[^.\n]{0,40}?\b(?:in )?another (?:tab|window|terminal)\b|"
+         r"\bempty the memory cache\b"),
     _sig("memory-free", "freememory",
          r"totalMemory:\s{0,3}(\d{1,6}(?:\.\d{1,3})?)\s{0,2}([GM]i?B)\s{1,4}freeMemory:\s{0,3}(\d{1,6}(?:\.\d{1,3})?)"
          r"\s{0,2}([GM]i?B)", ("total", "total_unit", "free", "free_unit")),
@@ -325,10 +342,15 @@ SIGNATURES: tuple[Signature, ...] = (
          r"The NVIDIA driver on your system is too old(?: \(found version (\d{4,5})\))?", ("driver_api",),
          error="INSUFFICIENT_DRIVER"),
     _sig("cuda-error", "cuda unknown error", r"CUDA initialization: CUDA unknown error", error="UNKNOWN"),
+    # TensorFlow's event manager after a kernel faulted: the launch failure it reports by code elsewhere
+    _sig("cuda-error", "unexpected event status", r"Unexpected Event status: 1\b", error="LAUNCH_FAILED"),
     # --- Python packages ------------------------------------------------------------------------------
-    _sig("numpy-abi", ("numpy", "_array_api", "multiarray"),
+    _sig("numpy-abi", ("numpy", "_array_api", "multiarray", "pybfloat16_type"),
          r"compiled using NumPy 1\.x cannot be run in|"
          r"numpy\.core\.(?:_multiarray_umath|multiarray) failed to import|"
+         r"No module named '?numpy\.core\._multiarray_umath|"
+         # TensorFlow's bfloat16 type, registered with NumPy's C API, finds no NumPy it can build on
+         r"Check failed: PyBfloat16_Type\.tp_base != nullptr|"
          r"module compiled against (?:API|ABI) version|numpy\.(?:dtype|ndarray) size changed|"
          # the same in a person's words: "compiled with API 0x10 installed 0xf"
          r"compiled (?:against|with) (?:API|ABI)(?: version)? 0x[0-9a-fA-F]{1,4}\b|"
@@ -340,7 +362,7 @@ SIGNATURES: tuple[Signature, ...] = (
          r"module 'numpy' has no attribute '(?:object|bool|int|float|complex|str|long|unicode)'"),
     _sig("protobuf", ("descriptors cannot", "google.protobuf", "protobuf", "protocol buffer",
                       "messagefactory", "symboldatabase", "descriptorpool", "generateddatabase",
-                      "encodeddescriptordatabase"),
+                      "encodeddescriptordatabase", "google._upb"),
          r"Descriptors cannot (?:not )?be created directly|"
          # two protobuf runtimes registering one file's descriptors (TensorFlow's and the pip package's)
          r"GeneratedDatabase\(\)->Add\(encoded_file_descriptor|"
@@ -351,7 +373,7 @@ SIGNATURES: tuple[Signature, ...] = (
          r"Protobuf (?:Gencode|gencode) version|Detected (?:mismatched|incompatible) Protobuf|"
          r"(?:requires|compiled against) version [\d.]{1,12} of the Protocol Buffer runtime library|"
          r"Couldn't build proto file into descriptor pool|"
-         r"module 'google\.protobuf\.\w{1,40}' has no attribute|"
+         r"module 'google\.(?:protobuf|_upb)\.\w{1,40}' has no attribute|"
          # protobuf 6 (5.x deprecations removed) under code generated for an older one
          r"'(?:MessageFactory|SymbolDatabase|DescriptorPool)' object has no attribute '\w{1,40}'"),
     _sig("keras3", ("kerastensor", "keras 3", "keras core", "tf_keras", "legacy_keras", "keras.src",
@@ -381,7 +403,7 @@ SIGNATURES: tuple[Signature, ...] = (
          r"Failed to load the native TensorFlow runtime|"
          r"DLL load failed(?: while importing _pywrap_tensorflow\w{0,20})?|"
          r"_pywrap_tensorflow_internal\.so: cannot open shared object|"
-         r"ImportError: .{0,80}_pywrap_tensorflow|"
+         r"ImportError: .{0,80}_pywrap_tensorflow|No module named '?_pywrap_tensorflow_internal|"
          # TensorFlow's own check for the Visual C++ runtime on Windows (self_check.py)
          r"Could not find the DLL\(s\) '?msvcp140"),
     # a pluggable device's library (site-packages/tensorflow-plugins/: tensorflow-metal, DirectML,
@@ -421,14 +443,16 @@ SIGNATURES: tuple[Signature, ...] = (
          r" version (\d\.\d{1,2})", ("built", "runtime")),
     _sig("pip-no-version", "no matching distribution found for",  # pip's second line, pasted alone
          r"No matching distribution found for (tensorflow-gpu|tensorflow-cpu|tensorflow-intel|tf-nightly-gpu|"
-         r"tf-nightly|tensorflow)(?![\w-])(?:\[[\w,-]{1,30}\])?((?:[=<>!~]=?[\w.*]{1,20}(?:,\s?|(?=[\s(]|$))){1,4})?",
+         r"tf-nightly|tensorflow)(?![\w-])(?:\[[\w,-]{1,30}\])?"
+         r"((?:[=<>!~]=?[\w.*]{1,20}(?:,\s?|(?=[\s(]|$))){1,4})?",
          ("package", "spec")),
     _sig("pip-no-version", "not a supported wheel",
          r"tensorflow\w{0,10}-[\d.]{3,12}-(cp\d{2,3})-\S{0,40} is not a supported wheel", ("tag",)),
     _sig("pip-conflict", ("register_load_context_function", "__internal__' has no attribute",
-                          "keras requires tensorflow"),
+                          "keras requires tensorflow", "has no attribute '__internal__'"),
          r"has no attribute '(?:register_load_context_function|register_call_context_function)'|"
          r"compat\.v2\.__internal__' has no attribute|"
+         r"module 'tensorflow\.compat\.v2' has no attribute '__internal__'|"
          # standalone Keras' own import check: this Keras is newer than the TensorFlow installed
          r"Keras requires TensorFlow \d\.\d{1,2} or higher", mismatch="keras"),
     # code written for Keras 3 (or 2.13+) under an older Keras: its keras.src (Keras 3's keras.src.legacy)

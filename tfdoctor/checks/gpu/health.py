@@ -622,6 +622,22 @@ def _held_at_start(facts: dict[str, Any]) -> list[Finding]:
             items.append((item, free, total))
     ctx = fc.log_items(facts, "ctx-oom")
     failed = fc.log_items(facts, "oom", "cudnn-failed", "cublas-failed") + ctx
+    said = fc.log_items(facts, "held-said")
+    if said and not items and not ctx:
+        return [
+            Finding(
+                "gpu.memory-held-by-other-processes",
+                Status.WARN,
+                "GPU memory stays held by another (or a finished) process, as written here",
+                detail="A process that still holds a CUDA context keeps its GPU memory: an idle notebook"
+                " kernel, an interrupted run whose worker processes survive, a zombie. TensorFlow gets only"
+                " what is left.",
+                plan=rm.plan(facts, *_HELD_FIX),
+                facts=("log.evidence",),
+                evidence=fc.quote(facts, said),
+                confidence="likely",
+            )
+        ]
     if ctx and not items:  # no context fits: the GPU was full before TensorFlow asked for anything
         return [
             Finding(
