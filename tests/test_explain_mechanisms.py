@@ -925,6 +925,10 @@ def test_more_of_the_ways_a_version_or_a_platform_is_written():
     ("ModuleNotFoundError: No module named '_pywrap_tensorflow_internal'", "tensorflow.import-failed"),
     ("AttributeError: module 'google._upb._message' has no attribute 'Message'. Did you mean: 'CMessage'?",
      "python.protobuf-mismatch"),
+    ("W tensorflow/core/platform/default/subprocess.cc:304] Start cannot spawn child process: No such file or"
+     " directory", "xla.toolchain-missing"),
+    ("Failed to initialize NVML: GPU access blocked by the operating system", "nvml.no-permission"),
+    ("NVIDIA-SMI couldn't find libnvidia-ml.so library in your system.", "driver.missing"),
 ])
 def test_the_stacks_own_words(text, finding):
     assert finding in failing(text)

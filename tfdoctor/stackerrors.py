@@ -511,9 +511,11 @@ _ROWS: tuple[tuple[str, int, str, str, str], ...] = (
 CODES: tuple[Code, ...] = tuple(Code(*row) for row in _ROWS)
 
 # Other texts printed for the same codes: older cudart's, TensorFlow's on too old a driver, nvidia-smi's,
-# and NVIDIA's Go binding's (go-nvml, used by the k8s device plugin and the container toolkit:
-# https://github.com/NVIDIA/go-nvml) when libnvidia-ml.so.1 cannot be opened.
+# NVIDIA's Go binding's (go-nvml, used by the k8s device plugin and the container toolkit:
+# https://github.com/NVIDIA/go-nvml) when libnvidia-ml.so.1 cannot be opened, and libnvidia-ml's own
+# nvmlErrorString where the Python binding words a code otherwise.
 OLDER_MESSAGES = {
+    "gpu access blocked by the operating system": "NVML_ERROR_OPERATING_SYSTEM",
     "could not load nvml library": "NVML_ERROR_LIBRARY_NOT_FOUND",
     "all cuda-capable devices are busy or unavailable": "cudaErrorDevicesUnavailable",
     "cudageterrorstring symbol": "cudaErrorInsufficientDriver",

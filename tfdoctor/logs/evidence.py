@@ -81,6 +81,8 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("no-driver", "no nvidia driver", r"found no NVIDIA driver on your system", why="kernel"),
     _sig("no-driver", "nvidia-smi", r"nvidia-smi'?:? (?:command )?not found|'nvidia-smi' is not recognized",
          why="smi-missing"),
+    _sig("no-driver", "couldn't find libnvidia-ml", r"NVIDIA-SMI couldn't find libnvidia-ml\.so library",
+         why="libnvml"),
     _sig("no-driver", ("no nvidia gpu", "no nvidia graphics", "no nvidia devices"),
          r"No NVIDIA (?:GPU|graphics adapter|devices?) (?:found|detected|were found|probed)", why="no-gpu"),
     _sig("no-driver", ("device is present", "/dev/nvidia"),
@@ -259,6 +261,9 @@ SIGNATURES: tuple[Signature, ...] = (
          r"Couldn't (?:get ptxas version|invoke ptxas|find ptxas)|ptxas (?:binary )?not found|"
          r"Failed to launch ptxas|ptxas'?:? (?:command )?not found|No PTX compilation provider is available|"
          r"Can't find ptxas binary", what="ptxas"),
+    # TensorFlow's subprocess launcher finding no ptxas to run
+    _sig("xla-tools", "cannot spawn child process",
+         r"Start cannot spawn child process: No such file or directory", what="ptxas"),
     # TensorFlow on Windows runs ptxas through CreateProcess; error 2 is "file not found"
     _sig("xla-tools", "createprocess failed", r"CreateProcess failed\. Error code: 2\b", what="ptxas"),
     _sig("ptxas-old", "ptxas fatal", r"ptxas fatal\s{0,3}:\s{0,3}Value 'sm_(\d{2,3}[af]?)' is not defined",
