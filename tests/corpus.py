@@ -35,6 +35,7 @@ SPLITS = {
     "holdout7": CORPUS / "holdout7",
     "holdout8": CORPUS / "holdout8",
     "holdout9": CORPUS / "holdout9",
+    "holdout10": CORPUS / "holdout10",
 }
 
 

@@ -951,3 +951,78 @@ def test_a_person_saying_gpu_memory_stays_held():
     for text in ("The memory is released when the session ends.", "Free the memory with clear_session().",
                  "a zombie movie", "I opened the docs in another tab", "memory not shown in the table"):
         assert "gpu.memory-held-by-other-processes" not in failing(text), text
+
+
+# --- holdout10: what its blind score showed missing ----------------------------------------------------
+
+
+def ten(name: str) -> str:
+    return holdout("holdout10", name)
+
+
+def test_cuinit_finding_no_device_on_wsl2_is_wsl2s_libcuda():
+    for name in ("R025", "R026"):  # numba / genesis on WSL2: CUDA_ERROR_NO_DEVICE
+        found = failing(ten(name))
+        assert found["platform.wsl2-libcuda"].status == Status.FAIL, name
+        assert found["cuda.init-failed"].caused_by == "platform.wsl2-libcuda", name
+    linux = failing("failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected\n")
+    assert "platform.wsl2-libcuda" not in linux
+
+
+def test_a_listing_of_wsls_driver_directory_without_libcuda():
+    found = failing(ten("R014"))  # `ls /usr/lib/wsl/lib`: libd3d12.so libd3d12core.so libdirectml.so ...
+    assert "platform.wsl2-libcuda" in found
+    whole = "WSL2\nlibcuda.so  libcuda.so.1  libd3d12.so  libdxcore.so  libnvidia-ml.so.1\n"
+    assert "platform.wsl2-libcuda" not in failing(whole)
+
+
+def test_podman_without_cdi_takes_the_device_name_for_a_file():
+    assert "driver.missing" in failing(ten("R035"))  # Error: stat nvidia.com/gpu=all: no such file
+
+
+def test_cuda_reporting_an_uncorrectable_ecc_error():
+    found = failing(ten("R046"))
+    assert found["gpu.ecc-errors"].status == Status.FAIL and "gpu.illegal-address" not in found
+
+
+def test_no_cuda_context_on_a_gpu_a_snapshot_shows_full():
+    found = failing(ten("R052"))  # cuDevicePrimaryCtxRetain failed; nvidia-smi: 6012MiB / 6071MiB
+    assert found["gpu.memory-held-by-other-processes"].status == Status.FAIL
+    roomy = ten("R052").replace("6012MiB /  6071MiB", "  12MiB /  6071MiB")
+    assert "gpu.memory-held-by-other-processes" not in failing(roomy)
+
+
+def test_the_standalone_keras_of_another_minor_registering_its_metrics_twice():
+    for name in ("R118", "R119"):  # AlreadyExistsError: Another metric with the same name already exists
+        assert "tensorflow.conflicting-installs" in failing(ten(name)), name
+
+
+def test_an_add_ons_own_check_of_the_tensorflow_it_runs_with():
+    finding = failing(ten("R129"))["tensorflow.conflicting-installs"]  # TensorFlow Probability wants >= 2.9
+    assert "tensorflow-probability" in finding.title and "tensorflow-probability" in finding.fix
+
+
+def test_an_op_library_of_an_installed_package_not_named_tensorflow():
+    for name in ("R122", "R123"):  # site-packages/tf_sentencepiece/..._ops.so: undefined symbol
+        assert "tf-sentencepiece" in failing(ten(name))["tensorflow.conflicting-installs"].title, name
+
+
+def test_tf_configs_chief_refused_by_tensorflow():
+    assert "distributed.tf-config-invalid" in failing(ten("R114"))
+
+
+def test_windows_illegal_instruction_as_an_unsigned_number():
+    assert "cpu.avx-missing" in failing(ten("R142"))  # dll load failed with errorcode 3221225501
+    assert "cpu.avx-missing" not in failing("exit code 32212255010 from the job scheduler")
+
+
+def test_keras3_refusals_by_the_libraries_on_top_of_it():
+    for name in ("R105", "R117"):  # model.weights.h5 expected; transformers refusing Keras 3
+        assert "keras.keras3-api-change" in failing(ten(name)), name
+
+
+def test_a_part_of_the_driver_missing_beside_a_kernel_module_of_another_version():
+    found = failing(ten("R027"))  # libnvidia-fatbinaryloader.so.375.51 missing, kernel module 375.26
+    assert set(found) == {"driver.library-mismatch"}
+    alone = failing("ImportError: libnvidia-fatbinaryloader.so.375.51: cannot open shared object file")
+    assert set(alone) == {"driver.missing"}

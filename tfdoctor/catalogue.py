@@ -125,7 +125,7 @@ ENTRIES: dict[str, Entry] = {
         "exposed to WSL2 or the container).",
         NV_DRIVER,
         # an image's stub or own libcuda hides the host's; WSL2's libcuda is the Windows driver's
-        ("cuda.container-driver-libraries", "platform.wsl2-libcuda"),
+        ("cuda.container-driver-libraries", "platform.wsl2-libcuda", "driver.library-mismatch"),
     ),
     "driver.ok": Entry("An NVIDIA driver is loaded (version and the CUDA version it supports).", NV_SMI),
     "driver.library-mismatch": Entry(

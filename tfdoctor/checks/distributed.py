@@ -498,6 +498,12 @@ def _rejected(facts: dict[str, Any]) -> list[Finding]:
                f" check nothing else listens there: `ss -ltnp | grep {item.get('port') or 'PORT'}`")
         detail = ("TensorFlow's gRPC server could not bind its address: two tasks were placed on one host"
                   " with the same port, or an earlier run still holds it.")
+    elif item.get("problem") == "config":
+        fid, title = "distributed.tf-config-invalid", "TensorFlow refused the TF_CONFIG it was given"
+        fix = ('Give TF_CONFIG\'s cluster a "chief" job with one address (the estimator and the'
+               " multi-worker strategies need one), or let the launcher write TF_CONFIG")
+        detail = "TensorFlow checked TF_CONFIG's cluster and found it malformed for this run: " + str(
+            item.get("text") or "")[:200]
     elif item.get("problem") == "address":
         shown = repr(item["address"]) if item.get("address") else "(an empty address)"
         fid, title = "distributed.address-invalid", f"TensorFlow could not parse this task's address {shown}"

@@ -92,6 +92,8 @@ def wsl2_libcuda(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     libs = fc.section(facts, "libraries")
     # read from output alone: on WSL2 the driver is the Windows driver's libcuda, mapped in by WSL
     logged = [i for i in fc.failed_libraries(facts, "driver") if "libcuda" in str(i.get("library"))]
+    if not fc.container(facts):  # cuInit found no device: the libcuda that answered is not the Windows one
+        logged += fc.cuda_errors(facts, "NO_DEVICE")
     if libs is None and logged:
         step, docs = rm.driver_action(facts)
         return [

@@ -412,13 +412,18 @@ def _pip_conflicts(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding
         fix = rm.plan(facts, rm.install(
             "keras>=3" if not tfv or v.version_ge(tfv, (2, 16)) else f"keras=={v.major_minor(tfv)}.*",
             why="Keras 2 code on TensorFlow 2.16+: pip install tf-keras and export TF_USE_LEGACY_KERAS=1"))
-    elif item.get("mismatch") == "addon":  # tensorflow_text -> tensorflow-text, which pins its TensorFlow
-        addon = str(item.get("addon") or "the add-on").replace("_", "-").lower()
-        what = f"{addon}'s compiled ops were built for another TensorFlow than the one installed"
+    elif item.get("mismatch") in ("addon", "addon-version"):  # tensorflow_text -> tensorflow-text
+        addon = str(item.get("addon") or "the add-on").replace("_", "-").replace(" ", "-").lower()
         fix = rm.plan(facts, rm.install(rm.keep_tf_version(facts), addon,
-                                        why=f"lets pip pick the {addon} release built for this TensorFlow"))
-        detail = ("An add-on's compiled ops link against TensorFlow's C++ internals, which change with every"
-                  " release: the add-on must be the release built for this TensorFlow.")
+                                        why=f"lets pip pick the {addon} release made for this TensorFlow"))
+        if item["mismatch"] == "addon":
+            what = f"{addon}'s compiled ops were built for another TensorFlow than the one installed"
+            detail = ("An add-on's compiled ops link against TensorFlow's C++ internals, which change with"
+                      " every release: the add-on must be the release built for this TensorFlow.")
+        else:
+            what = f"{addon} requires another TensorFlow release than the one installed"
+            detail = ("The add-on checks the TensorFlow it imports and refuses other releases: install the"
+                      " add-on's release made for this TensorFlow (or move both together).")
     else:
         what = "pip could not install TensorFlow and Keras versions that fit together"
         tfv = fc.tf_version(facts)

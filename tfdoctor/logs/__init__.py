@@ -83,6 +83,8 @@ _OP_LIBRARY_FRAME = re.compile(r"\bin load_op_library\b|\bTF_LoadLibrary\(")
 _OP_LIBRARY_ERROR = re.compile(r"^(?:[\w.]{1,60}\.)?NotFoundError\b"
                                r"(?![^\n]{0,400}(?:libcu|libnv|cudart|cudnn|cublas))")
 _ADDON_PATH = re.compile(r"[/\\](tensorflow_(?!core[/\\])[a-z_]{2,30})[/\\]")
+# the installed package whose op library the refusal names ("site-packages/tf_sentencepiece/_ops.so: ...")
+_ADDON_LIBRARY = re.compile(r"(?:site|dist)-packages[/\\]([A-Za-z][\w-]{1,40})[/\\][^\s:]{0,200}?\.so\b")
 # The standalone Keras 2 package's own code asking TensorFlow for a module or name it lacks: that Keras is
 # another release than the TensorFlow beside it (tf.keras imports it)
 _KERAS2_FRAME = re.compile(r"[/\\](?:site|dist)-packages[/\\]keras[/\\](?!src[/\\])")
@@ -392,9 +394,12 @@ class Reader:
 
     def _frame_item(self, kind: str, data: dict[str, Any], item: dict[str, Any]) -> None:
         if data.get("mismatch") == "addon":
-            if not self._addon:
+            library = _ADDON_LIBRARY.search(str(item.get("text")))
+            named = library.group(1) if library and library.group(1) != "tensorflow" else None
+            addon = self._addon or named
+            if not addon:
                 return  # a program's own op library: nothing says which TensorFlow it was built for
-            item["addon"] = self._addon
+            item["addon"] = addon
         if self.counts.get(kind, 0) < MAX_ITEMS_PER_KIND:
             self.items.append(item)
         self.counts[kind] = self.counts.get(kind, 0) + 1
@@ -449,6 +454,7 @@ class Reader:
         log["unrecognized"], log["unrecognized_count"] = self.unrecognized, self.unrecognized_count
         sections, provenance = self.values.facts()
         self._smi_mismatch(sections, provenance)
+        self._driver_part_mismatch(sections)
         log["provenance"] = provenance
         log["platform_hints"] = sorted(self.values.hints)
         return {**sections, "log": log}
@@ -476,6 +482,22 @@ class Reader:
             self.items.append({"kind": "lib-mismatch", "line": line, "library": have, "kernel": lib,
                                "text": f"NVIDIA-SMI {have} with Driver Version {lib}"})
             self.counts["lib-mismatch"] = 1
+
+
+    def _driver_part_mismatch(self, sections: dict[str, Any]) -> None:
+        """A part of the user-space driver named with another version than the loaded kernel module's
+        ("libnvidia-fatbinaryloader.so.375.51" missing, kernel module 375.26): a driver update half done."""
+        kernel = (sections.get("system") or {}).get("proc_driver_version")
+        part = next((i for i in self.items if i["kind"] == "driver-part" and i.get("version")), None)
+        if part is None:
+            return
+        if kernel and part["version"] != kernel and "lib-mismatch" not in self.counts:
+            self.items.append({"kind": "lib-mismatch", "line": part["line"], "library": part["version"],
+                               "kernel": kernel, "text": part["text"]})
+            self.counts["lib-mismatch"] = 1
+        else:  # no other version to set it against: a part of the driver is missing
+            self.items.append({**part, "kind": "dlopen-failed", "family": "driver"})
+            self.counts["dlopen-failed"] = self.counts.get("dlopen-failed", 0) + 1
 
 
 # CUDA errors about the devices, not the driver's pieces: no version skew explains them (and on WSL2

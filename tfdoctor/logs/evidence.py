@@ -78,6 +78,9 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("no-driver", "kernel driver does not appear", r"kernel driver does not appear to be running",
          why="kernel"),
     _sig("no-driver", "driver was not detected", r"NVIDIA Driver was not detected", why="container"),
+    # a podman without CDI (before 4.1) takes the CDI device name for a file: the container gets no GPU
+    _sig("no-driver", "stat nvidia.com/gpu", r"stat nvidia\.com/gpu=[\w,.-]{1,40}: no such file or directory",
+         why="container"),
     _sig("no-driver", "no nvidia driver", r"found no NVIDIA driver on your system", why="kernel"),
     _sig("no-driver", "nvidia-smi", r"nvidia-smi'?:? (?:command )?not found|'nvidia-smi' is not recognized",
          why="smi-missing"),
@@ -135,6 +138,10 @@ SIGNATURES: tuple[Signature, ...] = (
          r"(?: has version (\d{3}\.\d{1,3}(?:\.\d{1,3})?))?"
          r"(?:.{0,80}?component has version (\d{3}\.\d{1,3}(?:\.\d{1,3})?))?",
          ("kernel", "library")),
+    # a part of the user-space driver (named with its version) missing: half of a driver update
+    _sig("driver-part", ("libnvidia-", "cannot open shared object"),
+         r"(libnvidia-[a-z-]{2,40}\.so\.(\d{3}\.\d{2,3}(?:\.\d{2})?)): cannot open shared object",
+         ("library", "version")),
     _sig("lib-mismatch", "does not match dso version",
          r"kernel version (\d{3}\.\d{1,3}(?:\.\d{1,3})?) does not match DSO version "
          r"(\d{3}\.\d{1,3}(?:\.\d{1,3})?)",
@@ -226,6 +233,9 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("ctx-oom", ("ctxretain", "ctxcreate", "create context", "context", "implicit initialization"),
          r"(?:cuDevicePrimaryCtxRetain|cuCtxCreate|create (?:a )?(?:CUDA )?context|"
          r"implicit initialization on GPU:\d{1,3} failed)[^\n]{0,80}?(?:OUT_OF_MEMORY|out of memory)"),
+    # TensorFlow could not create its CUDA context at all (the reason, when printed, is read by its code)
+    _sig("ctx-fail", ("cudeviceprimaryctxretain", "failed initializing streamexecutor"),
+         r"failed call to cuDevicePrimaryCtxRetain|failed initializing StreamExecutor for CUDA device"),
     _sig("memory-total", "total memory", r"^Total memory:?\s{0,3}(\d{1,6}(?:\.\d{1,3})?)\s{0,2}([GM])i?B",
          ("total", "total_unit")),
     _sig("memory-free", "free memory",
@@ -296,6 +306,9 @@ SIGNATURES: tuple[Signature, ...] = (
          r"(\w{1,40}) is not a valid task_type in the cluster|"
          r"If \"cluster\" is not set in TF_CONFIG, task type must be WORKER",
          ("index", "job", "task_type"), problem="task"),
+    # TensorFlow's own checks of TF_CONFIG (run_config.py, the distribution strategies' resolvers)
+    _sig("cluster-config", ("must have one \"chief\" node", "must have one 'chief' node"),
+         r"If \"?cluster\"? is set in TF_CONFIG, it must have one \"?chief\"? node", problem="config"),
     _sig("cluster-config", "could not parse port for local server",
          r"Could not parse port for local server from \"?([^\"\s]{0,80})", ("address",), problem="address"),
     # TensorFlow's gRPC server could not listen on its task's port: another task (or process) holds it
@@ -316,13 +329,14 @@ SIGNATURES: tuple[Signature, ...] = (
     # SIGILL as shells print it (bash "Illegal instruction", zsh "illegal hardware instruction") and
     # Windows' STATUS_ILLEGAL_INSTRUCTION
     _sig("avx", ("illegal instruction", "illegal hardware instruction", "these aren't available",
-                 "0xc000001d", "-1073741795"),
+                 "0xc000001d", "-1073741795", "3221225501"),
          r"Illegal (?:hardware )?instruction|compiled to use \w{2,12}(?:\.\d)? instructions, but these aren't"
-         r" available|0xC000001D|-1073741795"),
+         r" available|0xC000001D|-1073741795|\b3221225501\b"),  # (0xC000001D signed, and unsigned)
     # a person's own reading of /proc/cpuinfo or the CPU's datasheet (AVX, not AVX2 or AVX-512)
     _sig("avx", ("support avx", "support the avx", "have avx", "have the avx"),
          r"\b(?:CPU|processor|machine|Xeon|Celeron|Pentium|Atom|Opteron)\b[^.\n]{0,80}?"
-         r"(?:does not|doesn't|doesn’t|do not|don't|cannot|can't) (?:support|have) (?:the )?AVX(?![\w-])"),
+         r"(?:does not|doesn't|doesn’t|do not|don't|did not|didn't|cannot|can't) (?:support|have) (?:the )?"
+         r"AVX(?![\w-])"),
     _sig("glibc", ("glibc", "glibcxx", "cxxabi"),
          r"(?:version [`'\\]{0,2}|\b)"
          r"(GLIBC(?:XX)?[_ ]\d{1,2}\.\d{1,2}(?:\.\d{1,2})?|CXXABI_\d\.\d{1,2}(?:\.\d{1,2})?)"
@@ -384,7 +398,7 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("keras3", ("kerastensor", "keras 3", "keras core", "tf_keras", "legacy_keras", "keras.src",
                     "keras.engine", "keras_tensor", "unrecognized keyword arguments passed to",
                     "not recognized: {", "has never been called and thus", "tf-keras", "must end in",
-                    "invalid filepath extension"),
+                    "invalid filepath extension", "model.weights.h5"),
          r"A KerasTensor (?:cannot|is symbolic)|"
          r"KerasTensor.{0,60}(?:cannot be used|not allowed|is not supported)|"
          r"Keras (?:3|Core) only supports|only supports V3 `?\.keras|TF_USE_LEGACY_KERAS|"
@@ -399,8 +413,10 @@ SIGNATURES: tuple[Signature, ...] = (
          r"has never been called and thus has no defined (?:input|output)|"
          # Keras 2 itself wanted (tf_keras is Keras 2 for TensorFlow 2.16+, where keras is Keras 3)
          r"No module named '?tf_keras'?(?![\w.])|requires (?:the )?`?tf-keras`? package|"
+         r"installed version of Keras is Keras 3|"  # (transformers' refusal)
          # Keras 3 saving only its own format where Keras 2 wrote HDF5 or a SavedModel by default
-         r"filepath provided must end in `?\.keras`?|Invalid filepath extension for saving"),
+         r"filepath provided must end in `?\.keras`?|Invalid filepath extension for saving|"
+         r"Expected a model\.weights\.h5 or model\.weights\.npz file"),
     _sig("tf-missing", ("no module named", "no module names"),  # (a title's typo)
          r"No module name[ds] ['\"]?tensorflow['\"]?(?![\w-]|\.\w)"),
     _sig("tf-native-failed", ("native tensorflow runtime", "_pywrap_tensorflow", "dll load failed",
@@ -454,12 +470,19 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("pip-no-version", "not a supported wheel",
          r"tensorflow\w{0,10}-[\d.]{3,12}-(cp\d{2,3})-\S{0,40} is not a supported wheel", ("tag",)),
     _sig("pip-conflict", ("register_load_context_function", "__internal__' has no attribute",
-                          "keras requires tensorflow", "has no attribute '__internal__'"),
+                          "keras requires tensorflow", "has no attribute '__internal__'",
+                          "another metric with the same name"),
          r"has no attribute '(?:register_load_context_function|register_call_context_function)'|"
          r"compat\.v2\.__internal__' has no attribute|"
          r"module 'tensorflow\.compat\.v2' has no attribute '__internal__'|"
          # standalone Keras' own import check: this Keras is newer than the TensorFlow installed
-         r"Keras requires TensorFlow \d\.\d{1,2} or higher", mismatch="keras"),
+         r"Keras requires TensorFlow \d\.\d{1,2} or higher|"
+         # keras of another minor than tf.keras's (2.6-2.15): both register the same metrics at import
+         r"AlreadyExistsError: Another metric with the same name already exists", mismatch="keras"),
+    # an add-on's own check of the TensorFlow it runs with (TensorFlow Probability, ...)
+    _sig("pip-conflict", "requires tensorflow version",
+         r"This version of (TensorFlow [A-Z][a-z]{2,20}) requires TensorFlow version >= ?\d", ("addon",),
+         mismatch="addon-version"),
     # code written for Keras 3 (or 2.13+) under an older Keras: its keras.src (Keras 3's keras.src.legacy)
     # is not there
     _sig("pip-conflict", "no module named",

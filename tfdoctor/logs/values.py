@@ -67,6 +67,7 @@ RE_PIP_ROW = re.compile(
     r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60})\s{1,60}(\d{1,4}(?:\.[0-9A-Za-z+!]{1,12}){0,5})"
     r"(?:\s{1,60}\S{1,200}){0,2}\s{0,4}$"  # pip list (+ location), conda list (+ build, channel)
 )
+RE_SO_NAME = re.compile(r"[\w.+-]{1,80}\.so(?:\.\d{1,6}){0,4}")
 RE_CONDA_META = re.compile(r"h[0-9a-f]{7}_\d{1,3}")  # a conda build string of a package with no code
 RE_PIP_EQ = re.compile(r"\b(" + _TF_DISTS + r"|keras|tf-keras|numpy|protobuf|tf)(?:\[[\w,-]{1,30}\])?"
                        r"\s{0,2}==\s{0,2}(\d{1,4}"
@@ -190,8 +191,9 @@ _PROSE_GPU_WORDS = ("rtx", "gtx", "tesla", "titan", "quadro", "a100", "h100", "h
 # "split 7-ways with MiG"), not asking whether to, nor saying it is off.
 RE_MIG_WORD = re.compile(r"(?<![a-z0-9-])mig(?:ed|ged)?(?![a-z])")
 RE_MIG_PROFILE = re.compile(r"\b\d{1,2}g\.\d{1,3}gb\b")
+# (not nvidia-smi -q's "MIG Mode" / "MIG Devices" headings)
 _MIG_SAID = ("enable", "configur", "with mig", "using mig", "mig slice", "mig partition", "miged", "migged",
-             "[mig-", "mig is on", "mig on")  # (not nvidia-smi -q's "MIG Mode" / "MIG Devices" headings)
+             "[mig-", "mig is on", "mig on", "in mig mode", "mig instances")
 _MIG_NOT = ("?", "not ", "n't", "disable", "n/a", "no mig", "without mig", " off", "none", "how to",
             "how do")
 _MIG_WORDS = (" mig", "[mig", "*mig", "(mig")
@@ -629,6 +631,13 @@ class Values:
                 and (_has(low, _MIG_SAID) or RE_MIG_PROFILE.search(low)) and not _has(low, _MIG_NOT)):
             self.set("runtime.mig_stated", line[:200], 1)
 
+    def _wsl_lib_listing(self, line: str, low: str) -> None:
+        """`ls /usr/lib/wsl/lib` on one line: the libraries WSL maps in from the Windows driver (the probe
+        lists the same directory)."""
+        names = line.strip("`'\" ").split()
+        if names and len(names) <= 64 and all(RE_SO_NAME.fullmatch(n) for n in names):
+            self.set("system.wsl_libcuda", names, 3)
+
     def _cpu_model(self, line: str, low: str) -> None:
         m = RE_CPU_MODEL.search(line)
         if m:
@@ -914,8 +923,10 @@ class Values:
         if "conda" not in hints and ("conda" in low or "/envs/" in low or "forge" in low) \
                 and RE_CONDA.search(line):
             hints["conda"] = 1
-        if "container" not in hints and _holds(words, _CONTAINER_SET) and RE_CONTAINER.search(line):
+        if "podman" not in hints and _holds(words, _CONTAINER_SET) and RE_CONTAINER.search(line):
             hints["container"] = 1
+            if "podman" in low:  # the engine as the probe names it (tfdoctor/probes/system.py)
+                hints["podman"] = 1
         if any(k in low for k in _OS_KEYS):
             om = RE_OS.search(line)
             if om:
@@ -988,7 +999,7 @@ class Values:
         if self.hints.get("conda"):
             put("system.conda", True, None)
         if self.hints.get("container"):
-            put("system.container", "docker", None)
+            put("system.container", "podman" if self.hints.get("podman") else "docker", None)
         dists, duplicates, _tf = blocks.distributions(self.lists)
         if dists:
             put("tensorflow.distributions", dists, None)
@@ -1063,6 +1074,7 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (_PROSE_GPU_WORDS, Values._prose_gpu),
     (_MIG_WORDS, Values._stated_mig),
     (_CPU_WORDS, Values._cpu_model),
+    (("libdxcore.so", "libd3d12.so"), Values._wsl_lib_listing),
     (("tf_config",), lambda self, line, low: None),  # read in feed (it spans lines); declared here
     (_GPU_TRIGGERS, Values._gpu_lines),
     (_PLATFORM_TRIGGERS, Values._platform),

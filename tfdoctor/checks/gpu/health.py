@@ -121,6 +121,19 @@ def memory_and_bus_errors(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                                        f" `nvidia-smi -q -d ECC,PAGE_RETIREMENT,ROW_REMAPPER -i {i}` for your"
                                        " vendor"))
 
+    ecc_logged = fc.cuda_errors(facts, *stackerrors.errors_for("gpu.ecc-errors"))
+    if ecc_logged and not now:  # CUDA said so, where no NVML counters are shown
+        out.append(Finding(
+            "gpu.ecc-errors",
+            Status.FAIL,
+            "CUDA hit an uncorrectable ECC memory error on the GPU",
+            detail="The GPU's memory returned data its ECC could not correct: the CUDA context is lost, and"
+            " results computed since may be corrupt. It recurs on failing memory.",
+            plan=fix_ecc("N"),
+            docs=cat.NV_MEM_ERRORS,
+            facts=("log.evidence",),
+            evidence=fc.quote(facts, ecc_logged),
+        ))
     if now:
         out.append(
             _finding(
@@ -621,6 +634,11 @@ def _held_at_start(facts: dict[str, Any]) -> list[Finding]:
         if total and free / total < HELD_FRACTION:
             items.append((item, free, total))
     ctx = fc.log_items(facts, "ctx-oom")
+    if not ctx and fc.log_items(facts, "ctx-fail"):  # no context, on a GPU a snapshot shows full
+        gpus, _ = fc.gpus(facts)
+        full = [g for g in gpus if g.get("memory_total_mib") and g.get("memory_used_mib") is not None
+                and g["memory_total_mib"] - g["memory_used_mib"] < MIN_FREE_MIB]
+        ctx = fc.log_items(facts, "ctx-fail") if full else []
     failed = fc.log_items(facts, "oom", "cudnn-failed", "cublas-failed") + ctx
     said = fc.log_items(facts, "held-said")
     if said and not items and not ctx:
