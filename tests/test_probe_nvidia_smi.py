@@ -262,3 +262,21 @@ def test_cli_invalid_utf8(bindir):
     _fake_smi(bindir, r"printf '\377\376NVIDIA\200\201 SMI\n'")
     smi = _smi_facts(bindir)[0]["facts"]["nvidia_smi"]
     assert smi["error_kind"] == "unreadable" and "not valid UTF-8" in smi["error"]
+
+
+def test_banner_err_sensors_mark_a_gpu_that_no_longer_answers():
+    # a g5.48xlarge's banner (github.com/NVIDIA/dcgm-exporter issue, holdout9 Q054): GPU 0 reads ERR!
+    text = next((DATA / "explain" / "holdout9").glob("Q054-*.txt")).read_text(encoding="utf-8")
+    gpus = parse_banner(text[text.index("+---"):], partial=True)["gpus"]
+    assert gpus[0]["error_kind"] == "gpu-lost" and "error_kind" not in gpus[1]
+
+
+def test_parse_xml_cut_short_reads_what_came_before_the_cut():
+    text = (DATA / "nvidia-smi" / "q-x-h200-580.xml").read_text(encoding="utf-8")
+    cut = text[: text.index("</product_name>") + 200]
+    with pytest.raises(SmiParseError):
+        parse_query_xml(cut)  # the probe's own run: a cut document is an error
+    read = parse_query_xml(cut, partial=True)  # a paste: as far as it goes
+    assert read["driver_version"] and read["gpus"][0]["name"] == "NVIDIA H200"
+    with pytest.raises(SmiParseError):
+        parse_query_xml("<nvidia_smi_log><driver_version>1</driver<x>", partial=True)  # malformed, not cut

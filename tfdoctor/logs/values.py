@@ -915,7 +915,7 @@ class Values:
             hints["linux"] = 1
         if "linux_path" not in hints and _holds(words, _LINUX_PATH_SET) and RE_LINUX_PATH.search(line):
             hints["linux_path"] = 1
-        if "macos" not in hints and any(k in low for k in _MACOS_KEYS):
+        if "macos" not in hints and _holds(words, _MACOS_SET):
             if RE_MACOS.search(line):
                 hints["macos"] = 1
             elif RE_MACOS_WORD.search(line):
@@ -927,7 +927,7 @@ class Values:
             hints["container"] = 1
             if "podman" in low:  # the engine as the probe names it (tfdoctor/probes/system.py)
                 hints["podman"] = 1
-        if any(k in low for k in _OS_KEYS):
+        if _holds(words, _OS_SET):
             om = RE_OS.search(line)
             if om:
                 self.set("system.os", om.group(1), 2)
@@ -1087,6 +1087,7 @@ for _i, (_words, _reader) in enumerate(READERS):
 _BY_WORD = {w: tuple(READERS[i][1] for i in idx) for w, idx in _INDEX_BY_WORD.items()}  # in READERS order
 _WINDOWS_SET, _LINUX_SET = frozenset(_WINDOWS_KEYS), frozenset(_LINUX_KEYS)
 _LINUX_PATH_SET, _CONTAINER_SET = frozenset(_LINUX_PATH_KEYS), frozenset(_CONTAINER_KEYS)
+_MACOS_SET, _OS_SET = frozenset(_MACOS_KEYS), frozenset(_OS_KEYS)
 # Words on a line that make the engine read the next one too, whatever it holds.
 _ANNOUNCE = ("version", "name: ", "is_built_with_cuda", "list_physical_devices", "tf_config",
              "echo $cuda_visible_devices")

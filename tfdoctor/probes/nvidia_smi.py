@@ -418,15 +418,14 @@ def _cut_short(body: str) -> Any:
     import xml.etree.ElementTree as ET
 
     parser = ET.XMLPullParser(events=("start",))
-    root = None
     try:
         parser.feed(body)
+        first = next(iter(parser.read_events()), None)
+        for _ in parser.read_events():  # the parser reports an error as the events reach it
+            pass
     except ET.ParseError:
         return None  # malformed where it was read, not only cut
-    for _event, element in parser.read_events():
-        root = element
-        break
-    return root
+    return first[1] if first else None
 
 
 def parse_query_xml(text: str, partial: bool = False) -> dict[str, Any]:

@@ -467,6 +467,17 @@ def sharing_and_modes(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     return out
 
 
+_MIG_OFF = "turn MIG off: `sudo nvidia-smi -i N -mig 0 && sudo nvidia-smi -i N -r`"
+_ONE_SLICE = ("A CUDA process enumerates a single MIG instance: TensorFlow sees one slice (its memory and SMs"
+              " only), and MirroredStrategy cannot span MIG slices.")
+
+
+def _slice_plan(facts: dict[str, Any]) -> P.Plan:
+    return rm.plan(facts, P.system("nvidia-smi -L", "list the slices"),
+                   P.env("CUDA_VISIBLE_DEVICES", "MIG-<uuid>",
+                         f"one slice per process; for the whole GPU {_MIG_OFF}"))
+
+
 @check("gpu.mig-enabled")
 def mig(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     gpus, source = fc.gpus(facts)
@@ -495,9 +506,8 @@ def mig(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 docs=cat.NV_MIG,
                 detail="With MIG on, CUDA can only use MIG instances; with none created the GPU is unusable.",
                 plan=rm.plan(facts, P.system(f"sudo nvidia-smi mig -i {_index_args(empty)} -cgi 1g.10gb -C",
-                                             "create an instance (profiles: `nvidia-smi mig -lgip`), or turn"
-                                             " MIG off: `sudo nvidia-smi -i N -mig 0 && sudo nvidia-smi -i N"
-                                             " -r`")),
+                                             "create an instance (profiles: `nvidia-smi mig -lgip`), or"
+                                             f" {_MIG_OFF}")),
             )
         )
     if sliced:
@@ -509,13 +519,8 @@ def mig(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 "MIG is on",
                 source=source,
                 docs=cat.NV_MIG,
-                detail="A CUDA process enumerates a single MIG instance: TensorFlow sees one slice (its "
-                "memory and "
-                "SMs only), and MirroredStrategy cannot span MIG slices.",
-                plan=rm.plan(facts, P.system("nvidia-smi -L", "list the slices"),
-                             P.env("CUDA_VISIBLE_DEVICES", "MIG-<uuid>", "pick the slice for TensorFlow;"
-                                   " for the whole GPU turn MIG off: `sudo nvidia-smi -i N -mig 0 &&"
-                                   " sudo nvidia-smi -i N -r`")),
+                detail=_ONE_SLICE,
+                plan=_slice_plan(facts),
             )
         )
     listed = [d.strip() for d in str(fc.env(facts).get("CUDA_VISIBLE_DEVICES") or "").split(",")]
@@ -527,13 +532,10 @@ def mig(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             f"CUDA_VISIBLE_DEVICES names {len(slices)} MIG instances; a CUDA process uses only the first"
             if len(slices) > 1 else "CUDA_VISIBLE_DEVICES names a MIG instance: TensorFlow sees that slice"
             " only",
-            detail="A CUDA process enumerates a single MIG instance, whatever else CUDA_VISIBLE_DEVICES"
-            " lists: TensorFlow sees one slice, and MirroredStrategy cannot span MIG slices.",
+            detail=_ONE_SLICE + " CUDA_VISIBLE_DEVICES listing more does not change that.",
             docs=cat.NV_MIG,
             facts=("system.env.CUDA_VISIBLE_DEVICES",),
-            plan=rm.plan(facts, P.env("CUDA_VISIBLE_DEVICES", "MIG-<uuid>", "one slice per process (one"
-                                      " worker per slice); for the whole GPU turn MIG off: `sudo nvidia-smi"
-                                      " -i N -mig 0 && sudo nvidia-smi -i N -r`")),
+            plan=_slice_plan(facts),
         ))
     stated = fc.get(facts, "runtime", "mig_stated")
     if stated and not (empty or sliced or slices):  # a person's words, where no listing shows the slices
@@ -541,17 +543,12 @@ def mig(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             "gpu.mig-enabled",
             Status.WARN,
             "MIG is on, as written here: TensorFlow sees one MIG slice per process",
-            detail="A CUDA process enumerates a single MIG instance: TensorFlow sees one slice (its memory"
-            " and SMs only), one GPU where the machine has more, and MirroredStrategy cannot span"
-            " MIG slices.",
+            detail=_ONE_SLICE,
             docs=cat.NV_MIG,
             facts=("runtime.mig_stated",),
             evidence=fc.quote(facts, [{"line": fc.as_dict(fc.get(facts, "log", "provenance")).get(
                 "runtime.mig_stated"), "text": stated}]),
-            plan=rm.plan(facts, P.system("nvidia-smi -L", "list the slices"),
-                         P.env("CUDA_VISIBLE_DEVICES", "MIG-<uuid>", "one slice per process; for the"
-                               " whole GPU turn MIG off: `sudo nvidia-smi -i N -mig 0 && sudo nvidia-smi -i N"
-                               " -r`")),
+            plan=_slice_plan(facts),
         ))
     if pending and not (empty or sliced):
         out.append(
