@@ -36,6 +36,7 @@ SPLITS = {
     "holdout8": CORPUS / "holdout8",
     "holdout9": CORPUS / "holdout9",
     "holdout10": CORPUS / "holdout10",
+    "holdout11": CORPUS / "holdout11",
 }
 
 

@@ -1026,3 +1026,50 @@ def test_a_part_of_the_driver_missing_beside_a_kernel_module_of_another_version(
     assert set(found) == {"driver.library-mismatch"}
     alone = failing("ImportError: libnvidia-fatbinaryloader.so.375.51: cannot open shared object file")
     assert set(alone) == {"driver.missing"}
+
+
+# --- holdout11: what its blind score showed missing ----------------------------------------------------
+
+
+def eleven(name: str) -> str:
+    return holdout("holdout11", name)
+
+
+def test_an_installed_packages_library_missing_tensorflows_own_symbols():
+    finding = failing(eleven("S103"))["tensorflow.conflicting-installs"]  # tensorflow_addons/...so, no frame
+    assert "tensorflow-addons" in finding.title
+    title_only = failing("import fails: \"undefined symbol: _ZN10tensorflow12OpDefBuilder4AttrESs\"")
+    assert "an add-on" in title_only["tensorflow.conflicting-installs"].title
+    own = ("ImportError: /venv/lib/python3.8/site-packages/tensorflow/python/_pywrap_tensorflow_internal.so:"
+           " undefined symbol: _ZN10tensorflow8internal")
+    assert "tensorflow.conflicting-installs" not in failing(own)  # TensorFlow's own library: its import
+    other = "ImportError: /venv/lib/python3.8/site-packages/cv2/cv2.so: undefined symbol: _ZN2cv3Mat"
+    assert "tensorflow.conflicting-installs" not in failing(other)
+
+
+def test_add_ons_refusing_the_tensorflow_they_meet():
+    for name in ("S117", "S139", "S155"):  # TFP's check over two lines; tensorflow-io; addons' warning
+        assert "tensorflow.conflicting-installs" in failing(eleven(name)), name
+
+
+def test_pips_conflict_over_protobuf_is_a_protobuf_mismatch():
+    found = failing(eleven("S146"))  # tensorflow 2.12.0 requires protobuf>=3.20.3, but you have 3.20.0
+    assert "python.protobuf-mismatch" in found and "tensorflow.conflicting-installs" not in found
+    numpy1 = failing("tensorflow 2.6.4 requires numpy~=1.19.2, but you have numpy 1.21.6 which is"
+                     " incompatible.")
+    assert "python.numpy-abi-mismatch" not in numpy1  # a NumPy 1 minor: pip's pin, not an ABI break
+    numpy2 = failing("tensorflow 2.15.0 requires numpy<2.0.0,>=1.23.5, but you have numpy 2.1.0 which is"
+                     " incompatible.")
+    assert "python.numpy-abi-mismatch" in numpy2
+
+
+def test_cuda_refusing_a_context_already_in_use():
+    assert "gpu.compute-mode-exclusive" in failing(eleven("S017"))  # cuCtxSetCurrent (0 vs. 216)
+
+
+def test_the_underscore_spelling_of_a_tensorflow_package():
+    assert "tensorflow.python-unsupported" in failing(eleven("S106"))  # tensorflow_intel==2.14.1
+
+
+def test_keras3s_sequential_refusing_a_keras2_layer():
+    assert "keras.keras3-api-change" in failing(eleven("S148"))  # tensorflow_hub's KerasLayer

@@ -91,7 +91,8 @@ _ROWS: tuple[tuple[str, int, str, str, str], ...] = (
     ("CUresult", 213, "CUDA_ERROR_NOT_MAPPED_AS_POINTER", "", "usage"),
     ("CUresult", 214, "CUDA_ERROR_ECC_UNCORRECTABLE", "", "gpu.ecc-errors"),
     ("CUresult", 215, "CUDA_ERROR_UNSUPPORTED_LIMIT", "", "capability"),
-    ("CUresult", 216, "CUDA_ERROR_CONTEXT_ALREADY_IN_USE", "", "cuda.init-failed"),
+    # (only a GPU in an exclusive compute mode refuses a context to a second thread or process)
+    ("CUresult", 216, "CUDA_ERROR_CONTEXT_ALREADY_IN_USE", "", "gpu.compute-mode-exclusive"),
     ("CUresult", 217, "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED", "", "capability"),
     ("CUresult", 218, "CUDA_ERROR_INVALID_PTX", "", "gpu.compute-capability-unsupported"),
     ("CUresult", 219, "CUDA_ERROR_INVALID_GRAPHICS_CONTEXT", "", "usage"),

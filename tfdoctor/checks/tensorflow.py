@@ -392,7 +392,7 @@ def _pip_conflicts(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding
     items = fc.log_items(facts, "pip-conflict")
     if not items:
         return []
-    item = items[0]
+    item = next((i for i in items if i.get("addon") or i.get("needs")), items[0])  # the one naming most
     detail = ("TensorFlow pins the Keras, TensorBoard and NumPy versions it works with; another install"
               " replaced one of them, so imports or training break.")
     if item.get("package") and item.get("needs"):
@@ -413,9 +413,13 @@ def _pip_conflicts(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding
             "keras>=3" if not tfv or v.version_ge(tfv, (2, 16)) else f"keras=={v.major_minor(tfv)}.*",
             why="Keras 2 code on TensorFlow 2.16+: pip install tf-keras and export TF_USE_LEGACY_KERAS=1"))
     elif item.get("mismatch") in ("addon", "addon-version"):  # tensorflow_text -> tensorflow-text
-        addon = str(item.get("addon") or "the add-on").replace("_", "-").replace(" ", "-").lower()
-        fix = rm.plan(facts, rm.install(rm.keep_tf_version(facts), addon,
-                                        why=f"lets pip pick the {addon} release made for this TensorFlow"))
+        named = str(item.get("addon") or "").replace("_", "-").replace(" ", "-").lower()
+        addon = named or "an add-on"
+        fix = rm.plan(facts, rm.install(rm.keep_tf_version(facts), named,
+                                        why=f"lets pip pick the {addon} release made for this TensorFlow")
+                      if named else P.note("Install the release of the package that holds the failing"
+                                           " library (`pip show` it) made for this TensorFlow, or the"
+                                           " TensorFlow it was made for"))
         if item["mismatch"] == "addon":
             what = f"{addon}'s compiled ops were built for another TensorFlow than the one installed"
             detail = ("An add-on's compiled ops link against TensorFlow's C++ internals, which change with"

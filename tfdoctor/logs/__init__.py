@@ -124,6 +124,14 @@ def _item(sig: ev.Signature, m: Any, line: str, line_no: int) -> dict[str, Any]:
         item["error"] = codes.cuinit_error(item.pop("rest", ""))
     elif sig.kind == "dlopen-failed" and "library" in item:
         item["family"] = library_family(item["library"])
+    elif sig.kind == "pip-no-version" and item.get("package"):  # tensorflow_gpu is pip's tensorflow-gpu
+        item["package"] = item["package"].replace("_", "-").lower()
+    elif sig.kind == "pip-conflict":  # pip's conflict over protobuf (or NumPy 2) is that package's mismatch
+        pinned = str(item.get("have") or item.get("pinned") or item.get("needs") or "").lower()
+        if pinned.startswith("protobuf"):
+            item["kind"] = "protobuf"
+        elif pinned.startswith("numpy") and str(item.get("have_version") or "").startswith("2."):
+            item["kind"] = "numpy-abi"  # NumPy 2 under code built for NumPy 1.x
     return item
 
 

@@ -32,6 +32,10 @@ _NUMBER = re.compile(
     r"\s{0,2}(?:code)?\s{0,2}[:=#]?\s{0,2}\(?(\d{1,5})\)?(?![\d.])"
 )
 _NUMBER_API = {"curesult": "CUresult", "cuda driver error": "CUresult"}
+# TensorFlow's CHECK on a call's result: "Check failed: CUDA_SUCCESS == dynload::cuCtxSetCurrent(context)
+# (0 vs. 216)", "Check failed: error == cudaSuccess (46 vs. 0)"
+_CHECKED = re.compile(r"\b(CUDA_SUCCESS|cudaSuccess) == [\w:.]{1,80}(?:\([^()]{0,80}\))?\s{0,2}"
+                      r"\(0 vs\. (\d{1,5})\)|\berror == (cudaSuccess) \((\d{1,5}) vs\. 0\)")
 
 
 def in_line(line: str, low: str) -> list[se.Code]:
@@ -41,6 +45,13 @@ def in_line(line: str, low: str) -> list[se.Code]:
             or "nvmlerror_" in low):
         for m in _NAME.finditer(line):
             code = se.by_name(m.group(1))
+            if code:
+                found.setdefault(code.name, code)
+    if " vs. " in line:
+        m = _CHECKED.search(line)
+        if m:
+            api = "CUresult" if (m.group(1) or m.group(3)) == "CUDA_SUCCESS" else "cudaError_t"
+            code = se.by_number(api, int(m.group(2) or m.group(4)))
             if code:
                 found.setdefault(code.name, code)
     if "error" in low:

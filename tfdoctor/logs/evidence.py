@@ -398,7 +398,7 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("keras3", ("kerastensor", "keras 3", "keras core", "tf_keras", "legacy_keras", "keras.src",
                     "keras.engine", "keras_tensor", "unrecognized keyword arguments passed to",
                     "not recognized: {", "has never been called and thus", "tf-keras", "must end in",
-                    "invalid filepath extension", "model.weights.h5"),
+                    "invalid filepath extension", "model.weights.h5", "only instances of"),
          r"A KerasTensor (?:cannot|is symbolic)|"
          r"KerasTensor.{0,60}(?:cannot be used|not allowed|is not supported)|"
          r"Keras (?:3|Core) only supports|only supports V3 `?\.keras|TF_USE_LEGACY_KERAS|"
@@ -413,6 +413,8 @@ SIGNATURES: tuple[Signature, ...] = (
          r"has never been called and thus has no defined (?:input|output)|"
          # Keras 2 itself wanted (tf_keras is Keras 2 for TensorFlow 2.16+, where keras is Keras 3)
          r"No module named '?tf_keras'?(?![\w.])|requires (?:the )?`?tf-keras`? package|"
+         # Keras 3's Sequential refusing a Keras 2 (tf-keras, tensorflow_hub) layer
+         r"Only instances of `?keras\.Layer`? can be added to a Sequential model|"
          r"installed version of Keras is Keras 3|"  # (transformers' refusal)
          # Keras 3 saving only its own format where Keras 2 wrote HDF5 or a SavedModel by default
          r"filepath provided must end in `?\.keras`?|Invalid filepath extension for saving|"
@@ -441,8 +443,8 @@ SIGNATURES: tuple[Signature, ...] = (
          r"""has no CUDA support"""),
     _sig("pip-no-version", "satisfies the requirement",
          # (tensorflow-io-gcs-filesystem: a dependency of TensorFlow's wheels, with wheels per Python)
-         r"Could not find a version that satisfies the requirement (tensorflow-gpu|tensorflow-cpu|"
-         r"tensorflow-intel|tensorflow-io-gcs-filesystem|tf-nightly-gpu|tf-nightly|tensorflow)(?![\w-])"
+         r"Could not find a version that satisfies the requirement (tensorflow[-_]gpu|tensorflow[-_]cpu|"
+         r"tensorflow[-_]intel|tensorflow-io-gcs-filesystem|tf-nightly-gpu|tf-nightly|tensorflow)(?![\w-])"
          r"(?:\[[\w,-]{1,30}\])?"
          r"((?:[=<>!~]=?[\w.*]{1,20}(?:,\s?|(?=[\s(]))){1,4})?\s{0,2}"
          r"(?:\(from [^()]{0,200}(?:\([^()]{0,40}\)[^()]{0,40})?\)\s{0,2}){0,2}\(from versions:\s{0,2}"
@@ -463,7 +465,8 @@ SIGNATURES: tuple[Signature, ...] = (
          r"compiletime version (\d\.\d{1,2}) of module '?tensorflow[\w.]{0,80}'? does not match runtime"
          r" version (\d\.\d{1,2})", ("built", "runtime")),
     _sig("pip-no-version", "no matching distribution found for",  # pip's second line, pasted alone
-         r"No matching distribution found for (tensorflow-gpu|tensorflow-cpu|tensorflow-intel|tf-nightly-gpu|"
+         r"No matching distribution found for (tensorflow[-_]gpu|tensorflow[-_]cpu|tensorflow[-_]intel|"
+         r"tf-nightly-gpu|"
          r"tf-nightly|tensorflow)(?![\w-])(?:\[[\w,-]{1,30}\])?"
          r"((?:[=<>!~]=?[\w.*]{1,20}(?:,\s?|(?=[\s(]|$))){1,4})?",
          ("package", "spec")),
@@ -480,8 +483,9 @@ SIGNATURES: tuple[Signature, ...] = (
          # keras of another minor than tf.keras's (2.6-2.15): both register the same metrics at import
          r"AlreadyExistsError: Another metric with the same name already exists", mismatch="keras"),
     # an add-on's own check of the TensorFlow it runs with (TensorFlow Probability, ...)
-    _sig("pip-conflict", "requires tensorflow version",
-         r"This version of (TensorFlow [A-Z][a-z]{2,20}) requires TensorFlow version >= ?\d", ("addon",),
+    _sig("pip-conflict", "requires tensorflow",
+         r"This version of (TensorFlow [A-Z][a-z]{2,20}) requires TensorFlow(?: version >= ?\d|\s{0,2}$)",
+         ("addon",),
          mismatch="addon-version"),
     # code written for Keras 3 (or 2.13+) under an older Keras: its keras.src (Keras 3's keras.src.legacy)
     # is not there
@@ -491,8 +495,22 @@ SIGNATURES: tuple[Signature, ...] = (
     # an add-on's op library (tensorflow_text, tensorflow_addons, ...) built against another TensorFlow:
     # TensorFlow's C++ symbols are not a stable ABI, so load_op_library fails on an undefined one
     _sig("pip-conflict", "undefined symbol",
-         r"[/\\](tensorflow_(?!core[/\\])[a-z_]{2,30})[/\\][^:\s]{0,200}\.so: undefined symbol",
+         r"(?:^|[\s/\\'\"])(tensorflow_(?!core[/\\])[a-z_]{2,30})[/\\][^:\s]{0,200}\.so: undefined symbol",
          ("addon",), mismatch="addon"),
+    # any installed package's library missing one of TensorFlow's own C++ symbols (_ZN10tensorflow...)
+    _sig("pip-conflict", "undefined symbol",
+         r"(?:site|dist)-packages[/\\](?!tensorflow(?:_core)?[/\\])([A-Za-z][\w-]{1,40})[/\\][^:\s]{0,200}\.so(?:\.[\d.]{1,20})?:"
+         r" undefined symbol: _ZN?K?\d{1,3}tensorflow", ("addon",), mismatch="addon"),
+    # ... or shown without its path (an issue's title); not TensorFlow's own library
+    _sig("pip-conflict", "undefined symbol",
+         r"^(?!.{0,300}(?:_pywrap_tensorflow|[/\\]tensorflow[/\\]|libtensorflow)).{0,300}?"
+         r"undefined symbol: _ZN?K?\d{1,3}tensorflow", mismatch="addon"),
+    # tensorflow-io's loader, and tensorflow-addons' warning before it loads ops built for another release
+    _sig("pip-conflict", "unable to open file: libtensorflow_io",
+         r"unable to open file: libtensorflow_io(?:_plugins)?\.so", mismatch="addon", addon="tensorflow-io"),
+    _sig("pip-conflict", "trying to load a custom op",
+         r"You are currently using TensorFlow \S{1,30} and trying to load a custom op", mismatch="addon",
+         addon="tensorflow-addons"),
     _sig("pip-conflict",
          ("dependency conflicts", "incompatible", "conflicting dependencies", "resolutionimpossible"),
          r"(tensorflow[\w-]{0,12}|tf-nightly[\w-]{0,12}|keras|tf-keras|tensorboard) [\d.]{1,12}\w{0,8} "

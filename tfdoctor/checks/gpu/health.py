@@ -447,6 +447,20 @@ def sharing_and_modes(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         and (busy or any(isinstance(p, dict) and p.get("type") in ("C", "C+G", None)
                          for p in g.get("processes") or []))
     ]
+    in_use = fc.cuda_errors(facts, *stackerrors.errors_for("gpu.compute-mode-exclusive"))
+    if in_use and not exclusive:  # CUDA's own word, where no compute mode is shown
+        out.append(Finding(
+            "gpu.compute-mode-exclusive",
+            Status.FAIL,
+            "CUDA refused a context already in use: the GPU is in an exclusive compute mode",
+            detail="Only a GPU in Exclusive Thread or Exclusive Process mode refuses a second context;"
+            " TensorFlow drives a GPU from several threads.",
+            plan=rm.plan(facts, P.system("sudo nvidia-smi -c DEFAULT", "or ask the cluster's admins for a"
+                                         " shared-mode GPU")),
+            docs=cat.NV_SMI,
+            facts=("log.evidence",),
+            evidence=fc.quote(facts, in_use),
+        ))
     if exclusive:
         out.append(
             _finding(
