@@ -929,6 +929,9 @@ def test_more_of_the_ways_a_version_or_a_platform_is_written():
      " directory", "xla.toolchain-missing"),
     ("Failed to initialize NVML: GPU access blocked by the operating system", "nvml.no-permission"),
     ("NVIDIA-SMI couldn't find libnvidia-ml.so library in your system.", "driver.missing"),
+    ("RuntimeError: No CUDA GPUs are available", "cuda.init-failed"),
+    ("An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not installed. Falling back"
+     " to cpu.", "tensorflow.cpu-only-build"),
 ])
 def test_the_stacks_own_words(text, finding):
     assert finding in failing(text)

@@ -361,6 +361,7 @@ SIGNATURES: tuple[Signature, ...] = (
          r"The NVIDIA driver on your system is too old(?: \(found version (\d{4,5})\))?", ("driver_api",),
          error="INSUFFICIENT_DRIVER"),
     _sig("cuda-error", "cuda unknown error", r"CUDA initialization: CUDA unknown error", error="UNKNOWN"),
+    _sig("cuda-error", "no cuda gpus are available", r"No CUDA GPUs are available", error="NO_DEVICE"),
     # TensorFlow's event manager after a kernel faulted: the launch failure it reports by code elsewhere
     _sig("cuda-error", "unexpected event status", r"Unexpected Event status: 1\b", error="LAUNCH_FAILED"),
     # --- Python packages ------------------------------------------------------------------------------
@@ -435,11 +436,11 @@ SIGNATURES: tuple[Signature, ...] = (
          r"load_library\(_plugin_dir\)|dlopen\([^)\s]{0,300}tensorflow-plugins[/\\]|"
          r"tensorflow-plugins[/\\][\w.-]{1,80}: (?:undefined symbol|cannot open shared object)", plugin=True),
     _sig("cpu-build", ("built with cuda", "built_with_cuda", "not built with", "is_cuda_build",
-                       "built without cuda", "no cuda support"),
+                       "built without cuda", "no cuda support", "cuda-enabled jaxlib is not installed"),
          r"""['"(]is_cuda_build['"]?\s{0,3}[:,]\s{0,3}false|"""
          r"""(?:was |is )?not (?:been )?built with (?:CUDA|GPU)"""
          r"""(?! kernel)|built[ _]with[ _]CUDA\W{0,8}\s{0,3}(?:[:=#]|->|returns?|is)?\s{0,3}False\b|"""
-         r"""built without CUDA|"""
+         r"""built without CUDA|a CUDA-enabled jaxlib is not installed|"""
          r"""has no CUDA support"""),
     _sig("pip-no-version", "satisfies the requirement",
          # (tensorflow-io-gcs-filesystem: a dependency of TensorFlow's wheels, with wheels per Python)
