@@ -216,8 +216,8 @@ def test_every_library_tensorflow_loads_has_a_row(name, family):
 
 @pytest.mark.parametrize("lib", se.LIBRARIES, ids=lambda lib: lib.stem)
 def test_a_library_that_did_not_load_yields_its_finding_or_nothing(lib):
-    soname = {"cuda": "libcuda.so.1", "nvcuda": "nvcuda.dll", "nvidia-ml": "libnvidia-ml.so.1"}.get(
-        lib.stem, f"lib{lib.stem}.so.12")
+    soname = {"cuda": "libcuda.so.1", "nvcuda": "nvcuda.dll", "nvidia-ml": "libnvidia-ml.so.1",
+              "zlibwapi": "zlibwapi.dll"}.get(lib.stem, f"lib{lib.stem}.so.12")
     bad = _bad("W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic"
                f" library '{soname}'; dlerror: {soname}: cannot open shared object file: No such file or"
                " directory")

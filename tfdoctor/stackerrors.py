@@ -256,7 +256,7 @@ _ROWS: tuple[tuple[str, int, str, str, str], ...] = (
     ("cudaError_t", 215, "cudaErrorUnsupportedLimit",
      "limit is not supported on this architecture", "capability"),
     ("cudaError_t", 216, "cudaErrorDeviceAlreadyInUse",
-     "exclusive-thread device already in use by a different thread", "cuda.init-failed"),
+     "exclusive-thread device already in use by a different thread", "gpu.compute-mode-exclusive"),
     ("cudaError_t", 217, "cudaErrorPeerAccessUnsupported",
      "peer access is not supported between these two devices", "capability"),
     ("cudaError_t", 218, "cudaErrorInvalidPtx",

@@ -39,7 +39,7 @@ _CUDA_RUNTIME = (r"cudart|cublas(?:Lt)?|cufft|curand|cusolver|cusparse|nvrtc|nvJ
                  r"|nvToolsExt")
 _LIB = (
     rf"(?:lib)?(?:cuda|nvcuda|{_CUDA_RUNTIME}|cudnn(?:_[a-z_]{{1,30}})?|nvinfer(?:_plugin)?|nccl|nvidia-ml|"
-    r"tensorflow_framework|_pywrap_tensorflow_internal|msvcp140(?:_1)?|cudnn64)"
+    r"tensorflow_framework|_pywrap_tensorflow_internal|msvcp140(?:_1)?|cudnn64|zlibwapi)"
     r"(?:\.so(?:\.\d{1,6}){0,4}|64_\d{1,4}\.dll|\.dll|_\d{1,3}\.dll)"
 )
 
