@@ -491,7 +491,6 @@ class Reader:
                                "text": f"NVIDIA-SMI {have} with Driver Version {lib}"})
             self.counts["lib-mismatch"] = 1
 
-
     def _driver_part_mismatch(self, sections: dict[str, Any]) -> None:
         """A part of the user-space driver named with another version than the loaded kernel module's
         ("libnvidia-fatbinaryloader.so.375.51" missing, kernel module 375.26): a driver update half done."""
