@@ -498,13 +498,14 @@ class Reader:
         part = next((i for i in self.items if i["kind"] == "driver-part" and i.get("version")), None)
         if part is None:
             return
+        self._drop(lambda i: i is part)  # it becomes the evidence it is, below
         if kernel and part["version"] != kernel and "lib-mismatch" not in self.counts:
-            self.items.append({"kind": "lib-mismatch", "line": part["line"], "library": part["version"],
-                               "kernel": kernel, "text": part["text"]})
-            self.counts["lib-mismatch"] = 1
+            judged = {"kind": "lib-mismatch", "line": part["line"], "library": part["version"],
+                      "kernel": kernel, "text": part["text"]}
         else:  # no other version to set it against: a part of the driver is missing
-            self.items.append({**part, "kind": "dlopen-failed", "family": "driver"})
-            self.counts["dlopen-failed"] = self.counts.get("dlopen-failed", 0) + 1
+            judged = {**part, "kind": "dlopen-failed", "family": "driver"}
+        self.items.append(judged)
+        self.counts[judged["kind"]] = self.counts.get(judged["kind"], 0) + 1
 
 
 # CUDA errors about the devices, not the driver's pieces: no version skew explains them (and on WSL2

@@ -923,9 +923,12 @@ class Values:
         if "conda" not in hints and ("conda" in low or "/envs/" in low or "forge" in low) \
                 and RE_CONDA.search(line):
             hints["conda"] = 1
-        if "podman" not in hints and _holds(words, _CONTAINER_SET) and RE_CONTAINER.search(line):
+        # once per log (a second time for the engine's name: podman, as tfdoctor/probes/system.py names it)
+        podman = "podman" in low and "podman" not in hints
+        if (("container" not in hints or podman) and _holds(words, _CONTAINER_SET)
+                and RE_CONTAINER.search(line)):
             hints["container"] = 1
-            if "podman" in low:  # the engine as the probe names it (tfdoctor/probes/system.py)
+            if podman:
                 hints["podman"] = 1
         if _holds(words, _OS_SET):
             om = RE_OS.search(line)
