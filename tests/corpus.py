@@ -81,6 +81,18 @@ def env_count(expected: dict) -> int:
     return sum(sum(len(g) for g in want) if key == "gpus" else 1 for key, want in expected.items())
 
 
+def is_version(miss_or_key: str) -> bool:
+    """Whether an env key (or a miss naming it) is a version: a `*_version` or a compute capability,
+    not a name, an OS or a platform."""
+    key = miss_or_key.split(":")[0]
+    return key.endswith("_version") or key.endswith("compute_capability")
+
+
+def version_count(expected: dict) -> int:
+    return sum(sum(is_version(k) for g in want for k in g) if key == "gpus" else is_version(key)
+               for key, want in expected.items())
+
+
 @dataclass
 class Score:
     tp: Counter = field(default_factory=Counter)
@@ -91,6 +103,8 @@ class Score:
     clean: int = 0  # cases with no false alarm
     values: int = 0
     values_read: int = 0
+    versions: int = 0  # of the values, the versions alone (see is_version)
+    versions_read: int = 0
     failures: list[str] = field(default_factory=list)
 
     def precision(self) -> float:
@@ -115,8 +129,10 @@ class Score:
         )
         lines.append(
             f"cases {self.cases}: named right {self.named} ({self.named / max(1, self.cases):.0%}), "
-            f"no false alarm {self.clean} ({self.clean / max(1, self.cases):.0%}); versions read "
-            f"{self.values_read}/{self.values} ({self.values_read / max(1, self.values):.0%})"
+            f"no false alarm {self.clean} ({self.clean / max(1, self.cases):.0%}); values read "
+            f"{self.values_read}/{self.values} ({self.values_read / max(1, self.values):.0%}), "
+            f"of them versions {self.versions_read}/{self.versions}"
+            f" ({self.versions_read / max(1, self.versions):.0%})"
         )
         return "\n".join(lines)
 
@@ -139,6 +155,8 @@ def score(split: str = "dev") -> Score:
         misses = env_misses(expected, env)
         result.values += env_count(expected)
         result.values_read += env_count(expected) - len(misses)
+        result.versions += version_count(expected)
+        result.versions_read += version_count(expected) - sum(is_version(m) for m in misses)
         if want - found or roots - allowed or misses:
             result.failures.append(
                 f"{case['file']}: want {sorted(want)} got roots {sorted(roots)} all {sorted(found)}"

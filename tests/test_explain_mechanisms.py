@@ -1076,3 +1076,59 @@ def test_the_underscore_spelling_of_a_tensorflow_package():
 
 def test_keras3s_sequential_refusing_a_keras2_layer():
     assert "keras.keras3-api-change" in failing(eleven("S148"))  # tensorflow_hub's KerasLayer
+
+
+# --- versions and capabilities in the forms people and tools write them -----------------------------
+
+
+def environment(text: str) -> dict:
+    return explain_report(text, MATRIX).environment
+
+
+@pytest.mark.parametrize("text, version", [
+    ("ImportError: This version of TensorFlow Probability requires TensorFlow version >= 2.10; Detected an"
+     " installation of version 2.9.0. Please upgrade TensorFlow to proceed.", "2.9.0"),
+    ("The versions of TensorFlow you are currently using is 2.1.0 and is not supported", "2.1.0"),
+    ("TensorFlow updated to version 2.16.1 on March 8, 2024.", "2.16.1"),
+    ("When updating TensorFlow to the latest version `2.16.1`, it no longer works.", "2.16.1"),
+    ("https://storage.googleapis.com/tensorflow/libtensorflow/libtensorflow-cpu-windows-x86_64-2.5.0.zip",
+     "2.5.0"),
+])
+def test_the_tensorflow_version_a_line_names(text, version):
+    assert environment(text)["tensorflow_version"] == version
+
+
+def test_a_requirement_is_not_the_version_installed():
+    text = "This version of TensorFlow Probability requires TensorFlow version >= 2.10; please upgrade."
+    assert environment(text).get("tensorflow_version") is None
+
+
+@pytest.mark.parametrize("text, version", [
+    ("Ultralytics YOLOv8.2.97 Python-3.11.9 torch-2.4.1+cpu CPU", "3.11.9"),
+    ("python == 3.9", "3.9"),
+    ("- \u4f60\u4f7f\u7528\u7684**Python**\u7248\u672c: py3.8.18", "3.8.18"),
+    ("Python \u30d0\u30fc\u30b8\u30e7\u30f3: 3.10", "3.10"),
+])
+def test_the_python_version_a_line_names(text, version):
+    assert environment(text)["python_version"] == version
+
+
+def test_a_package_named_python_is_not_python():
+    assert environment("opencv-python==3.4.2.17 numpy==1.16.6").get("python_version") is None
+
+
+def test_device_lib_lists_a_gpu_with_its_capability():
+    text = ('physical_device_desc: "device: 0, name: GeForce RTX 2080 Ti, pci bus id: 0000:01:00.0,'
+            ' compute capability: 7.5"')
+    assert environment(text)["gpus"][0] == {"index": 0, "name": "GeForce RTX 2080 Ti",
+                                            "compute_capability": "7.5", "memory_total_mib": None}
+
+
+@pytest.mark.parametrize("text, cc", [
+    ("Just a FYI. Running on an Ampere A10 with CC 8.6.", "8.6"),
+    ("NVIDIA GeForce RTX 5080 with CUDA capability sm_120 is not compatible with the current PyTorch"
+     " installation.", "12.0"),
+    ("GPU: NVIDIA RTX 5060 Ti (Blackwell, compute capability `12.0` / `sm_120`)", "12.0"),
+])
+def test_the_capability_written_beside_a_gpus_name(text, cc):
+    assert environment(text)["gpus"][0]["compute_capability"] == cc

@@ -39,6 +39,8 @@ _FULL_WIDTH[0x3000] = " "  # the ideographic space
 # CJK text written against a Latin word or number ("显卡是A100", "我的tensorflow-gpu=1.13.1") parts with a
 # space, so the word stands apart as it would in a Latin sentence
 _CJK = "\u2e80-\u9fff\uac00-\ud7af"
+# "version" in CJK issue templates ("Python版本: 3.8", "TensorFlow バージョン"), read as the English word
+_VERSION_WORD = re.compile(" ?(?:\u7248\u672c|\u30d0\u30fc\u30b8\u30e7\u30f3|\ubc84\uc804) ?")
 _CJK_EDGE = re.compile(f"(?<=[{_CJK}])(?=[A-Za-z0-9])|(?<=[A-Za-z0-9])(?=[{_CJK}])")
 
 
@@ -50,7 +52,7 @@ def normalize(line: str) -> str:
         line = _ANSI.sub("", line)
     line = _CONTROL.sub(" ", line)
     if not line.isascii():
-        line = _CJK_EDGE.sub(" ", line.translate(_FULL_WIDTH))
+        line = _CJK_EDGE.sub(" ", _VERSION_WORD.sub(" version ", line.translate(_FULL_WIDTH)))
     line = line.strip().strip("`").strip()
     if line and line[0] in "> `*#\t":
         m = _QUOTING.match(line)

@@ -99,18 +99,26 @@ RE_VERSION_VALUE = re.compile(r"(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?"
                               r"(?:[-_.]?(?:rc|dev|post|alpha|beta)\d{1,10})?)")
 RE_GIT_VERSION = re.compile(r"\bv\d{1,2}\.\d{1,3}\.\d{1,3}(?:-rc\d{1,2})?-\d{1,6}-g[0-9a-f]{6,40}\W{1,6}"
                             r"(\d{1,2}\.\d{1,3}\.\d{1,3})")
-RE_TF_PROSE = re.compile(r"\b(?:tf|tensorflow)(?:[- ]?gpu)?\s{0,2}(?:to\s{1,2})?"
-                         r"(?:version\s{0,2}(?:is\s{0,2})?)?"
+RE_TF_PROSE = re.compile(r"\b(?:tf|tensorflow)(?:[- ]?gpu)?\s{0,2}(?:(?:updated|upgraded|downgraded)\s{1,2})?"
+                         r"(?:to\s{1,2}(?:the\s{1,2}latest\s{1,2})?)?(?:version\s{0,2}(?:is\s{0,2})?)?`?"
                          r"v?([0-2]\.\d{1,2}"
                          r"(?:\.\d{1,2})?(?:-?(?:rc|alpha|beta)\d{1,2})?)\b", re.IGNORECASE)
+# an add-on's import check names the TensorFlow installed (TensorFlow Probability, TensorFlow Addons)
+RE_ADDON_SAW = re.compile(r"\b(?:Detected an installation of version|"
+                          r"versions? of TensorFlow you are currently using is)\s{1,3}"
+                          r"(\d{1,2}\.\d{1,3}\.\d{1,3}(?:-?(?:rc|dev)\d{1,10})?)")
 RE_DOCKER_TAG = re.compile(r"\btensorflow/tensorflow:(\d{1,2}\.\d{1,3}\.\d{1,3})\b|"
-                           r"\bTensorFlow/(\d{1,2}\.\d{1,3}\.\d{1,3})-")  # the image; an HPC module
+                           r"\bTensorFlow/(\d{1,2}\.\d{1,3}\.\d{1,3})-|"  # the image; an HPC module;
+                           # the C library's archive: libtensorflow-cpu-windows-x86_64-2.5.0.zip
+                           r"\blibtensorflow(?:-gpu|-cpu)?-(?:linux|windows|darwin)-\w{1,8}-(\d{1,2}\.\d{1,3}\.\d{1,3})\.")
 RE_QUOTED_VERSION = re.compile(r"^'(\d{1,2}\.\d{1,3}\.\d{1,3}\S{0,12})'$")
 RE_PY_BANNER = re.compile(r"(?:^|\s)Python (\d\.\d{1,2}\.\d{1,2})(?:\s{1,3}[(|]|$)")
-RE_PY_FIELD = re.compile(r"\bpython(?:[ _]version)?[*_]{0,2}\s{0,3}[:=]\s{0,3}\(?(?:python\s{0,2})?"
-                         r"v?(\d\.\d{1,2}(?:\.\d{1,2})?)\b",
+RE_PY_FIELD = re.compile(r"(?<!-)\bpython[*_]{0,2}(?:[ _]version)?[*_]{0,2}\s{0,3}(?:[:=]|==)\s{0,3}\(?"
+                         r"(?:py(?:thon)?\s{0,2})?"
+                         r"v?(\d\.\d{1,2}(?:\.\d{1,2})?)(?!\.?\d)",
                          re.IGNORECASE)
-RE_PY_PROSE = re.compile(r"\bpython\s{0,2}(?:version\s{0,2}(?:is\s{0,2})?)?v?([23]\.\d{1,2}(?:\.\d{1,2})?)\b",
+RE_PY_PROSE = re.compile(r"\bpython(?:-|\s{0,2})(?:version\s{0,2}(?:is\s{0,2})?)?"
+                         r"v?([23]\.\d{1,2}(?:\.\d{1,2})?)(?!\.?\d)",
                          re.IGNORECASE)
 # site-packages paths, Windows install folders, conda env names, TF's Windows build paths (...\PY\36\...)
 RE_PY_PATH = re.compile(r"[/\\]python(\d\.\d{1,2})[/\\]|[/\\](?:Python|PY[/\\])(3\d{1,2})(?:_64|-32)?[/\\]|"
@@ -150,6 +158,9 @@ RE_NUM_GPUS = re.compile(r"Num GPUs Available:?\s{0,3}(\d{1,3})")
 RE_NO_GPUS = re.compile(r"\bGPUs?\b[^\n\[]{0,60}[?:=]\s{0,3}\[\]\s{0,3}$|"
                         r"list_physical_devices\(['\"]GPU['\"]\)\)?\s{0,3}"
                         r"(?:#\s{0,3})?(?:->|=>|:)?\s{0,3}\[\]")
+# device_lib.list_local_devices(): a GPU TensorFlow registered, as its description
+RE_DEVICE_DESC = re.compile(r'physical_device_desc: "device: (\d{1,3}), name: ([^,"]{1,120}), pci bus id: '
+                            r'([^,"]{1,40})(?:, compute capability: (\d{1,2}\.\d))?')
 RE_PHYSICAL_GPU = re.compile(r"PhysicalDevice\(name='/physical_device:GPU:(\d{1,3})'")
 RE_ADDING_VISIBLE = re.compile(r"Adding visible gpu devices?: ([\d, ]{1,200})$")
 RE_CVD = re.compile(
@@ -186,7 +197,7 @@ RE_PROSE_GPU = re.compile(r"(?<![A-Za-z0-9])((?:NVIDIA )?(?:GeForce )?(?i:rtx|gt
                           r"(?:NVIDIA )?(?:Tesla )?(?:[AHVPBK]\d{2,3}|L40S?)|(?:NVIDIA )?TITAN (?:RTX|V|Xp?)|"
                           r"Quadro (?:RTX )?[A-Z]{0,2}\d{3,4}|RTX A\d{4})(?![A-Za-z0-9])(?! ?(?i:series))")
 _PROSE_GPU_WORDS = ("rtx", "gtx", "tesla", "titan", "quadro", "a100", "h100", "h200", "b200", "v100", "p100",
-                    "k80", "l40")
+                    "k80", "l40", "a10", "a16", "a30", "a40", "a800", "h800", "p40", "m40", "m60", "t4")
 # A person saying their GPU is split by MIG ("enable mig", "8*[MIG-7g.40gb]", "the GPUs have been MIGed",
 # "split 7-ways with MiG"), not asking whether to, nor saying it is off.
 RE_MIG_WORD = re.compile(r"(?<![a-z0-9-])mig(?:ed|ged)?(?![a-z])")
@@ -210,7 +221,9 @@ RE_CPU_MODEL = re.compile(
     re.IGNORECASE)
 _CPU_WORDS = ("xeon", "core 2", "core(tm)2", "core(tm) 2", "core2", "i3-", "i5-", "i7-", "i9-", "celeron",
               "pentium", " atom", "phenom", "athlon", "turion", "sempron", "opteron")
-RE_STATED_CC = re.compile(r"compute capability\s{0,3}:?\s{0,3}(\d{1,2}\.\d)\b", re.IGNORECASE)
+RE_STATED_CC = re.compile(r"(?:compute capability|\bcc)\s{0,3}[:=]?\s{0,3}`?(\d{1,2}\.\d)\b|"
+                          r"\bsm_(\d{1,2})(\d)\b",
+                          re.IGNORECASE)
 RE_OS_NOTE = re.compile(r"\s{0,3}\((?:e\.g\.?,?|WSL ?2?\b)[^()]{0,60}\)", re.IGNORECASE)
 RE_OS = re.compile(
     r"\b(Ubuntu \d\d\.\d\d(?:\.\d{1,2})?(?: LTS)?|CentOS(?: Linux)?(?: release)? \d[\d.]{0,8}|"
@@ -377,6 +390,13 @@ _ONE_VALUE: tuple[tuple[Any, ...], ...] = (
 
 # TensorFlow prints the driver's version as three integers: 515.43.04 as "515.43.4", 367.27 as "367.27.0"
 _TF_PRINTED = (RE_KERNEL_REPORTED, RE_DSO_REPORTED)
+
+
+def _stated_cc(text: str) -> str | None:
+    """The compute capability a person wrote beside a GPU's name ("compute capability 8.6", "CC 8.6",
+    "sm_120")."""
+    m = RE_STATED_CC.search(text)
+    return None if not m else m.group(1) or f"{m.group(2)}.{m.group(3)}"
 
 
 def _as_nvidia(version: str) -> str:
@@ -624,7 +644,7 @@ class Values:
         if not self.prose and not line.startswith("|"):  # (a table row is nvidia-smi's, read as such)
             m = RE_PROSE_GPU.search(line)
             if m:
-                self._gpu(self.prose, 0, name=m.group(1))
+                self._gpu(self.prose, 0, name=m.group(1), compute_capability=_stated_cc(line[m.end():]))
 
     def _stated_mig(self, line: str, low: str) -> None:
         if (not line.startswith("|") and RE_MIG_WORD.search(low)
@@ -647,8 +667,7 @@ class Values:
         m = RE_STATED_GPU.match(text.strip(" *`"))
         if m:
             name = RE_STATED_TAIL.sub("", m.group(1)).strip(" *`.:-")
-            cc = RE_STATED_CC.search(text)
-            self._gpu(self.stated, 0, name=name, compute_capability=cc and cc.group(1))
+            self._gpu(self.stated, 0, name=name, compute_capability=_stated_cc(text))
 
     def _versions(self, line: str, low: str) -> None:
         m = RE_DRIVER_VERSION.search(line) if "driver version" in low else None
@@ -685,10 +704,13 @@ class Values:
             self.set("tensorflow.version", m.group(1), 6)
         m = RE_DOCKER_TAG.search(line)  # the official image: tensorflow/tensorflow:2.15.0-gpu
         if m:
-            self.set("tensorflow.version", m.group(1) or m.group(2), 3)
+            self.set("tensorflow.version", m.group(1) or m.group(2) or m.group(3), 3)
         m = RE_TF_FIELD.search(line)
         if m:
             self.set("tensorflow.version", m.group(1), 4)
+        m = RE_ADDON_SAW.search(line) if "version" in low else None
+        if m:
+            self.set("tensorflow.version", m.group(1), 5)
         m = RE_DIST_SPACE.search(line) or RE_DIST_DASH.search(line)
         if m and line[max(0, m.start() - 1):m.start()] not in ("/", "\\"):
             self.set("tensorflow.version", m.group(2), 5 if m.re is RE_DIST_SPACE else 2)
@@ -783,6 +805,12 @@ class Values:
             self.visible.add(int(m.group(1)))
             self._gpu(self.gpus, int(m.group(3)), name=m.group(4), compute_capability=m.group(6),
                       pci_bus_id=m.group(5).strip(), tf_device=f"/device:GPU:{m.group(1)}")
+            return
+        m = RE_DEVICE_DESC.search(line) if "physical_device_desc" in low else None
+        if m:
+            self.visible.add(int(m.group(1)))
+            self._gpu(self.gpus, int(m.group(1)), name=m.group(2), compute_capability=m.group(4),
+                      pci_bus_id=m.group(3).strip())
             return
         m = RE_MIXED_GPU.search(line)
         if m:
