@@ -584,6 +584,15 @@ BAD = {
         _replace("tensorflow.toml", 'python_max = "3.11"', 'python_max = "3.1"'),
         r"release #9 \(2\.12\): python_min 3\.8 is above python_max 3\.1$",
     ),
+    "bad-pip-cuda": (
+        _replace("tensorflow.toml", 'pip_cuda = ["1.15.0"]', 'pip_cuda = ["1.15"]'),
+        r"older #16 \(1\.15\): pip_cuda must list MAJOR\.MINOR\.PATCH releases",
+    ),
+    "pip-cuda-without-source": (
+        _replace("tensorflow.toml", 'pip_cuda_source = "https://github.com/tensorflow/tensorflow/releases/tag/v1.15.2"',
+                 ""),
+        r"older #16 \(1\.15\): pip_cuda_source None is not an http\(s\) URL",
+    ),
     "unsorted": (
         _replace("tensorflow.toml", 'version = "2.6"', 'version = "2.3"'),
         r"release 2\.3: out of order after 2\.5",

