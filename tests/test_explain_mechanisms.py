@@ -1159,3 +1159,16 @@ def test_the_pypi_tensorflow_wheel_before_2_1_is_cpu_only():
 ])
 def test_near_misses_of_the_pypi_cpu_wheel(text):
     assert "tensorflow.cpu-only-build" not in failing(text)
+
+
+def test_a_jaxlib_without_cuda_is_judged_as_jaxs():
+    text = ('I0820 16:00:20.281177 140257858221888 xla_bridge.py:212] Unable to initialize backend \'gpu\': Not'
+            ' found: Could not find registered platform with name: "cuda". Available platform names are:'
+            ' Interpreter Host\n')  # holdout11 S010
+    found = failing(text)
+    assert set(found) == {"tensorflow.cpu-only-build"}
+    assert found["tensorflow.cpu-only-build"].title == "JAX's jaxlib is a CPU-only build"
+    assert "jax[cuda12]" in found["tensorflow.cpu-only-build"].fix
+    assert "uninstall -y tensorflow" not in found["tensorflow.cpu-only-build"].fix
+    registered = text.replace("Interpreter Host", "Interpreter CUDA Host")
+    assert "tensorflow.cpu-only-build" not in failing(registered)

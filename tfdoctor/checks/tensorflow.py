@@ -185,6 +185,17 @@ def _cpu_only(
 ) -> Finding:
     plat = fc.platform(facts)
     cpu_dists = [d.strip() for d in which.split(",")]
+    if items and all(i.get("framework") == "jax" for i in items):
+        return Finding(
+            "tensorflow.cpu-only-build",
+            Status.FAIL,
+            "JAX's jaxlib is a CPU-only build",
+            detail="The installed jaxlib registers no CUDA platform: JAX runs on the CPU whatever the GPU.",
+            plan=rm.plan(facts, rm.uninstall("jaxlib"), rm.install(
+                "-U", "jax[cuda12]", why="JAX's CUDA 12 wheels (docs.jax.dev/en/latest/installation)")),
+            facts=used,
+            evidence=fc.quote(facts, items),
+        )
     if plat == "windows":
         fix = rm.plan(facts, rm.uninstall(*cpu_dists), rm.install(
             "tensorflow<2.11", why="native Windows GPU stops at 2.10; or use WSL2 with"

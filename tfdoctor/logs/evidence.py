@@ -436,12 +436,17 @@ SIGNATURES: tuple[Signature, ...] = (
          r"load_library\(_plugin_dir\)|dlopen\([^)\s]{0,300}tensorflow-plugins[/\\]|"
          r"tensorflow-plugins[/\\][\w.-]{1,80}: (?:undefined symbol|cannot open shared object)", plugin=True),
     _sig("cpu-build", ("built with cuda", "built_with_cuda", "not built with", "is_cuda_build",
-                       "built without cuda", "no cuda support", "cuda-enabled jaxlib is not installed"),
+                       "built without cuda", "no cuda support"),
          r"""['"(]is_cuda_build['"]?\s{0,3}[:,]\s{0,3}false|"""
          r"""(?:was |is )?not (?:been )?built with (?:CUDA|GPU)"""
          r"""(?! kernel)|built[ _]with[ _]CUDA\W{0,8}\s{0,3}(?:[:=#]|->|returns?|is)?\s{0,3}False\b|"""
-         r"""built without CUDA|a CUDA-enabled jaxlib is not installed|"""
-         r"""has no CUDA support"""),
+         r"""built without CUDA|has no CUDA support"""),
+    # JAX: its jaxlib without CUDA, in its words, or XLA naming the platforms the build registered, CUDA not
+    # among them ("Unable to initialize backend 'gpu': ... Available platform names are: Interpreter Host")
+    _sig("cpu-build", ("cuda-enabled jaxlib is not installed", "could not find registered platform"),
+         r"""a CUDA-enabled jaxlib is not installed|"""
+         r"""Could not find registered platform with name: \\?"(?:cuda|gpu)\\?"\.? Available platform names"""
+         r""" are: (?![^\n]{0,120}\bCUDA\b)""", framework="jax"),
     _sig("pip-no-version", "satisfies the requirement",
          # (tensorflow-io-gcs-filesystem: a dependency of TensorFlow's wheels, with wheels per Python)
          r"Could not find a version that satisfies the requirement (tensorflow[-_]gpu|tensorflow[-_]cpu|"
