@@ -37,6 +37,7 @@ SPLITS = {
     "holdout9": CORPUS / "holdout9",
     "holdout10": CORPUS / "holdout10",
     "holdout11": CORPUS / "holdout11",
+    "holdout12": CORPUS / "holdout12",
 }
 
 

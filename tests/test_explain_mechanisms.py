@@ -1162,8 +1162,8 @@ def test_near_misses_of_the_pypi_cpu_wheel(text):
 
 
 def test_a_jaxlib_without_cuda_is_judged_as_jaxs():
-    text = ('I0820 16:00:20.281177 140257858221888 xla_bridge.py:212] Unable to initialize backend \'gpu\': Not'
-            ' found: Could not find registered platform with name: "cuda". Available platform names are:'
+    text = ('I0820 16:00:20.281177 140257858221888 xla_bridge.py:212] Unable to initialize backend \'gpu\':'
+            ' Not found: Could not find registered platform with name: "cuda". Available platform names are:'
             ' Interpreter Host\n')  # holdout11 S010
     found = failing(text)
     assert set(found) == {"tensorflow.cpu-only-build"}
@@ -1172,3 +1172,75 @@ def test_a_jaxlib_without_cuda_is_judged_as_jaxs():
     assert "uninstall -y tensorflow" not in found["tensorflow.cpu-only-build"].fix
     registered = text.replace("Interpreter Host", "Interpreter CUDA Host")
     assert "tensorflow.cpu-only-build" not in failing(registered)
+
+
+# --- holdout12's lessons -------------------------------------------------------------------------------
+
+
+def test_a_long_cuda_message_stands_alone_in_a_title():
+    text = ("no kernel image is available for execution on the device\n- GPU: GTX 960M\n"
+            "- TensorFlow version: 2.3.0\n")  # holdout12 T044
+    assert "gpu.compute-capability-unsupported" in failing(text)
+    # a short one is anyone's words: "invalid argument" alone says nothing of CUDA
+    assert not failing("invalid argument\n")
+
+
+def test_the_minimum_capability_sentence_on_its_own_line():
+    text = ("\tIgnoring visible gpu device (device: 0, name: Tesla M60, pci bus id: 0000:00:1e.0, compute"
+            " capability: 5.2) with Cuda compute capability 5.2. \n\tThe minimum required Cuda capability is"
+            " 6.0.\n")  # holdout12 T202, wrapped as pasted
+    found = failing(text)
+    assert set(found) == {"gpu.compute-capability-unsupported"}
+    assert "below compute capability 6.0" in found["gpu.compute-capability-unsupported"].detail
+
+
+def test_a_template_field_with_the_package_and_a_spaced_v():
+    text = "  - Tensor flow: tensorflow-gpu v 1.14.0\n  - python: 3.7\n"
+    assert environment(text)["tensorflow_version"] == "1.14.0"
+
+
+def test_markdown_bold_is_not_part_of_a_value():
+    text = "**Nvidia driver** version **465.21**\nWindows 10 Version 1909 **build 18363**\n"
+    assert environment(text)["driver_version"] == "465.21"
+
+
+def test_on_wsl2_no_device_with_nvidia_smi_failing_is_the_windows_driver_not_reaching_wsl():
+    smi = ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the"
+           " latest NVIDIA driver is installed and running.\n")
+    query = "cudaGetDeviceCount returned 100\n-> no CUDA-capable device is detected\n"
+    wsl = "Linux version 5.4.91-microsoft-standard-WSL2 (oe-user@oe-host) #1 SMP Mon Jan 25 18:39:31 UTC 2021\n"
+    roots = {i for i, f in failing(wsl + smi + query).items() if not f.caused_by}  # holdout12 T142
+    assert roots == {"driver.missing"}
+    # nvidia-smi answering while CUDA finds no device: a libcuda that is not the Windows driver's
+    assert "platform.wsl2-libcuda" in failing(wsl + query)
+
+
+@pytest.mark.parametrize("text", [
+    "fail to load tensorflow 1.1.0 inside docker container - libcuda.so.1 missing\n",  # holdout12 T001
+    "tensorflow-gpu crashes without libcuda.so\n",  # holdout12 T004
+    "I can't find libcuda.so.1 anywhere in the image\n",
+])
+def test_a_sentence_naming_the_driver_library_missing(text):
+    assert "driver.missing" in failing(text)
+
+
+def test_a_library_named_beside_missing_words_for_something_else_is_not_missing():
+    assert "driver.missing" not in failing("libcuda.so.1 loaded fine; the missing piece was the dataset\n")
+
+
+@pytest.mark.parametrize("text, engine", [
+    ("$ singularity exec tf.sif python train.py\n", "singularity"),
+    ("Apptainer> python -c 'import tensorflow'\n", "apptainer"),
+    ("I run it in a singularity container on the cluster\n", "singularity"),
+])
+def test_singularity_and_apptainer_are_container_engines(text, engine):
+    assert environment(text)["container"] == engine
+
+
+def test_singularity_without_nv_is_a_container_without_the_driver():
+    error = "ImportError: libcuda.so.1: cannot open shared object file: No such file or directory\n"
+    found = failing("$ singularity exec tf.sif python train.py\n" + error)
+    assert "singularity exec --nv" in found["driver.missing"].fix
+    assert "the container was started without the GPU" in found["driver.missing"].detail
+    given = failing("$ singularity exec --nv tf.sif python train.py\n" + error)
+    assert "the container was started without the GPU" not in given["driver.missing"].detail

@@ -146,6 +146,8 @@ def test_unreadable_files_are_unknown(tmp_path):
         ({"proc/1/cgroup": "0::/kubepods/besteffort/pod1234/abc\n"}, {}, "kubernetes"),
         ({"proc/1/cgroup": "12:devices:/docker/0123abcd\n"}, {}, "docker"),
         ({}, {"container": "lxc"}, "lxc"),
+        ({}, {"APPTAINER_CONTAINER": "/data/tf.sif", "SINGULARITY_CONTAINER": "/data/tf.sif"}, "apptainer"),
+        ({}, {"SINGULARITY_CONTAINER": "/data/tf.sif"}, "singularity"),
         ({"proc/1/cgroup": "0::/init.scope\n"}, {}, None),
     ],
 )

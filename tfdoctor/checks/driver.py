@@ -250,6 +250,15 @@ def _missing(
                      "on the host; it must list nvidia.com/gpu=all; regenerate it after each driver upgrade"),
             docs=cat.NV_CONTAINER,
         )
+    if container in ("singularity", "apptainer") and not nouveau:
+        return found(
+            f"This {container} container has no access to the NVIDIA driver",
+            f"{container.capitalize()} binds the host's driver libraries and GPU devices into a container"
+            " only when asked to.",
+            P.system(f"{container} exec --nv IMAGE.sif ...", "pass --nv (or --nvccli, with the NVIDIA"
+                     " Container Toolkit) to every exec, run or shell; the host needs the NVIDIA driver"),
+            docs=cat.NV_CONTAINER,
+        )
     if container and not nouveau:
         return found(
             f"This {container} container has no access to the NVIDIA driver",

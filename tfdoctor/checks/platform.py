@@ -92,7 +92,9 @@ def wsl2_libcuda(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     libs = fc.section(facts, "libraries")
     # read from output alone: on WSL2 the driver is the Windows driver's libcuda, mapped in by WSL
     logged = [i for i in fc.failed_libraries(facts, "driver") if "libcuda" in str(i.get("library"))]
-    if not fc.container(facts):  # cuInit found no device: the libcuda that answered is not the Windows one
+    # cuInit found no device: the libcuda that answered is not the Windows one, unless the Windows driver
+    # itself is not reaching WSL2 (nvidia-smi, WSL's own, cannot talk to it: driver.missing says that)
+    if not fc.container(facts) and not fc.log_items(facts, "no-driver"):
         logged += fc.cuda_errors(facts, "NO_DEVICE")
     if libs is None and logged:
         step, docs = rm.driver_action(facts)

@@ -47,7 +47,7 @@ CHUNK = 1 << 20  # bytes read at once by the cheap pass
 # trigger words (it looks for these too), a set test says whether to look further.
 _NOISE_FIRST = frozenset(words[0] for _, forms in se.NOISE.values() for words in forms)
 _NOISE_WORD = re.compile("|".join(sorted(re.escape(w) for w in _NOISE_FIRST)))
-_CODE_WORD = re.compile("|".join(codes.TRIGGERS))
+_CODE_WORD = re.compile("|".join(map(re.escape, codes.TRIGGERS)))
 _CUDNN_VALUE = re.compile(r"(installed version|minimum supported|version \w{1,12} was built against)"
                           r"\s{0,3}:\s{0,3}(\d{3,6}(?:\.\d{1,4}){0,2})\b")
 # Keras 3's sources live in keras/src/ (Keras 2's in keras/engine, keras/layers, ...): a traceback through

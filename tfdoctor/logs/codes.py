@@ -18,8 +18,14 @@ from typing import Any
 
 from tfdoctor import stackerrors as se
 
-# Literal lower-case words without which no code of the stack is in a line (a cheap prefilter).
-TRIGGERS = ("cuda", "nvml", "cudnn", "cublas", "blas", "nccl", "gpu", "cuinit")
+# A message this long is the stack's alone: it counts in a line that names no library ("no kernel image is
+# available for execution on the device", a title), as its first code says.
+STANDALONE_WORDS = 8
+_STANDALONE = tuple(m for m in se.BY_MESSAGE if len(m.split()) >= STANDALONE_WORDS)
+# Literal lower-case words without which no code of the stack is in a line (a cheap prefilter): the
+# libraries' names, and the opening words of each message that stands alone.
+TRIGGERS = ("cuda", "nvml", "cudnn", "cublas", "blas", "nccl", "gpu", "cuinit",
+            *dict.fromkeys(" ".join(m.split()[:3]) for m in _STANDALONE))
 
 _NAME = re.compile(
     r"\b(CUDA_ERROR_[A-Z_]{2,48}|CUDA_SUCCESS|cudaError[A-Za-z]{2,48}|cudaSuccess|NVML_ERROR_[A-Z_]{2,40}"
@@ -87,7 +93,8 @@ def _messages(line: str, low: str) -> list[se.Code]:
     for word in low.split():
         for message in _BY_WORD.get(word.strip(_PUNCT), ()):
             if message in low:
-                out += _named(se.BY_MESSAGE[message], low)
+                alone = len(message.split()) >= STANDALONE_WORDS
+                out += _named(se.BY_MESSAGE[message], low) or (se.BY_MESSAGE[message][:1] if alone else [])
     if ":" in low:
         parts = low.split(":")
         for before, part in zip(parts, parts[1:]):

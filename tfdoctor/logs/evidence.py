@@ -54,6 +54,12 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("dlopen-failed", "dlerror", rf"dlerror:\s{{0,2}}'?({_LIB})\b", ("library",)),
     _sig("dlopen-failed", ".dll", rf"({_LIB})'?;? (?:dlerror: \S{{0,80}} )?not found", ("library",)),
     _sig("dlopen-failed", "unable to load cudnn dso", r"Unable to load cuDNN DSO", library="libcudnn"),
+    # a person's summary naming the library as missing (a title: "... - libcuda.so.1 missing", "crashes
+    # without libcuda.so")
+    _sig("dlopen-failed", ("missing", "without", "find", "no lib", "not found"),
+         rf"(?:\bmissing:?|\bwithout|\bno|\bcan'?t find|\bcannot find|\bcould(?: not|n'?t) find)\s{{1,3}}`?"
+         rf"({_LIB})(?![\w.])|({_LIB})`?\s{{1,3}}(?:is\s{{1,3}})?(?:missing|not found)\b",
+         ("library", "library")),
     # cuDNN's own loader (8.x): its sub-libraries and the zlib DLL its Windows build needs
     _sig("dlopen-failed", "could not locate zlibwapi", r"Could not locate (zlibwapi\.dll)", ("library",)),
     # TensorFlow 1.x / 2.0's own check on Windows, before it loads anything
@@ -251,6 +257,9 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("cc-ignored", "minimum required cuda capability",  # ("...with Cuda c" may end the line before)
          r"ompute capability (\d{1,2}\.\d)\.? The minimum required Cuda capability is (\d{1,2}\.\d)",
          ("cc", "minimum")),
+    # its second sentence alone (the first wrapped onto the line before, or a title quoting it)
+    _sig("cc-ignored", "minimum required cuda capability",
+         r"(?:^|\.\s{1,3})The minimum required Cuda capability is (\d{1,2}\.\d)", ("minimum",)),
     # the same refusal as a program words it when it finds no GPU at the build's minimum
     _sig("cc-ignored", "with minimum required compute capability",
          r"No (?:CUDA )?(?:device|GPU)s? (?:was |were )?found with (?:a )?minimum required compute capability"

@@ -51,6 +51,8 @@ def normalize(line: str) -> str:
     if "\x1b" in line:
         line = _ANSI.sub("", line)
     line = _CONTROL.sub(" ", line)
+    if "**" in line:  # Markdown bold ("**Nvidia driver** version **465.21**"): never part of a tool's output
+        line = line.replace("**", "")
     if not line.isascii():
         line = _CJK_EDGE.sub(" ", _VERSION_WORD.sub(" version ", line.translate(_FULL_WIDTH)))
     line = line.strip().strip("`").strip()

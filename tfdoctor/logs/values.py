@@ -89,8 +89,8 @@ RE_WHEEL = re.compile(r"\b(" + _TF_DISTS.replace("-", "_") + r"|" + _TF_DISTS + 
                       r"(?:[.+][\w.]{1,40}?)?"
                       r"(?:-(cp\d{2,3})|\.dist-info)", re.IGNORECASE)
 RE_TF_FIELD = re.compile(
-    r"\b(?:TensorFlow|tf)(?:[- ](?:gpu|cpu))?(?: version)?[*_]{0,2}\s{0,3}(?:\(use command below\))?"
-    r"\s{0,3}[:=]\s{0,3}v?"
+    r"\b(?:Tensor ?Flow|tf)(?:[- ](?:gpu|cpu))?(?: version)?[*_]{0,2}\s{0,3}(?:\(use command below\))?"
+    r"\s{0,3}[:=]\s{0,3}(?:tensorflow(?:-gpu|-cpu)?\s{1,3})?(?:v\s?)?"
     r"(?:tf\s{0,2})?(?:v\d[\w.-]{0,40}\s{1,4})?"
     r"(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:[-_.]?(?:rc|dev|post|alpha|beta)\d{1,10})?)\b",
     re.IGNORECASE,
@@ -276,15 +276,20 @@ RE_CONDA = re.compile(r"\b(?:ana|mini|mamba|micro)(?:conda|forge)3?\b|/envs/\w|"
                       r"\|Anaconda", re.IGNORECASE)
 # A container engine started on a command line, and the flags that hand it the GPU: without one the container
 # has no driver (--device /dev/nvidia0 passes the device files, not the driver's libraries)
-RE_ENGINE_RUN = re.compile(r"^(?:[$#]\s{0,3})?(?:sudo\s{1,3})?(nvidia-docker|docker|podman)\s{1,3}"
-                           r"(?:container\s{1,3})?run\b")
-RE_GPU_ACCESS = re.compile(r"--gpus\b|--runtime[= ]nvidia\b|nvidia\.com/gpu|NVIDIA_VISIBLE_DEVICES")
+RE_ENGINE_RUN = re.compile(r"^(?:[$#]\s{0,3})?(?:sudo\s{1,3})?(?:(nvidia-docker|docker|podman)\s{1,3}"
+                           r"(?:container\s{1,3})?run|(?:singularity|apptainer)\s{1,3}(?:exec|run|shell))\b")
+# (Singularity and Apptainer hand a container the host's GPU and driver libraries with --nv, or --nvccli)
+RE_GPU_ACCESS = re.compile(r"--gpus\b|--runtime[= ]nvidia\b|nvidia\.com/gpu|NVIDIA_VISIBLE_DEVICES|"
+                           r"--nv(?:ccli)?\b")
 RE_OPENED = re.compile(r"Successfully opened (?:dynamic|CUDA) library ([\w.+-]{1,80})")
 RE_CONTAINER = re.compile(r"docker run\b|nvidia-docker|/\.dockerenv|\bdocker exec\b|podman run\b|"
                           r"^== TensorFlow ==$|nvidia-container-cli\b|Error response from daemon\b|"
                           r"OCI runtime (?:create )?failed|\bCDI devices?\b|Emulate Docker CLI|"
                           r"\b(?:docker|podman) (?:container|image)\b|"
                           r"NVIDIA Release \d\d\.\d\d|"
+                          # Singularity / Apptainer: a command, an image, the shell's prompt, a sentence
+                          r"\b(?:singularity|apptainer)\s{1,3}(?:exec|run|shell|pull|build|instance|container|image)\b|"
+                          r"\.sif\b|^(?:Singularity|Apptainer)>|"
                           # a shell in a container: docker names its host by the container's 12-hex id
                           r"\b\w{1,32}@[0-9a-f]{12}:[~/]", re.IGNORECASE)
 _WINDOWS_KEYS = (":\\", ".dll", "wddm", "win", "tensorflow-intel", "tensorflow_intel", ".\\tensorflow",
@@ -304,8 +309,10 @@ _OS_KEYS = ("ubuntu", "centos", "rocky", "red hat", "fedora", "debian", "windows
             "arch linux", "pop!_os", "mint", "macos")
 
 
-_CONTAINER_KEYS = ("docker", "podman", "nvidia release", "== tensorflow ==", "container", "oci runtime",
-                   "cdi device", "daemon", "@")
+# Container engines named in a paste, as tfdoctor/probes/system.py names them (docker when none is named)
+_ENGINES = ("podman", "apptainer", "singularity")
+_CONTAINER_KEYS = ("docker", "podman", "singularity", "apptainer", ".sif", "nvidia release",
+                   "== tensorflow ==", "container", "oci runtime", "cdi device", "daemon", "@")
 
 
 def _has(low: str, words: tuple[str, ...]) -> bool:
@@ -497,7 +504,7 @@ class Values:
             wanted = {i for word in found for i in _INDEX_BY_WORD.get(word, ())}
             for i in sorted(wanted):
                 READERS[i][1](self, line, low)
-        if self._run_lines or "docker" in low or "podman" in low:
+        if self._run_lines or "docker" in low or "podman" in low or "singularity" in low or "apptainer" in low:
             self._engine_run(line)
         if line.startswith("|"):
             self._smi_table(line)  # MIG rows and modes, beside the banner its probe's parser reads
@@ -956,12 +963,12 @@ class Values:
                 and RE_CONDA.search(line):
             hints["conda"] = 1
         # once per log (a second time for the engine's name: podman, as tfdoctor/probes/system.py names it)
-        podman = "podman" in low and "podman" not in hints
-        if (("container" not in hints or podman) and _holds(words, _CONTAINER_SET)
+        engine = next((e for e in _ENGINES if e in low), None)
+        if (("container" not in hints or engine and "engine" not in hints) and _holds(words, _CONTAINER_SET)
                 and RE_CONTAINER.search(line)):
             hints["container"] = 1
-            if podman:
-                hints["podman"] = 1
+            if engine:
+                hints["engine"] = _ENGINES.index(engine)
         if _holds(words, _OS_SET):
             om = RE_OS.search(line)
             if om:
@@ -1034,7 +1041,8 @@ class Values:
         if self.hints.get("conda"):
             put("system.conda", True, None)
         if self.hints.get("container"):
-            put("system.container", "podman" if self.hints.get("podman") else "docker", None)
+            engine = self.hints.get("engine")
+            put("system.container", "docker" if engine is None else _ENGINES[engine], None)
         dists, duplicates, _tf = blocks.distributions(self.lists)
         if not dists and len(self.pinned) == 1:  # no list shows what is installed: the one package pinned
             dists = dict(self.pinned)
@@ -1084,7 +1092,7 @@ class Values:
 _HEADING_TRIGGERS = ("version", "platform", "installed from", "gpu model")
 _TF_TRIGGERS = (
     *(f"tensorflow{c}" for c in "-_ :=*(12v["), "tensorflow/tensorflow:", "tensorflow/1", "tensorflow/2",
-    *(f"tf{c}" for c in "-_ :=*(12v["), "__version__", "version.version", "-g", "tf-nightly",
+    *(f"tf{c}" for c in "-_ :=*(12v["), "__version__", "version.version", "-g", "tf-nightly", "tensor flow",
 )
 _PACKAGE_TRIGGERS = (*_TF_TRIGGERS, "keras", "numpy", "protobuf", "nvidia-", "intel-tensorflow",
                      "successfully installed", "package", "# name")

@@ -7,7 +7,7 @@ Fact shapes (keys checks may rely on; every key may be absent or null when unkno
 
 system:      platform (linux|wsl2|windows|macos), wsl_version (1|2|null), os (PRETTY_NAME), os_id,
              os_id_like, os_version_id, kernel, machine, python_version (tfdoctor's),
-             container (docker|podman|kubernetes|lxc|null), hostname, user, home,
+             container (docker|podman|kubernetes|apptainer|singularity|lxc|null), hostname, user, home,
              dev_nvidia [names under /dev], proc_driver_version ("580.65.06" from
              /proc/driver/nvidia/version), proc_driver_raw, proc_driver_open (open kernel module),
              modules {nvidia, nouveau} (bools; the whole dict null when /proc/modules is unreadable),

@@ -84,9 +84,13 @@ def parse_modules(text: str) -> dict[str, bool]:
 def container_from(
     env: Mapping[str, str], cgroup: str | None, dockerenv: bool, containerenv: bool
 ) -> str | None:
-    """docker|podman|kubernetes|lxc from the usual markers, or None."""
+    """docker|podman|kubernetes|apptainer|singularity|lxc from the usual markers, or None."""
     if env.get("KUBERNETES_SERVICE_HOST"):
         return "kubernetes"
+    if env.get("APPTAINER_CONTAINER"):  # (Apptainer sets SINGULARITY_CONTAINER too, for compatibility)
+        return "apptainer"
+    if env.get("SINGULARITY_CONTAINER"):
+        return "singularity"
     if containerenv:
         return "podman"
     if dockerenv:
