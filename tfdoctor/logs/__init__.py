@@ -92,6 +92,10 @@ _KERAS2_ERROR = re.compile(r"^(?:[\w.]{1,60}\.)?(?:ModuleNotFoundError|ImportErr
                            r"(?:No module named '?tensorflow\.|"
                            r"cannot import name '?\w{1,80}'? from '?tensorflow\.|"
                            r"module '?tensorflow(?:\.[\w.]{1,80})?'? has no attribute)")
+# An add-on's own code (tensorflow_addons, tensorflow_probability, tensorflow_text...) asking TensorFlow for
+# an API it lacks: the add-on release is not the one made for this TensorFlow
+_ADDON_FRAME = re.compile(r"[/\\](?:site|dist)-packages[/\\]tensorflow_(?!core[/\\]|estimator[/\\])"
+                          r"[a-z_]{2,30}[/\\]")
 # a traceback through a package's frames, then the exception that ends it: (frame, error, kind, via, data)
 _FRAMES = ((_KERAS3_FRAME, _API_ERROR, "keras3", "keras/src traceback", {}),
            (_PROTOBUF_FRAME, _PROTOBUF_ERROR, "protobuf", "google/protobuf traceback", {}),
@@ -99,7 +103,9 @@ _FRAMES = ((_KERAS3_FRAME, _API_ERROR, "keras3", "keras/src traceback", {}),
            (_OP_LIBRARY_FRAME, _OP_LIBRARY_ERROR, "pip-conflict", "an add-on's op library refused",
             {"mismatch": "addon"}),
            (_KERAS2_FRAME, _KERAS2_ERROR, "pip-conflict", "the keras package's traceback into TensorFlow",
-            {"mismatch": "keras"}))
+            {"mismatch": "keras"}),
+           (_ADDON_FRAME, _KERAS2_ERROR, "pip-conflict", "an add-on's traceback into TensorFlow",
+            {"mismatch": "addon-version"}))
 # The line a traceback failed at, in protobuf's generated code (a *_pb2.py module building its
 # descriptors), where the paste ends before the exception: a runtime that refuses code generated for
 # another protobuf ("Descriptors cannot be created directly"). Notebooks mark the line with an arrow.
@@ -302,8 +308,11 @@ class Reader:
             if addon and line.lstrip().startswith("File "):
                 self._addon = addon.group(1)  # the add-on a traceback is in
         if (self._frame_at or self._error_at or "keras" in low or "google" in low or "bfloat16" in low
+                or "tensorflow_" in low
                 or "load_op_library" in low or "tf_loadlibrary(" in low or _exception(line)):
-            self._frames(line, low)
+            framed = self._frames(line, low)
+        else:
+            framed = False
         here: set[tuple[str, Any]] = set()
         coded = _CODE_WORD.search(low) if words is None else not words.isdisjoint(codes.TRIGGERS)
         found = [{**codes.item(code), "line": self.lines, "text": line[:QUOTE]}
@@ -331,7 +340,7 @@ class Reader:
             self.counts[item["kind"]] = count + 1
             if count < MAX_ITEMS_PER_KIND:
                 self.items.append(item)
-        if not here and is_error(line, severe_prefix):
+        if not here and not framed and is_error(line, severe_prefix):
             self.unrecognized_count += 1
             if len(self.unrecognized) < MAX_UNRECOGNIZED:
                 self.unrecognized.append({"line": self.lines, "text": line[:QUOTE]})
@@ -373,10 +382,12 @@ class Reader:
                 self.items.append({"kind": "tf-missing", "line": self.lines, "text": line[:QUOTE]})
                 self.counts["tf-missing"] = self.counts.get("tf-missing", 0) + 1
 
-    def _frames(self, line: str, low: str) -> None:
+    def _frames(self, line: str, low: str) -> bool:
         """An API error at the end of a traceback through a package's own frames (Keras 3's keras/src,
         protobuf's google/protobuf): that package is not the version its caller was written for. The
-        exception may also come first (an issue's title, then its traceback)."""
+        exception may also come first (an issue's title, then its traceback). Whether this line ended such
+        a traceback."""
+        ended = False
         for frame, error, kind, via, data in _FRAMES:
             earlier = self._error_at.get(via)
             if earlier is not None and self.lines - earlier["line"] > TRACEBACK_WINDOW:
@@ -396,21 +407,26 @@ class Reader:
             item = {"kind": kind, "line": self.lines, "text": line[:QUOTE], "via": via, **data}
             at = self._frame_at.pop(via, None)
             if at is not None and self.lines - at <= TRACEBACK_WINDOW:
-                self._frame_item(kind, data, item)
+                ended = self._frame_item(kind, data, item) or ended
             else:
                 self._error_at[via] = item
+        return ended
 
-    def _frame_item(self, kind: str, data: dict[str, Any], item: dict[str, Any]) -> None:
+    def _frame_item(self, kind: str, data: dict[str, Any], item: dict[str, Any]) -> bool:
+        """Record a traceback's evidence item; whether it was one."""
+        if data.get("mismatch") == "addon-version" and self._addon:
+            item["addon"] = self._addon
         if data.get("mismatch") == "addon":
             library = _ADDON_LIBRARY.search(str(item.get("text")))
             named = library.group(1) if library and library.group(1) != "tensorflow" else None
             addon = self._addon or named
             if not addon:
-                return  # a program's own op library: nothing says which TensorFlow it was built for
+                return False  # a program's own op library: nothing says which TensorFlow it was built for
             item["addon"] = addon
         if self.counts.get(kind, 0) < MAX_ITEMS_PER_KIND:
             self.items.append(item)
         self.counts[kind] = self.counts.get(kind, 0) + 1
+        return True
 
     def _generated_code(self, line: str, severe_prefix: bool) -> None:
         """A traceback failing at a descriptor that protobuf's generated code builds: protobuf's, unless

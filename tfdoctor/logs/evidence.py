@@ -493,6 +493,8 @@ SIGNATURES: tuple[Signature, ...] = (
          r"has no attribute '(?:register_load_context_function|register_call_context_function)'|"
          r"compat\.v2\.__internal__' has no attribute|"
          r"module 'tensorflow\.compat\.v2' has no attribute '__internal__'|"
+         # tf.keras as Keras 3 provides it (keras._tf_keras) lacks the internals Keras 2's users call
+         r"module '?keras(?:\._tf_keras\.keras)?'? has no attribute '__internal__'|"
          # standalone Keras' own import check: this Keras is newer than the TensorFlow installed
          r"Keras requires TensorFlow \d\.\d{1,2} or higher|"
          # keras of another minor than tf.keras's (2.6-2.15): both register the same metrics at import
@@ -502,6 +504,18 @@ SIGNATURES: tuple[Signature, ...] = (
          r"This version of (TensorFlow [A-Z][a-z]{2,20}) requires TensorFlow(?: version >= ?\d|\s{0,2}$)",
          ("addon",),
          mismatch="addon-version"),
+    # TensorFlow Addons' check: "... supports using Python ops for all Tensorflow versions above or equal to
+    # 2.2.0 and strictly below 2.3.0 ..." then "The versions of TensorFlow you are currently using is 2.1.0"
+    _sig("pip-conflict", ("supports using python ops", "currently using is"),
+         r"(Tensorflow Addons) supports using Python ops for all Tensorflow versions above or equal to|"
+         r"versions? of TensorFlow you are currently using is \S{1,30} and is not supported",
+         ("addon",), mismatch="addon-version"),
+    # an add-on's import failing on a TensorFlow API its TensorFlow lacks, in one line (a title)
+    _sig("pip-conflict", "import tensorflow_",
+         r"\bimport (tensorflow_(?!core\b|estimator\b)[a-z_]{2,30})\b.{0,80}?(?:AttributeError|ImportError)"
+         r"\W{1,3}(?:module '?tensorflow[\w.]{0,80}'? has no attribute|"
+         r"cannot import name '?\w{1,80}'? from '?tensorflow)",
+         ("addon",), mismatch="addon-version"),
     # code written for Keras 3 (or 2.13+) under an older Keras: its keras.src (Keras 3's keras.src.legacy)
     # is not there
     _sig("pip-conflict", "no module named",

@@ -309,6 +309,7 @@ _OS_KEYS = ("ubuntu", "centos", "rocky", "red hat", "fedora", "debian", "windows
             "arch linux", "pop!_os", "mint", "macos")
 
 
+_RUN_ENGINES = ("docker", "podman", "singularity", "apptainer")  # the commands whose run lines are read
 # Container engines named in a paste, as tfdoctor/probes/system.py names them (docker when none is named)
 _ENGINES = ("podman", "apptainer", "singularity")
 _CONTAINER_KEYS = ("docker", "podman", "singularity", "apptainer", ".sif", "nvidia release",
@@ -504,7 +505,7 @@ class Values:
             wanted = {i for word in found for i in _INDEX_BY_WORD.get(word, ())}
             for i in sorted(wanted):
                 READERS[i][1](self, line, low)
-        if self._run_lines or "docker" in low or "podman" in low or "singularity" in low or "apptainer" in low:
+        if self._run_lines or any(map(low.__contains__, _RUN_ENGINES)):
             self._engine_run(line)
         if line.startswith("|"):
             self._smi_table(line)  # MIG rows and modes, beside the banner its probe's parser reads
