@@ -541,6 +541,40 @@ def test_windows_tensorflow_intel_metapackage_is_not_a_conflict():
     assert tf_checks.conflicting_installs(facts, MATRIX) == []
 
 
+@pytest.mark.parametrize(
+    "addon, release, tf, status, fix",
+    [
+        # TensorFlow 2.16's Keras 3 breaks tensorflow-probability 0.23: 0.24 with tf-keras is its release
+        ("tensorflow-probability", "0.23.0", "2.16.1", Status.FAIL,
+         "'tensorflow-probability==0.24.*' 'tf-keras~=2.16.0'"),
+        ("tensorflow-probability", "0.25.0", "2.17.0", Status.FAIL, "'tensorflow-probability==0.24.*'"),
+        ("tensorflow-text", "2.15.0", "2.16.1", Status.FAIL, "'tensorflow-text==2.16.*'"),
+        ("tensorflow-io", "0.24.0", "2.10.0", Status.FAIL, "'tensorflow-io==0.27.*'"),
+        # tensorflow-addons only warns; no release of it is made for 2.16 (it reached its end)
+        ("tensorflow-addons", "0.23.0", "2.16.1", Status.WARN, "No tensorflow-addons release"),
+    ],
+)
+def test_an_add_on_release_not_made_for_the_tensorflow_installed(addon, release, tf, status, fix):
+    dists = {"tensorflow": tf, "keras": "3.3.3" if tf >= "2.16" else tf, addon: release}
+    facts = with_(healthy(), tensorflow={"version": tf, "distributions": dists})
+    f = one(tf_checks.conflicting_installs(facts, MATRIX))
+    assert (f.id, f.status) == ("tensorflow.conflicting-installs", status)
+    assert f"{addon} {release} needs TensorFlow" in f.title and fix in f.fix
+
+
+@pytest.mark.parametrize(
+    "addon, release, tf",
+    [("tensorflow-probability", "0.24.0", "2.16.1"), ("tensorflow-probability", "0.24.0", "2.17.0"),
+     ("tensorflow-text", "2.16.1", "2.16.1"), ("tensorflow-io", "0.37.1", "2.16.2"),
+     ("tensorflow-probability", "0.99.0", "2.16.1"),  # a release this data does not know: not judged
+     ("tensorflow-text", "1.0.0", "2.16.1")],  # before tensorflow-text matched TensorFlow's minor
+)
+def test_an_add_on_made_for_the_tensorflow_installed_is_no_conflict(addon, release, tf):
+    dists = {"tensorflow": tf, "keras": "3.3.3", addon: release}
+    facts = with_(healthy(), tensorflow={"version": tf, "distributions": dists})
+    assert tf_checks.conflicting_installs(facts, MATRIX) == []
+
+
 def test_mixed_cu11_cu12_wheels_warn_and_drop_the_unused_major():
     facts = with_(
         healthy(),

@@ -593,6 +593,19 @@ BAD = {
                  ""),
         r"older #16 \(1\.15\): pip_cuda_source None is not an http\(s\) URL",
     ),
+    "addon-unsorted": (
+        _replace("addons.toml", 'release = "0.12.1"', 'release = "0.12.3"'),
+        r"addon #1 \(tensorflow-probability\): release 0\.12\.2 out of order",
+    ),
+    "addon-bad-range": (
+        _replace("addons.toml", 'tf_min = "2.15", tf_below = "2.16"', 'tf_min = "2.15", tf_below = "2.15"'),
+        r"release 0\.23\.0: tf_below 2\.15 is not above tf_min 2\.15",
+    ),
+    "addon-no-rule": (
+        _replace("addons.toml", 'same_minor_from = "1.15.0"', ""),
+        r"addon #3 \(tensorflow-text\): needs rows or same_minor_from",
+    ),
+    "addons-missing": (lambda d: (d / "addons.toml").unlink(), r"addons\.toml: missing compat data file"),
     "unsorted": (
         _replace("tensorflow.toml", 'version = "2.6"', 'version = "2.3"'),
         r"release 2\.3: out of order after 2\.5",

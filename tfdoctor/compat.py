@@ -126,6 +126,53 @@ class GpuModel:
 
 
 @dataclass(frozen=True)
+class AddonRelease:
+    """One release of a TensorFlow add-on: the TensorFlow minors it runs with."""
+
+    release: str  # "0.23.0"
+    tf_min: str  # "2.15": the oldest TensorFlow MAJOR.MINOR it runs with
+    tf_below: str | None  # "2.16": the first it does not; None = not known
+    source: str
+
+
+@dataclass(frozen=True)
+class Addon:
+    """A TensorFlow add-on (tensorflow-probability, -addons, -text, -io) and the TensorFlow each of its
+    releases needs (compat/addons.toml)."""
+
+    name: str
+    source: str
+    rows: tuple[AddonRelease, ...] = ()
+    same_minor_from: str | None = None  # from this release on, its MAJOR.MINOR is TensorFlow's
+    tf_keras_from: str | None = None  # from this release on, it needs tf-keras beside TensorFlow
+    warns_only: bool = False  # its own check only warns
+
+    def needs(self, release_: str) -> tuple[str, str | None] | None:
+        """(tf_min, tf_below) of an installed release; None when this data does not know it."""
+        rel = _release3(release_)
+        if rel is None:
+            return None
+        if self.same_minor_from and rel >= _numbers(self.same_minor_from):
+            return f"{rel[0]}.{rel[1]}", f"{rel[0]}.{rel[1] + 1}"
+        known = [r for r in self.rows if _numbers(r.release)[:2] == rel[:2] and _numbers(r.release) <= rel]
+        return (known[-1].tf_min, known[-1].tf_below) if known else None
+
+    def release_for(self, tf_version: str) -> str | None:
+        """The newest release made for this TensorFlow ("0.24.*", "2.15.*"); None when none is."""
+        tf = _release3(tf_version)
+        if tf is None:
+            return None
+        if self.same_minor_from:
+            return f"{tf[0]}.{tf[1]}.*"
+        fits = [r for r in self.rows if _numbers(r.tf_min) <= tf[:2]
+                and (r.tf_below is None or tf[:2] < _numbers(r.tf_below))]
+        if not fits:
+            return None
+        newest = _numbers(fits[-1].release)
+        return f"{newest[0]}.{newest[1]}.*"
+
+
+@dataclass(frozen=True)
 class Architecture:
     """One NVIDIA GPU architecture (or one compute-capability group of it) and its end of support."""
 
@@ -170,6 +217,11 @@ class Matrix:
     location: str = ""
     architectures: tuple[Architecture, ...] = ()
     older: tuple[OlderRelease, ...] = ()
+    addons: tuple[Addon, ...] = ()
+
+    def addon(self, name: str) -> Addon | None:
+        """The add-on's row by its distribution name ("tensorflow-probability"); None if unknown."""
+        return next((a for a in self.addons if a.name == name), None)
 
     # ---- TensorFlow -----------------------------------------------------------------------------------
     def tf_release(self, version: str) -> TFRelease | None:
@@ -319,6 +371,7 @@ class Matrix:
             "gpus": [row(g) for g in self.gpus],
             "architectures": [row(a) for a in self.architectures],
             "older": [row(r) for r in self.older],
+            "addons": [row(a) for a in self.addons],
         }
 
 
@@ -523,6 +576,45 @@ def _valid_specifier(spec: str) -> bool:
 def _numbers(text: str) -> tuple[int, ...]:
     """The release of a version the loader already matched against _NUMERIC ("2.15" -> (2, 15))."""
     return tuple(int(p) for p in text.split("."))
+
+
+def _release3(version: str) -> tuple[int, ...] | None:
+    """MAJOR.MINOR.PATCH of a version ("0.23.0", "2.16.1", "2.15"), padded with zeros; None if malformed."""
+    try:
+        rel = release(version, "version")
+    except ValueError:
+        return None
+    return (tuple(rel) + (0, 0))[:3] if len(rel) >= 2 else None
+
+
+def _parse_addons(v: _Rows, data: dict[str, Any]) -> tuple[Addon, ...]:
+    v.keys(data, "", {"addon"}, set())
+    out: list[Addon] = []
+    for i, row in enumerate(v.table(data, "addon"), 1):
+        where = f"addon #{i}" + (f" ({row.get('name')})" if isinstance(row, dict) else "")
+        v.keys(row, where, {"name", "source"}, {"rows", "same_minor_from", "tf_keras_from", "warns_only"})
+        releases: list[AddonRelease] = []
+        listed = row.get("rows", [])
+        if not isinstance(listed, list):
+            raise v.fail(where, "rows must be a list of tables")
+        for r in listed:
+            if not isinstance(r, dict):
+                raise v.fail(where, "rows must be a list of tables")
+            v.keys(r, where, {"release", "tf_min", "source"}, {"tf_below"})
+            rel, lo = v.version(r, "release", where) or "", v.version(r, "tf_min", where) or ""
+            hi = v.version(r, "tf_below", where) if "tf_below" in r else None
+            if releases and _numbers(rel) <= _numbers(releases[-1].release):
+                raise v.fail(where, f"release {rel} out of order (ascending)")
+            if hi is not None and _numbers(hi) <= _numbers(lo):
+                raise v.fail(where, f"release {rel}: tf_below {hi} is not above tf_min {lo}")
+            releases.append(AddonRelease(rel, lo, hi, v.url(r["source"], where)))
+        same = v.version(row, "same_minor_from", where) if "same_minor_from" in row else None
+        if not releases and same is None:
+            raise v.fail(where, "needs rows or same_minor_from")
+        keras = v.version(row, "tf_keras_from", where) if "tf_keras_from" in row else None
+        out.append(Addon(v.string(row, "name", where), v.url(row["source"], where), tuple(releases), same,
+                         keras, v.boolean(row, "warns_only", where, False)))
+    return tuple(out)
 
 
 def _parse_older(v: _Rows, data: dict[str, Any], first: str) -> tuple[OlderRelease, ...]:
@@ -779,7 +871,7 @@ def _parse_toml(label: str, raw: bytes) -> dict[str, Any]:
 
 
 def parse_matrix(location: Any) -> Matrix:
-    """Read and validate the five files under a directory (Path or importlib Traversable)."""
+    """Read and validate the six files under a directory (Path or importlib Traversable)."""
     def rows(fname: str) -> _Rows:
         return _Rows(_label(location, fname))
 
@@ -795,7 +887,8 @@ def parse_matrix(location: Any) -> Matrix:
     gpus = _parse_gpus(rows("gpus.toml"), gpu_data, architectures, patterns_checked=checked)
     if stamp is not None and not checked:
         _keep(stamp, {"checked": True})
-    matrix = Matrix(version, tensorflow, drivers, gpus, floors, str(location), architectures, older)
+    addons = _parse_addons(rows("addons.toml"), _read(location, "addons.toml"))
+    matrix = Matrix(version, tensorflow, drivers, gpus, floors, str(location), architectures, older, addons)
     tfv = rows("tensorflow.toml")
     for rel in tensorflow:  # every CUDA a release names needs a driver row for each platform it supports
         row = matrix.driver_row(rel.cuda)

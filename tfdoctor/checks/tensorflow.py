@@ -406,6 +406,8 @@ def conflicting_installs(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         )
     findings += _duplicates(facts, used)
     findings += _keras(facts, dists, used)
+    if not conflicts:  # (pip or the add-on itself already said which one refuses this TensorFlow)
+        findings += _addons(facts, matrix, dists, used)
     return conflicts + findings if not any(f.status == Status.FAIL for f in findings) else findings
 
 
@@ -503,6 +505,42 @@ def _duplicates(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding]:
             facts=used,
         )
     ]
+
+
+def _addons(facts: dict[str, Any], matrix: Any, dists: dict[str, str],
+            used: tuple[str, ...]) -> list[Finding]:
+    """An add-on (tensorflow-probability, -addons, -text, -io) installed beside a TensorFlow its release was
+    not made for (the matrix's addons.toml): its import or its ops fail."""
+    tfv = fc.tf_version(facts)
+    out: list[Finding] = []
+    for name in sorted(dists):
+        addon = matrix.addon(name) if tfv else None
+        needs = addon.needs(dists[name]) if addon else None
+        tf = v.vtuple(tfv)[:2]
+        if not needs or not tf or (v.vtuple(needs[0]) <= tf and (not needs[1] or tf < v.vtuple(needs[1]))):
+            continue
+        want = f">={needs[0]}" + (f",<{needs[1]}" if needs[1] else "")
+        fits = addon.release_for(tfv)
+        extra = ()
+        if fits and addon.tf_keras_from and v.vtuple(fits)[:2] >= v.vtuple(addon.tf_keras_from)[:2]:
+            extra = (f"tf-keras~={v.major_minor(tfv)}.0",)
+        plan = (rm.plan(facts, rm.install(rm.keep_tf_version(facts), f"{name}=={fits}", *extra,
+                                          why=f"the {name} release made for TensorFlow {v.major_minor(tfv)}"))
+                if fits else rm.plan(facts, P.note(f"No {name} release is made for TensorFlow"
+                                                   f" {v.major_minor(tfv)}: keep the TensorFlow it needs"
+                                                   f" ({want}) or stop using {name}")))
+        out.append(Finding(
+            "tensorflow.conflicting-installs",
+            Status.WARN if addon.warns_only else Status.FAIL,
+            f"{name} {dists[name]} needs TensorFlow {want}; {tfv} is installed",
+            detail=f"Each {name} release is made for certain TensorFlow releases"
+            + (" (its check only warns, but its compiled ops may fail)." if addon.warns_only else
+               "; with another its import or its ops fail."),
+            plan=plan,
+            docs=addon.source,
+            facts=used,
+        ))
+    return out
 
 
 def _keras(facts: dict[str, Any], dists: dict[str, str], used: tuple[str, ...]) -> list[Finding]:

@@ -68,6 +68,9 @@ _EXACT = {
     "tensorflow-aarch64",
     "tf-keras",
     "keras",
+    "tensorflow-probability",  # add-ons made for certain TensorFlow releases (compat/addons.toml)
+    "tensorflow-addons",
+    "tensorflow-text",
     "numpy",  # TensorFlow before 2.18 is built against NumPy 1.x
     "protobuf",
 }
