@@ -1292,3 +1292,16 @@ def test_a_pip_list_with_an_add_on_made_for_another_tensorflow():
     fix = found["tensorflow.conflicting-installs"].fix
     assert "'tensorflow-probability==0.24.*' 'tf-keras~=2.16.0'" in fix
     assert not failing(text.replace("0.23.0", "0.24.0"))
+
+
+def test_a_placement_log_with_no_device_and_no_cuda_line_is_a_cpu_only_build():
+    text = ("2018-07-11 23:47:49.707014: I tensorflow/core/platform/cpu_feature_guard.cc:140] Your CPU"
+            " supports instructions that this TensorFlow binary was not compiled to use: AVX2 FMA\n"
+            "2018-07-11 23:47:49.707880: I tensorflow/core/common_runtime/direct_session.cc:284] Device"
+            " mapping: Device mapping: no known devices.\n")  # holdout12 T121
+    found = failing("- TensorFlow version: 1.8.0\n" + text)
+    assert set(found) == {"tensorflow.cpu-only-build"}
+    assert "pip install tensorflow-gpu==1.8.0" in found["tensorflow.cpu-only-build"].fix
+    # a CUDA build that could not start CUDA maps no device either: that failure is what it says
+    cuinit = "failed call to cuInit: CUDA_ERROR_NO_DEVICE\n"
+    assert "tensorflow.cpu-only-build" not in failing(cuinit + text)

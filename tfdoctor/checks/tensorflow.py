@@ -66,9 +66,15 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         finding = _missing(facts, "the Python that ran this", "", used)
         return [replace(finding, evidence=fc.quote(facts, missing))]
     cpu_log = fc.log_items(facts, "cpu-build")
+    unmapped = fc.log_items(facts, "no-known-devices")
+    if not cpu_log and unmapped and not fc.gpu_evidence(facts) and not fc.get(facts, "runtime", "gpus"):
+        # a CUDA build names a GPU in its placement log, or says in the log why it could not use one
+        version = fc.tf_version(facts) or "?"
+        finding = _cpu_only(facts, matrix, version, "tensorflow", {}, used, unmapped)
+        return [replace(finding, confidence="likely")]
     if tf is None:
         if cpu_log:
-            return [_cpu_only(facts, "?", "tensorflow", {}, used, cpu_log)]
+            return [_cpu_only(facts, matrix, "?", "tensorflow", {}, used, cpu_log)]
         return [
             skipped(
                 "tensorflow.missing",
@@ -122,7 +128,7 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         ]
     if plat == "windows" and v.version_ge(version, (2, 11)):
         if cpu_log:
-            return [_cpu_only(facts, version, "tensorflow", build, used, cpu_log)]
+            return [_cpu_only(facts, matrix, version, "tensorflow", build, used, cpu_log)]
         return [
             skipped(
                 "tensorflow.cpu-only-build",
@@ -132,15 +138,9 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             )
         ]
     if cpu_log or not build and cpu_dists and not _tf_dists(dists).keys() - set(cpu_dists):
-        return [_cpu_only(facts, version, ", ".join(cpu_dists) or "tensorflow", build, used, cpu_log)]
+        return [_cpu_only(facts, matrix, version, ", ".join(cpu_dists) or "tensorflow", build, used, cpu_log)]
     if not build and _pypi_cpu_wheel(facts, matrix, dists):
-        version = dists["tensorflow"]
-        finding = _cpu_only(facts, version, "tensorflow", build, used, [])
-        gpu_build = rm.install(f"tensorflow-gpu=={version}")
-        detail = (f"The `tensorflow` package on PyPI is CPU-only before 2.1 (but 1.15.0); the GPU build of"
-                  f" {version} is `tensorflow-gpu`. A CPU-only build never uses an NVIDIA GPU.")
-        return [replace(finding, detail=detail, plan=rm.plan(facts, rm.uninstall("tensorflow"), gpu_build),
-                        fix=None)]
+        return [_cpu_only(facts, matrix, dists["tensorflow"], "tensorflow", build, used, [])]
     if not build:
         return [
             skipped(
@@ -152,7 +152,7 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             )
         ]
     if build.get("is_cuda_build") is False or cpu_dists:
-        return [_cpu_only(facts, version, ", ".join(cpu_dists) or "tensorflow", build, used, [])]
+        return [_cpu_only(facts, matrix, version, ", ".join(cpu_dists) or "tensorflow", build, used, [])]
     cuda = v.norm_cuda(build.get("cuda_version")) or "?"
     cudnn = v.norm_cudnn(build.get("cudnn_version")) or "?"
     caps = " ".join(map(str, fc.as_list(build.get("cuda_compute_capabilities")))) or "unknown capabilities"
@@ -180,8 +180,8 @@ def _pypi_cpu_wheel(facts: dict[str, Any], matrix: Any, dists: dict[str, str]) -
 
 
 def _cpu_only(
-    facts: dict[str, Any], version: str, which: str, build: dict[str, Any], used: tuple[str, ...],
-    items: list[dict[str, Any]],
+    facts: dict[str, Any], matrix: Any, version: str, which: str, build: dict[str, Any],
+    used: tuple[str, ...], items: list[dict[str, Any]],
 ) -> Finding:
     plat = fc.platform(facts)
     cpu_dists = [d.strip() for d in which.split(",")]
@@ -196,7 +196,13 @@ def _cpu_only(
             facts=used,
             evidence=fc.quote(facts, items),
         )
-    if plat == "windows":
+    row = matrix.older_release(version) if version != "?" else None
+    pypi = ""
+    if row is not None and row.pip_cpu_only(version):  # before 2.1 the GPU build was a package of its own
+        fix = rm.plan(facts, rm.uninstall(*cpu_dists), rm.install(f"tensorflow-gpu=={version}"))
+        pypi = (f" The `tensorflow` package on PyPI is CPU-only before 2.1 (but 1.15.0); the GPU build of"
+                f" {version} is `tensorflow-gpu`.")
+    elif plat == "windows":
         fix = rm.plan(facts, rm.uninstall(*cpu_dists), rm.install(
             "tensorflow<2.11", why="native Windows GPU stops at 2.10; or use WSL2 with"
             " 'tensorflow[and-cuda]'"))
@@ -204,7 +210,7 @@ def _cpu_only(
         want = rm.keep_tf_version(facts) if version != "?" else "tensorflow[and-cuda]"
         fix = rm.plan(facts, rm.uninstall(*cpu_dists), rm.install(want))
     detail = (f"build_info: is_cuda_build={build.get('is_cuda_build')!r}; " if build else "") + (
-        f"installed from {which}. A CPU-only build never uses an NVIDIA GPU.")
+        f"installed from {which}.{pypi} A CPU-only build never uses an NVIDIA GPU.")
     return Finding(
         "tensorflow.cpu-only-build",
         Status.FAIL,

@@ -450,6 +450,9 @@ SIGNATURES: tuple[Signature, ...] = (
          r"""(?:was |is )?not (?:been )?built with (?:CUDA|GPU)"""
          r"""(?! kernel)|built[ _]with[ _]CUDA\W{0,8}\s{0,3}(?:[:=#]|->|returns?|is)?\s{0,3}False\b|"""
          r"""built without CUDA|has no CUDA support"""),
+    # TensorFlow's placement log with no device at all: a CPU-only build when nothing else in the log shows
+    # its CUDA side (judged in tensorflow.cpu-only-build)
+    _sig("no-known-devices", "no known devices", r"Device mapping: no known devices"),
     # JAX: its jaxlib without CUDA, in its words, or XLA naming the platforms the build registered, CUDA not
     # among them ("Unable to initialize backend 'gpu': ... Available platform names are: Interpreter Host")
     _sig("cpu-build", ("cuda-enabled jaxlib is not installed", "could not find registered platform"),
