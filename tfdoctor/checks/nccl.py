@@ -23,6 +23,20 @@ def collective_errors(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     items = errors + failed_warn or warned
     if not items:
         return []
+    if any(i.get("why") == "iommu" for i in errors):
+        return [Finding(
+            "nccl.error",
+            Status.FAIL,
+            "The IOMMU blocks the GPUs' peer-to-peer traffic (DMA faults in the kernel log)",
+            detail="With the IOMMU (Intel VT-d, AMD-Vi) translating DMA, GPU peer-to-peer copies fault:"
+            " NCCL's all-reduce under MirroredStrategy hangs or fails.",
+            plan=rm.plan(facts, P.env("NCCL_P2P_DISABLE", "1", why="NCCL then copies through host memory;"),
+                         P.note("or, on the host, turn VT-d/IOMMU off in the BIOS or boot with iommu=pt, and"
+                                " disable PCI ACS on the switches between the GPUs")),
+            docs=cat.NV_NCCL_TROUBLE,
+            facts=("log.evidence",),
+            evidence=fc.quote(facts, [i for i in errors if i.get("why") == "iommu"]),
+        )]
     return [
         Finding(
             "nccl.error",

@@ -303,6 +303,12 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("nccl-error", "ncclallreduce",
          r"\[\[\{{0,2}node [^\]]{0,120}?Nccl(?:AllReduce|Reduce|Broadcast|AllGather)"),
     _sig("nccl-warn", "nccl warn", r"\bNCCL WARN\b(.{0,160})", ("text",)),
+    # the kernel's IOMMU refusing a device's DMA (Intel VT-d "DMAR", AMD-Vi): GPU peer-to-peer traffic
+    # through it faults, and NCCL's all-reduce hangs or fails (NCCL's troubleshooting guide: IOMMU, PCI ACS)
+    _sig("nccl-error", ("dmar", "io_page_fault"),
+         r"DMAR: \[DMA (?:Read|Write)\] Request device \[[0-9a-f:.]{4,16}\]|"
+         r"AMD-Vi: Event logged \[IO_PAGE_FAULT",
+         why="iommu"),
     # NCCL's own line shape, "host:pid:tid [dev] file.cu:150 WARN ..." (before NCCL 2.4 without "NCCL")
     _sig("nccl-warn", " warn ",
          r"[\w.-]{1,80}:\d{1,8}:\d{1,8} \[\d{1,3}\] (?:[\w/.-]{1,80}:\d{1,6} )?WARN (.{0,160})", ("text",)),
