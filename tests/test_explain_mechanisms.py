@@ -1321,3 +1321,27 @@ def test_iommu_dma_faults_block_nccls_peer_to_peer():
     assert set(found) == {"nccl.error"} and "IOMMU" in found["nccl.error"].title
     assert "NCCL_P2P_DISABLE=1" in found["nccl.error"].fix
     assert not failing("[    0.012] DMAR: IOMMU enabled\n")
+
+
+def test_a_libcuda_lacking_a_driver_api_entry_point_is_a_driver_too_old():
+    text = ("F tensorflow/stream_executor/cuda/cuda_driver.cc:94] Check failed: s.ok() could not find"
+            " cuDevicePrimaryCtxSetFlags in libcuda DSO; dlerror: /usr/lib/libcuda.so.1: undefined symbol:"
+            " cuDevicePrimaryCtxSetFlags\nNVRM version: NVIDIA UNIX x86_64 Kernel Module  340.101  Thu Dec  1"
+            " 15:52:31 PST 2016\n")  # holdout12 T031
+    found = failing(text)
+    assert {i for i, f in found.items() if not f.caused_by} == {"driver.too-old"}
+
+
+def test_tensorflows_windows_preload_of_the_cuda_runtime_failing():
+    text = ("- TensorFlow GPU  version:  1.14.0\n"
+            '  File "C:\\Python36\\lib\\site-packages\\tensorflow\\python\\platform\\self_check.py", line 75,'
+            " in preload_check\n    ctypes.WinDLL(build_info.cudart_dll_name)\n"
+            '  File "C:\\Python36\\lib\\ctypes\\__init__.py", line 348, in __init__\n'
+            "    self._handle = _dlopen(self._name, mode)\n"
+            "OSError: [WinError 126] The specified module could not be found\n")  # holdout12 T130
+    found = failing(text)
+    assert set(found) == {"cuda.libraries-missing"}
+    assert "cudatoolkit=10.0 cudnn=7.4" in found["cuda.libraries-missing"].fix  # TensorFlow 1.14's
+    # WinError 126 after another DLL's load is not the CUDA runtime's
+    other = text.replace("ctypes.WinDLL(build_info.cudart_dll_name)", "ctypes.WinDLL('mylib.dll')")
+    assert "cuda.libraries-missing" not in failing(other)

@@ -290,7 +290,8 @@ def cuda_plan(facts: dict[str, Any], matrix: Any, cuda_major: int | None = None)
     """What gives this TensorFlow the CUDA libraries it was built for, keeping its version."""
     version = tf_version(facts)
     plat = platform(facts)
-    release = tf_release(matrix, facts)
+    # (a release before the matrix's first: its tested CUDA and cuDNN)
+    release = tf_release(matrix, facts) or (matrix.older_release(version) if version else None)
     if plat == "windows":
         cuda = getattr(release, "cuda", None) or "11.2"
         cudnn = getattr(release, "cudnn", None) or "8.1"

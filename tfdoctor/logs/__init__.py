@@ -96,6 +96,11 @@ _KERAS2_ERROR = re.compile(r"^(?:[\w.]{1,60}\.)?(?:ModuleNotFoundError|ImportErr
 # an API it lacks: the add-on release is not the one made for this TensorFlow
 _ADDON_FRAME = re.compile(r"[/\\](?:site|dist)-packages[/\\]tensorflow_(?!core[/\\]|estimator[/\\])"
                           r"[a-z_]{2,30}[/\\]")
+# TensorFlow's Windows self-check preloading the CUDA runtime or cuDNN DLL its build names, then Windows'
+# "module could not be found" (WinError 126): that DLL is not on the DLL search path
+_PRELOAD_CUDART = re.compile(r"WinDLL\(build_info\.cudart_dll_name\)")
+_PRELOAD_CUDNN = re.compile(r"WinDLL\(build_info\.cudnn_dll_name\)")
+_WINERROR_126 = re.compile(r"^(?:OSError|FileNotFoundError): \[WinError 126\]")
 # a traceback through a package's frames, then the exception that ends it: (frame, error, kind, via, data)
 _FRAMES = ((_KERAS3_FRAME, _API_ERROR, "keras3", "keras/src traceback", {}),
            (_PROTOBUF_FRAME, _PROTOBUF_ERROR, "protobuf", "google/protobuf traceback", {}),
@@ -105,7 +110,11 @@ _FRAMES = ((_KERAS3_FRAME, _API_ERROR, "keras3", "keras/src traceback", {}),
            (_KERAS2_FRAME, _KERAS2_ERROR, "pip-conflict", "the keras package's traceback into TensorFlow",
             {"mismatch": "keras"}),
            (_ADDON_FRAME, _KERAS2_ERROR, "pip-conflict", "an add-on's traceback into TensorFlow",
-            {"mismatch": "addon-version"}))
+            {"mismatch": "addon-version"}),
+           (_PRELOAD_CUDART, _WINERROR_126, "dlopen-failed", "TensorFlow's preload of the CUDA runtime DLL",
+            {"library": "cudart64.dll", "family": "cuda-runtime"}),
+           (_PRELOAD_CUDNN, _WINERROR_126, "dlopen-failed", "TensorFlow's preload of the cuDNN DLL",
+            {"library": "cudnn64.dll", "family": "cudnn"}))
 # The line a traceback failed at, in protobuf's generated code (a *_pb2.py module building its
 # descriptors), where the paste ends before the exception: a runtime that refuses code generated for
 # another protobuf ("Descriptors cannot be created directly"). Notebooks mark the line with an arrow.
@@ -308,7 +317,7 @@ class Reader:
             if addon and line.lstrip().startswith("File "):
                 self._addon = addon.group(1)  # the add-on a traceback is in
         if (self._frame_at or self._error_at or "keras" in low or "google" in low or "bfloat16" in low
-                or "tensorflow_" in low
+                or "tensorflow_" in low or "windll(" in low
                 or "load_op_library" in low or "tf_loadlibrary(" in low or _exception(line)):
             framed = self._frames(line, low)
         else:

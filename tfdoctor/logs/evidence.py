@@ -375,6 +375,10 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("cuda-error", "the nvidia driver on your system is too old",
          r"The NVIDIA driver on your system is too old(?: \(found version (\d{4,5})\))?", ("driver_api",),
          error="INSUFFICIENT_DRIVER"),
+    # the driver's libcuda lacking a driver API entry point the CUDA runtime calls: a driver older than it
+    _sig("cuda-error", ("in libcuda dso", "undefined symbol: cu"),
+         r"could not find (cu[A-Z]\w{2,60}) in libcuda DSO|libcuda\.so(?:\.\d{1,6}){0,4}: undefined symbol:"
+         r" (cu[A-Z]\w{2,60})", ("symbol", "symbol"), error="INSUFFICIENT_DRIVER"),
     _sig("cuda-error", "cuda unknown error", r"CUDA initialization: CUDA unknown error", error="UNKNOWN"),
     _sig("cuda-error", "no cuda gpus are available", r"No CUDA GPUs are available", error="NO_DEVICE"),
     # TensorFlow's event manager after a kernel faulted: the launch failure it reports by code elsewhere

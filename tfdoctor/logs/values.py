@@ -89,7 +89,7 @@ RE_WHEEL = re.compile(r"\b(" + _TF_DISTS.replace("-", "_") + r"|" + _TF_DISTS + 
                       r"(?:[.+][\w.]{1,40}?)?"
                       r"(?:-(cp\d{2,3})|\.dist-info)", re.IGNORECASE)
 RE_TF_FIELD = re.compile(
-    r"\b(?:Tensor ?Flow|tf)(?:[- ](?:gpu|cpu))?(?: version)?[*_]{0,2}\s{0,3}(?:\(use command below\))?"
+    r"\b(?:Tensor ?Flow|tf)(?:[- ](?:gpu|cpu))?(?:\s{1,3}version)?[*_]{0,2}\s{0,3}(?:\(use command below\))?"
     r"\s{0,3}[:=]\s{0,3}(?:tensorflow(?:-gpu|-cpu)?\s{1,3})?(?:v\s?)?"
     r"(?:tf\s{0,2})?(?:v\d[\w.-]{0,40}\s{1,4})?"
     r"(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:[-_.]?(?:rc|dev|post|alpha|beta)\d{1,10})?)\b",
