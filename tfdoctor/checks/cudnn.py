@@ -77,7 +77,10 @@ def _from_log(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]) -> Find
             facts=used,
             evidence=fc.quote(facts, mismatch),
         )
-    items = fc.failed_libraries(facts, "cudnn") + fc.log_items(facts, "dnn-not-found")
+    # XLA's "DNN library is not found" where cuDNN then failed to start or to pick an algorithm: it was
+    # loaded, and that failure is what it says (cudnn.init-failed)
+    unfound = [] if fc.log_items(facts, "cudnn-failed") else fc.log_items(facts, "dnn-not-found")
+    items = fc.failed_libraries(facts, "cudnn") + unfound
     if not items:
         return None
     names = list(dict.fromkeys(str(i.get("library")) for i in items if i.get("library")))

@@ -50,6 +50,8 @@ SIGNATURES: tuple[Signature, ...] = (
          rf"(?:Could not (?:load|open)|Couldn't open|Unable to load|failed to load|cannot load) "
          rf"(?:dynamic |the )?(?:CUDA )?(?:library|DSO)[: ]{{0,3}}'?({_LIB})", ("library",)),
     _sig("dlopen-failed", "cannot open shared object", rf"({_LIB}): cannot open shared object", ("library",)),
+    _sig("dlopen-failed", "dlopen", rf"(?:failed to|could not|cannot|unable to) dlopen:? '?({_LIB})",
+         ("library",)),
     # the loader's own message after TensorFlow's "dlerror:", cut or paraphrased after the name
     _sig("dlopen-failed", "dlerror", rf"dlerror:\s{{0,2}}'?({_LIB})\b", ("library",)),
     _sig("dlopen-failed", ".dll", rf"({_LIB})'?;? (?:dlerror: \S{{0,80}} )?not found", ("library",)),

@@ -202,12 +202,14 @@ _PROSE_GPU_WORDS = ("rtx", "gtx", "tesla", "titan", "quadro", "a100", "h100", "h
 # "split 7-ways with MiG"), not asking whether to, nor saying it is off.
 RE_MIG_WORD = re.compile(r"(?<![a-z0-9-])mig(?:ed|ged)?(?![a-z])")
 RE_MIG_PROFILE = re.compile(r"\b\d{1,2}g\.\d{1,3}gb\b")
+# a MIG slice named as a product (Kubernetes' nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB-MIG-3g.40gb)
+RE_MIG_PRODUCT = re.compile(r"-mig-\d{1,2}g\.\d{1,3}gb\b")
 # (not nvidia-smi -q's "MIG Mode" / "MIG Devices" headings)
 _MIG_SAID = ("enable", "configur", "with mig", "using mig", "mig slice", "mig partition", "miged", "migged",
              "[mig-", "mig is on", "mig on", "in mig mode", "mig instances")
 _MIG_NOT = ("?", "not ", "n't", "disable", "n/a", "no mig", "without mig", " off", "none", "how to",
             "how do")
-_MIG_WORDS = (" mig", "[mig", "*mig", "(mig")
+_MIG_WORDS = (" mig", "[mig", "*mig", "(mig", "-mig-")
 # A CPU's model as /proc/cpuinfo, lscpu, a template or a sentence names it (cpu.avx-missing judges it).
 RE_CPU_MODEL = re.compile(
     r"\b((?:Intel(?:\(R\))?\s{1,2})?(?:Xeon(?:\(R\))?(?:\s{1,2}CPU)?\s{1,2}[A-Z]\d?-?\d{4}[A-Z]?(?:\s{1,2}v\d)?"
@@ -657,7 +659,8 @@ class Values:
 
     def _stated_mig(self, line: str, low: str) -> None:
         if (not line.startswith("|") and RE_MIG_WORD.search(low)
-                and (_has(low, _MIG_SAID) or RE_MIG_PROFILE.search(low)) and not _has(low, _MIG_NOT)):
+                and (_has(low, _MIG_SAID) or RE_MIG_PROFILE.search(low)) and not _has(low, _MIG_NOT)
+                or RE_MIG_PRODUCT.search(low)):
             self.set("runtime.mig_stated", line[:200], 1)
 
     def _wsl_lib_listing(self, line: str, low: str) -> None:
