@@ -1365,3 +1365,9 @@ def test_a_mig_slice_named_as_a_product():
             " NVIDIA-A100-SXM4-80GB-MIG-3g.40gb\n")  # holdout12 T002
     assert "gpu.mig-enabled" in failing(text)
     assert "gpu.mig-enabled" not in failing("2 GPU NVIDIA-A100-SXM4-80GB, no slices\n")
+
+
+def test_a_link_names_a_page_not_the_machine():
+    link = "similar to this [thread](https://discuss.bayesflow.org/t/macos-gpu-tensorflow-metal/81/3)\n"
+    assert environment(link)["platform"] != "macos"  # holdout12 T106
+    assert environment(link.replace("https://", ""))["platform"] == "macos"  # the same words as text

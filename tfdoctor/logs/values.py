@@ -270,6 +270,7 @@ RE_MACOS = re.compile(r"\bDarwin\b|tensorflow-macos|tensorflow-metal|macosx_\d{1
                       r"(?-i:/Users/\w|/Library/)|/opt/homebrew/|\.dylib\b|OS X does not support NUMA",
                       re.IGNORECASE)
 # A person naming macOS may be naming another machine ("trained on my Mac"): a Linux path outranks it.
+RE_URL = re.compile(r"\b[a-z][a-z0-9+.-]{1,12}://\S{1,2000}", re.IGNORECASE)
 RE_MACOS_WORD = re.compile(r"\bmac ?OS\b|\bMac OS X\b|\bOS X\b", re.IGNORECASE)
 # CUDA runs only under WSL 2; a GPU user who names WSL is on WSL 2 unless a WSL 1 kernel says otherwise.
 RE_WSL = re.compile(r"\bWSL\b")
@@ -938,6 +939,9 @@ class Values:
 
     def _platform(self, line: str, low: str) -> None:
         hints = self.hints
+        if "://" in line:  # a link names pages, not this machine ("/t/macos-gpu-tensorflow-metal/81")
+            line = RE_URL.sub(" ", line)
+            low = line.lower()
         if "gpu" not in hints and ("gpu" in low or "cuda" in low or "nvidia" in low) and not (
                 _has(low, _HEADING_TRIGGERS) and RE_HEADING.match(line)):  # an issue template's field name
             hints["gpu"] = 1
