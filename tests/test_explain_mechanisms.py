@@ -1371,3 +1371,13 @@ def test_a_link_names_a_page_not_the_machine():
     link = "similar to this [thread](https://discuss.bayesflow.org/t/macos-gpu-tensorflow-metal/81/3)\n"
     assert environment(link)["platform"] != "macos"  # holdout12 T106
     assert environment(link.replace("https://", ""))["platform"] == "macos"  # the same words as text
+
+
+def test_the_container_toolkit_asked_for_a_gpu_the_host_does_not_have():
+    line = ("docker: Error response from daemon: OCI runtime create failed: container_linux.go:367: starting"
+            " container process caused: process_linux.go:495: container init caused: Running hook #1::"
+            " error running hook: exit status 1, stdout: , stderr: nvidia-container-cli: device error: 1:"
+            " unknown device: unknown.\n")  # holdout6 M052
+    found = failing(line)
+    assert {i for i, f in found.items() if not f.caused_by} == {"gpu.hidden-by-cuda-visible-devices"}
+    assert "--gpus device=0" in found["gpu.hidden-by-cuda-visible-devices"].fix

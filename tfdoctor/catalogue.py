@@ -299,7 +299,8 @@ ENTRIES: dict[str, Entry] = {
         "TensorFlow ships native (SASS) kernels for every GPU's compute capability.", NV_GPUS
     ),
     "gpu.hidden-by-cuda-visible-devices": Entry(
-        "CUDA_VISIBLE_DEVICES hides every GPU (empty, -1, NoDevFiles, or indices/UUIDs that match no GPU).",
+        "CUDA_VISIBLE_DEVICES (or a container's device list) hides every GPU (empty, -1, NoDevFiles, or "
+        "indices/UUIDs that match no GPU).",
         NV_CUDA_ENV,
     ),
     "gpu.count-below-required": Entry(

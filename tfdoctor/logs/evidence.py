@@ -135,6 +135,9 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("stub-libcuda", "stubs",
          r"libcuda\.so(?:\.1)?\s{0,4}(?:\([^)]{0,40}\)\s{0,4})?=>\s{0,4}\S{0,200}/stubs/libcuda\.so|"
          r"(?:^|[=:\s])/\S{0,120}/lib(?:64)?/stubs/?(?::|\s|$)"),
+    # the container toolkit asked for a GPU (--gpus device=N, NVIDIA_VISIBLE_DEVICES) the host does not have
+    _sig("unknown-device", "unknown device",
+         r"nvidia-container-cli: device error: ([\w:-]{1,80}): unknown device", ("device",)),
     # the toolkit cannot mount the host's driver library over the image's own copy
     _sig("image-driver-lib", "file exists",
          r"mount error: file creation failed: \S{0,300}?/"

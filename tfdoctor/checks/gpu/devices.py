@@ -23,6 +23,25 @@ def _cvd(facts: dict[str, Any]) -> str | None:
 @check("gpu.hidden-by-cuda-visible-devices")
 def hidden_by_cuda_visible_devices(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     used = ("system.env.CUDA_VISIBLE_DEVICES", "nvml.gpus", "nvidia_smi.gpus", "system.dev_nvidia")
+    unknown = fc.log_items(facts, "unknown-device")
+    if unknown:
+        device = unknown[0].get("device") or "?"
+        return [
+            Finding(
+                "gpu.hidden-by-cuda-visible-devices",
+                Status.FAIL,
+                f"The container asked for GPU {device}, which this host does not have",
+                detail="The NVIDIA Container Toolkit hands a container the GPUs its device list names"
+                " (--gpus device=..., NVIDIA_VISIBLE_DEVICES); an index at or beyond the host's GPU count,"
+                " or a UUID of another machine, stops the container from starting.",
+                plan=rm.plan(facts, P.system("nvidia-smi -L", "the host's GPUs, by index and UUID"),
+                             P.note("ask for one of them: `--gpus device=0` (or NVIDIA_VISIBLE_DEVICES=0), or"
+                                    " `--gpus all`")),
+                docs=cat.NV_CONTAINER,
+                facts=("log.evidence",),
+                evidence=fc.quote(facts, unknown),
+            )
+        ]
     value = _cvd(facts)
     if value is None:
         return []
