@@ -38,6 +38,7 @@ SPLITS = {
     "holdout10": CORPUS / "holdout10",
     "holdout11": CORPUS / "holdout11",
     "holdout12": CORPUS / "holdout12",
+    "holdout13": CORPUS / "holdout13",
 }
 
 

@@ -1401,3 +1401,30 @@ def test_an_exclusive_compute_mode_in_a_persons_words(text, status):
 ])
 def test_a_question_or_a_denial_of_exclusive_mode_is_not_it(text):
     assert "gpu.compute-mode-exclusive" not in failing(text)
+
+
+# --- holdout13's lessons -------------------------------------------------------------------------------
+
+
+def test_the_kernels_api_mismatch_wrapped_over_nvrm_lines():
+    text = ("[    9.424670] NVRM: API mismatch: the client 'kwin_wayland' (pid 1005)\n"
+            "               NVRM: has the version 595.84, but this kernel module has\n"
+            "               NVRM: the version 595.80.  Please make sure that this\n")  # holdout13 U004
+    found = failing(text)
+    assert set(found) == {"driver.library-mismatch"}
+    assert "595.80" in found["driver.library-mismatch"].title + found["driver.library-mismatch"].detail
+
+
+def test_a_tools_report_of_mig_on_without_instances():
+    text = ("slurmd: fatal: MIG mode is enabled, but no MIG devices were found. Please either create MIG"
+            " instances, disable MIG mode, remove AutoDetect=nvml, or remove GPUs from the configuration\n")
+    found = failing(text)  # holdout13 U039
+    assert set(found) == {"gpu.mig-enabled"} and str(found["gpu.mig-enabled"].status) == "fail"
+
+
+def test_a_nightlys_cuda_is_not_its_releases():
+    banner = "| NVIDIA-SMI 440.33.01    Driver Version: 440.33.01    CUDA Version: 10.2     |\n"
+    nightly = "tf-nightly                 2.4.0.dev20200701\n"  # holdout13 U013
+    assert "driver.too-old" not in failing(nightly + banner)
+    assert "driver.too-old" in failing(nightly.replace("tf-nightly   ", "tensorflow   ")
+                                       .replace("2.4.0.dev20200701", "2.4.0") + banner)

@@ -231,6 +231,8 @@ def tf_cuda(facts: dict[str, Any], matrix: Any) -> tuple[str | None, str]:
     built = v.norm_cuda(build_info(facts).get("cuda_version"))
     if built:
         return built, "tensorflow.build_info.cuda_version"
+    if any(mark in (tf_version(facts) or "") for mark in ("dev", "nightly", "+")):
+        return None, ""  # a nightly or source build: its CUDA is not the release's (it may move before it)
     release = tf_release(matrix, facts)
     if release is not None and getattr(release, "cuda", None):
         return str(release.cuda), "compat matrix"

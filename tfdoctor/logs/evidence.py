@@ -135,6 +135,8 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("stub-libcuda", "stubs",
          r"libcuda\.so(?:\.1)?\s{0,4}(?:\([^)]{0,40}\)\s{0,4})?=>\s{0,4}\S{0,200}/stubs/libcuda\.so|"
          r"(?:^|[=:\s])/\S{0,120}/lib(?:64)?/stubs/?(?::|\s|$)"),
+    # a tool's NVML autodetection finding MIG on and no instance (slurmd's gres/gpu plugin)
+    _sig("mig-empty", "mig mode is enabled", r"MIG mode is enabled, but no MIG devices were found"),
     # the container toolkit asked for a GPU (--gpus device=N, NVIDIA_VISIBLE_DEVICES) the host does not have
     _sig("unknown-device", "unknown device",
          r"nvidia-container-cli: device error: ([\w:-]{1,80}): unknown device", ("device",)),

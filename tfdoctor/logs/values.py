@@ -49,7 +49,8 @@ RE_DRIVER_PROSE = re.compile(rf"\b(?:NVIDIA|driver|drivers)\s{{1,3}}"
                              rf"(?:driver\s{{1,3}}|version\s{{1,3}}|v){{0,2}}(?:is\s{{1,3}})?({DRIVER})\b",
                              re.IGNORECASE)
 # dmesg wraps this message over two lines: the client (user-space library) first, then the kernel module
-RE_NVRM_CLIENT = re.compile(rf"API mismatch: the client has the version ({DRIVER})")
+RE_NVRM_CLIENT = re.compile(rf"API mismatch: the client(?: '[^']{{1,80}}' \(pid \d{{1,10}}\))?"
+                            rf" has the version ({DRIVER})")
 RE_NVRM_KERNEL = re.compile(rf"this kernel module has the version ({DRIVER})")
 RE_NCCL_CUDA_DRIVER = re.compile(r"\bcudaDriverVersion (\d{4,6})\b")
 RE_CUDA_VERSION_ANY = re.compile(r"\bCUDA Version\s{0,3}:\s{0,4}(\d{1,2}\.\d{1,2})\b")
@@ -396,7 +397,7 @@ _ONE_VALUE: tuple[tuple[Any, ...], ...] = (
     (RE_DRIVER_CUDA_OLDER, "nvidia_smi.cuda_version", 3, ("which is older",)),
     (RE_DSO_REPORTED, "system.libcuda_version", 5, ("libcuda reported version",)),
     (RE_DEVICE_QUERY, "nvidia_smi.cuda_version", 4, ("/ runtime version",)),
-    (RE_NVRM_CLIENT, "system.libcuda_version", 5, ("the client has the version",)),
+    (RE_NVRM_CLIENT, "system.libcuda_version", 5, ("api mismatch",)),
     (RE_NVML_LIBRARY, "system.libcuda_version", 5, ("nvml library version",)),  # nvidia-smi on a mismatch
     (RE_NVRM_KERNEL, "system.proc_driver_version", 5, ("kernel module has the version",)),
     (RE_CUDA_VERSION_ANY, "nvidia_smi.cuda_version", 2, ("cuda version",)),  # nvidia-smi's words elsewhere
@@ -435,6 +436,7 @@ class Values:
         self.prose: dict[int, dict[str, Any]] = {}  # the first GPU named in a sentence
         self._conda_channel: str | None = None  # the channel of a `conda list`'s tensorflow row
         self.lists: list[list[tuple[str, str]]] = [[]]  # package lists (name, version), in order
+        self._nvrm = ""  # an NVRM "API mismatch" message so far (dmesg wraps it)
         self.pinned: dict[str, str] = {}  # TensorFlow packages `pip install NAME==VERSION` named
         self.dist_lines: dict[str, int] = {}
         self.blocks = Blocks()
@@ -692,6 +694,13 @@ class Values:
             self._gpu(self.stated, 0, name=name, compute_capability=_stated_cc(text))
 
     def _versions(self, line: str, low: str) -> None:
+        if "api mismatch" in low:  # the kernel's NVRM message, wrapped over "NVRM:" lines: read as one
+            self._nvrm = line
+        elif self._nvrm and low.startswith("nvrm:") and len(self._nvrm) < 600:
+            self._nvrm += " " + line[5:].strip()
+            line, low = self._nvrm, self._nvrm.lower()
+        else:
+            self._nvrm = ""
         m = RE_DRIVER_VERSION.search(line) if "driver version" in low else None
         if m:
             self.set("nvidia_smi.driver_version", m.group(1), 5)

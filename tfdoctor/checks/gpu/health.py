@@ -527,6 +527,14 @@ def mig(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 empty.append((g, "MIG on and no GPU instance created"))
         if m.get("pending") is not None and m.get("current") is not None and m["pending"] != m["current"]:
             pending.append((g, f"MIG {'on' if m['pending'] else 'off'} pending until the GPU is reset"))
+    said = fc.log_items(facts, "mig-empty")
+    if said and not empty:  # a tool's own word for it, where no GPU listing shows the MIG state
+        out.append(Finding(
+            "gpu.mig-enabled", Status.FAIL, "MIG is on but has no instances, as a tool here reports",
+            detail="With MIG on, CUDA can only use MIG instances; with none created the GPU is unusable.",
+            plan=rm.plan(facts, P.system("sudo nvidia-smi mig -cgi 1g.10gb -C", "create an instance"
+                                         f" (profiles: `nvidia-smi mig -lgip`), or {_MIG_OFF}")),
+            docs=cat.NV_MIG, facts=("log.evidence",), evidence=fc.quote(facts, said)))
     if empty:
         out.append(
             _finding(
