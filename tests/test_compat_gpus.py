@@ -188,6 +188,7 @@ RECORDED_WITHOUT_CC = {
     "RTX3090": "8.6",
     "NVIDIA GeForce RTX 3060": "8.6",
     "RTX A6000": "8.6",
+    "H800": "9.0",
     "GEFORCE GTX 4090": None,  # no such GPU (a typo for RTX 4090): never a guess
     "NVIDIA GeForce GT 710": None,  # Fermi or Kepler by variant: left out of the matrix on purpose
 }
