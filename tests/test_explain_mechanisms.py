@@ -1428,3 +1428,17 @@ def test_a_nightlys_cuda_is_not_its_releases():
     assert "driver.too-old" not in failing(nightly + banner)
     assert "driver.too-old" in failing(nightly.replace("tf-nightly   ", "tensorflow   ")
                                        .replace("2.4.0.dev20200701", "2.4.0") + banner)
+
+
+def test_a_gpu_listed_only_as_xla_gpu_is_cuda_libraries_not_loaded():
+    listing = ("[PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU'),\n"  # holdout13 U129
+               " PhysicalDevice(name='/physical_device:XLA_CPU:0', device_type='XLA_CPU'),\n"
+               " PhysicalDevice(name='/physical_device:XLA_GPU:0', device_type='XLA_GPU')]\n")
+    assert set(failing(listing)) == {"cuda.libraries-missing"}
+    gpu = " PhysicalDevice(name='/physical_device:GPU:0', device_type='GPU')]\n"
+    assert not failing(listing.replace("device_type='XLA_GPU')]\n", "device_type='XLA_GPU'),\n") + gpu)
+    # XLA's flags name xla_gpu too: no device in them
+    assert not failing("XLA_FLAGS=--xla_gpu_cuda_data_dir=/usr/local/cuda\n")
+    # where the log names the library that failed, that is the finding
+    cudnn = "Could not load dynamic library 'libcudnn.so.7'; dlerror: libcudnn.so.7: cannot open\n"
+    assert set(failing(cudnn + listing)) == {"cudnn.missing"}

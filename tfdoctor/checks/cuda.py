@@ -91,6 +91,20 @@ def libraries_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                         " machine with a GPU; this output shows none, and fails for another reason.", used)]
     if items:
         return [_missing(facts, matrix, cuda, names, log_major, [], items, used)]
+    if fc.get(facts, "runtime", "xla_gpus") and not fc.gpu_shown(facts) \
+            and not fc.get(facts, "runtime", "tf_visible_gpus") and not fc.log_items(facts, "dlopen-failed"):
+        # (where the log names the library that failed, that failure is the finding)
+        return [Finding(
+            "cuda.libraries-missing",
+            Status.FAIL,
+            "TensorFlow lists the GPU only as an XLA_GPU: it could not load its CUDA libraries",
+            detail="TensorFlow 2.0-2.3 registers an XLA_GPU device wherever the driver answers, and a GPU"
+            " device only once it has loaded the CUDA runtime, cuBLAS, cuDNN and the rest of the CUDA"
+            f" {cu or ''} it was built with; here it did not.".replace("  ", " "),
+            plan=rm.cuda_plan(facts, matrix, cu),
+            facts=("runtime.xla_gpus", "runtime.tf_visible_gpus") + used,
+            confidence="likely",
+        )]
     if cuda is None:
         return [skipped("cuda.libraries-missing", "CUDA libraries not checked", why, used)]
     if not missing:

@@ -162,6 +162,7 @@ RE_NO_GPUS = re.compile(r"\bGPUs?\b[^\n\[]{0,60}[?:=]\s{0,3}\[\]\s{0,3}$|"
 # device_lib.list_local_devices(): a GPU TensorFlow registered, as its description
 RE_DEVICE_DESC = re.compile(r'physical_device_desc: "device: (\d{1,3}), name: ([^,"]{1,120}), pci bus id: '
                             r'([^,"]{1,40})(?:, compute capability: (\d{1,2}\.\d))?')
+RE_XLA_GPU = re.compile(r"physical_device:XLA_GPU:\d{1,3}|device_type:\s{0,2}\"XLA_GPU\"")
 RE_PHYSICAL_GPU = re.compile(r"PhysicalDevice\(name='/physical_device:GPU:(\d{1,3})'")
 RE_ADDING_VISIBLE = re.compile(r"Adding visible gpu devices?: ([\d, ]{1,200})$")
 RE_CVD = re.compile(
@@ -899,6 +900,10 @@ class Values:
             self.set("runtime.tf_visible_gpus", int(m.group(1)), 6)
         for pm in RE_PHYSICAL_GPU.finditer(line):
             self.visible.add(int(pm.group(1)))
+        if "xla_gpu" in low:  # TensorFlow 2.0-2.3 lists an XLA device for a GPU CUDA itself answered
+            listed = len(RE_XLA_GPU.findall(line))
+            if listed:
+                self.set("runtime.xla_gpus", listed, 2)
         m = RE_ADDING_VISIBLE.search(line)
         if m:
             self.visible.update(int(x) for x in re.findall(r"\d{1,3}", m.group(1)))
@@ -1128,6 +1133,7 @@ _GPU_TRIGGERS = (
     "cuda capable device", "capability major/minor", *(f"device {i}" for i in range(10)), "(uuid:",
     ": nvidia", ": geforce", ": tesla", ": quadro", ": titan", ": grid", ": rtx", ": gtx", "product name",
     "num gpus", "physical_device:gpu", "adding visible gpu device", "[]", "skipping registering gpu devices",
+    "xla_gpu",
 )
 _PLATFORM_TRIGGERS = ("gpu", "cuda", "nvidia", "wsl", "microsoft", *_WINDOWS_KEYS, *_LINUX_KEYS, *_MACOS_KEYS,
                       "conda", "/envs/", "forge", *_CONTAINER_KEYS, *_OS_KEYS, "cuda_visible_devices")
