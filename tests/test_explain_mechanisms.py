@@ -1442,3 +1442,19 @@ def test_a_gpu_listed_only_as_xla_gpu_is_cuda_libraries_not_loaded():
     # where the log names the library that failed, that is the finding
     cudnn = "Could not load dynamic library 'libcudnn.so.7'; dlerror: libcudnn.so.7: cannot open\n"
     assert set(failing(cudnn + listing)) == {"cudnn.missing"}
+
+
+def test_tensorflow_1xs_cudnn_check_with_the_word_the():
+    line = ("Loaded runtime CuDNN library: 7.0.5 but the source was compiled with: 7.1.4.  CuDNN library"
+            " major and minor version needs to match or have higher minor version\n")  # holdout13 U036
+    found = failing(line)
+    assert set(found) == {"cudnn.version-mismatch"}
+    assert "7.0.5" in found["cudnn.version-mismatch"].title
+
+
+def test_xla_naming_a_stale_driver_for_its_linker():
+    line = ("E external/org_tensorflow/tensorflow/stream_executor/cuda/cuda_asm_compiler.cc:57] cuLinkAddData"
+            " fails. This is usually caused by stale driver version.\n")  # holdout13 U223
+    found = failing(line)
+    assert set(found) == {"driver.minor-version-compat"}
+    assert "(None)" not in found["driver.minor-version-compat"].title

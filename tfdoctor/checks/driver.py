@@ -472,8 +472,9 @@ def _too_old(
     title = (f"NVIDIA driver {driver} is too old for CUDA {cuda}" if driver and cuda
              else "The NVIDIA driver is too old for TensorFlow's CUDA")
     if status == Status.WARN:
-        title = (f"The driver's CUDA ({soft[0].get('driver_cuda') or '?'}) is older than XLA's PTX"
-                 f" compiler ({soft[0].get('need') or cuda}): XLA compiles slower")
+        have, need = soft[0].get("driver_cuda"), soft[0].get("need") or cuda
+        title = (f"The driver's CUDA{f' ({have})' if have else ''} is older than XLA's PTX compiler"
+                 f"{f' ({need})' if need else ''}: XLA compiles slower")
     # nothing failed: the driver runs the newer CUDA's code through minor-version compatibility
     which = "driver.too-old" if status == Status.FAIL else "driver.minor-version-compat"
     return Finding(which, status, title, detail=detail, plan=rm.plan(facts, *steps), docs=docs,

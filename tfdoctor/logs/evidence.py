@@ -166,15 +166,18 @@ SIGNATURES: tuple[Signature, ...] = (
          r"(?:driver's CUDA version is (\d{1,2}\.\d{1,2}) )?which is older than the "
          r"(?:PTX compiler version|ptxas CUDA version) \(?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)",
          ("driver_cuda", "need")),
+    # XLA when the driver's linker refuses the code its newer ptxas produced
+    _sig("driver-cuda-older", "culinkadddata fails",
+         r"cuLinkAddData fails\. This is usually caused by stale driver version"),
     _sig("ngc-driver", "this container was built for nvidia driver",
          r"built for NVIDIA Driver Release (\d{3}\.\d{1,3}) or later, "
          r"but version (\d{3}\.\d{1,3}(?:\.\d{1,3})?) "
          r"was detected", ("need", "have")),
     # --- cuDNN, cuBLAS ------------------------------------------------------------------------------
     # the second anchor: a paste that broke "CuDNN l|ibrary" across lines
-    _sig("cudnn-version", ("cudnn library", "but source was compiled with"),
+    _sig("cudnn-version", ("cudnn library", "source was compiled with"),
          r"(?<![\d.])(\d[\d.]{0,12})(?:\s{0,4}\(compatibility version \d{1,8}\))?"
-         r"\s{0,4}but source was compiled with:?\s{0,4}(\d[\d.]{0,12}\d)", ("loaded", "compiled")),
+         r"\s{0,4}but (?:the )?source was compiled with:?\s{0,4}(\d[\d.]{0,12}\d)", ("loaded", "compiled")),
     # XLA's own check of the cuDNN it loaded (JAX, TensorFlow's XLA): on one line, or a heading whose
     # versions follow on lines of their own (tfdoctor/logs/__init__.py reads them)
     _sig("cudnn-version", "found cudnn version",
