@@ -1458,3 +1458,15 @@ def test_xla_naming_a_stale_driver_for_its_linker():
     found = failing(line)
     assert set(found) == {"driver.minor-version-compat"}
     assert "(None)" not in found["driver.minor-version-compat"].title
+
+
+@pytest.mark.parametrize("text", [
+    "- TensorFlow version v1.12.1-45908-g9af48cb079\n",  # holdout13 U205: a nightly, 45908 commits past
+    "TensorFlow version: v1.12.1-45908-g9af48cb079\n",
+])
+def test_a_git_describe_is_no_release(text):
+    assert environment(text).get("tensorflow_version") is None
+
+
+def test_a_git_describe_at_its_tag_is_that_release():
+    assert environment("### TensorFlow version\n2.16.1-0-g5bc9d26649c\n")["tensorflow_version"] == "2.16.1"

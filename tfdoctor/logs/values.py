@@ -93,9 +93,14 @@ RE_TF_FIELD = re.compile(
     r"\b(?:Tensor ?Flow|tf)(?:[- ](?:gpu|cpu))?(?:\s{1,3}version)?[*_]{0,2}\s{0,3}(?:\(use command below\))?"
     r"\s{0,3}[:=]\s{0,3}(?:tensorflow(?:-gpu|-cpu)?\s{1,3})?(?:v\s?)?"
     r"(?:tf\s{0,2})?(?:v\d[\w.-]{0,40}\s{1,4})?"
-    r"(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:[-_.]?(?:rc|dev|post|alpha|beta)\d{1,10})?)\b",
+    r"(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:[-_.]?(?:rc|dev|post|alpha|beta)\d{1,10})?)\b"
+    r"(?![.\d]{0,8}-[1-9]\d{0,5}-g[0-9a-f]{6})",  # (a git describe, v1.12.1-45908-g9af48cb079: past the tag)
     re.IGNORECASE,
 )
+# a git describe (v1.12.1-45908-g9af48cb079): a build that many commits past that tag (a nightly), not it
+# (with 0 commits, 2.16.1-0-g5bc9d26649c, it is the release)
+RE_GIT_DESCRIBE = re.compile(r"\bv?\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:-rc\d{1,2})?-[1-9]\d{0,5}"
+                             r"-g[0-9a-f]{6,40}\b")
 RE_VERSION_VALUE = re.compile(r"(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?"
                               r"(?:[-_.]?(?:rc|dev|post|alpha|beta)\d{1,10})?)")
 RE_GIT_VERSION = re.compile(r"\bv\d{1,2}\.\d{1,3}\.\d{1,3}(?:-rc\d{1,2})?-\d{1,6}-g[0-9a-f]{6,40}\W{1,6}"
@@ -573,6 +578,8 @@ class Values:
             self.set("runtime.tf_visible_gpus", 0, 5)
 
     def _heading_line(self, line: str, low: str) -> None:
+        if "-g" in line:
+            line = RE_GIT_DESCRIBE.sub(" ", line)
         heading = RE_HEADING.match(line)
         if heading:
             value = heading.group(2).strip(" *")
@@ -747,7 +754,7 @@ class Values:
         if m and line[max(0, m.start() - 1):m.start()] not in ("/", "\\"):
             self.set("tensorflow.version", m.group(2), 5 if m.re is RE_DIST_SPACE else 2)
         elif "tensorflow" in low or "tf " in low or "tf2" in low:
-            m = RE_TF_PROSE.search(line)
+            m = RE_TF_PROSE.search(RE_GIT_DESCRIBE.sub(" ", line) if "-g" in line else line)
             if m and "/" not in line[max(0, m.start() - 1):m.end() + 1]:
                 self.set("tensorflow.version", m.group(1), 1)
 
