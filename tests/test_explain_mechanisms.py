@@ -1470,3 +1470,14 @@ def test_a_git_describe_is_no_release(text):
 
 def test_a_git_describe_at_its_tag_is_that_release():
     assert environment("### TensorFlow version\n2.16.1-0-g5bc9d26649c\n")["tensorflow_version"] == "2.16.1"
+
+
+@pytest.mark.parametrize("text", [
+    "Could not load library libcudnn_cnn_infer.so.8. Error: libnvrtc.so: cannot open shared object file: No"
+    " such file or directory\n",  # holdout13 U215
+    "Fails with `Could not load library libcudnn_cnn_infer.so.8. Error: libnvrtc.so`\n",  # U216's title
+])
+def test_the_library_a_loaded_library_needed_is_the_one_missing(text):
+    found = failing(text)
+    assert set(found) == {"cuda.libraries-missing"}
+    assert "libnvrtc.so" in found["cuda.libraries-missing"].title

@@ -173,6 +173,17 @@ _FINDERS: dict[str, Finder] = {}
 _SEVERITY_WORDS = ("\ne0", "\ne1", "\nf0", "\nf1", "\ne ", "\nf ", ": e ", ": f ")
 
 
+def _missing_dependency(items: list[dict[str, Any]], line: str) -> None:
+    """ "Could not load library libcudnn_cnn_infer.so.8. Error: libnvrtc.so: cannot open shared object
+    file": the loader names the file that is absent; the library that needed it is not the one missing."""
+    low = line.lower()
+    absent = {i.get("library") for i in items if i["kind"] == "dlopen-failed"
+              and (f"{i.get('library')}: cannot open shared object" in line
+                   or f"error: {str(i.get('library')).lower()}" in low)}
+    if absent:
+        items[:] = [i for i in items if i["kind"] != "dlopen-failed" or i.get("library") in absent]
+
+
 def trigger_words(signatures: Iterable[ev.Signature], source: str) -> set[str] | None:
     """Every word without which nothing in a line can be read: the signatures' anchors, the error codes'
     and harmless notices' words, the error-line rules' (and their log prefixes), the frames read, plus
@@ -334,6 +345,7 @@ class Reader:
                 continue
             found.append(_item(sig, m, line, self.lines))
         _optional_dependencies(found)
+        _missing_dependency(found, line)
         if self._cudnn_heading is not None:
             self._cudnn_versions(low)
         for item in found:

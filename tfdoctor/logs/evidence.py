@@ -52,6 +52,10 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("dlopen-failed", "cannot open shared object", rf"({_LIB}): cannot open shared object", ("library",)),
     _sig("dlopen-failed", "dlopen", rf"(?:failed to|could not|cannot|unable to) dlopen:? '?({_LIB})",
          ("library",)),
+    # cuDNN's loader naming the library its sub-library needed: "Could not load library
+    # libcudnn_cnn_infer.so.8. Error: libnvrtc.so: cannot open shared object file"
+    _sig("dlopen-failed", "error: lib", rf"Could not load library \S{{1,80}}\. Error: ({_LIB})",
+         ("library",)),
     # the loader's own message after TensorFlow's "dlerror:", cut or paraphrased after the name
     _sig("dlopen-failed", "dlerror", rf"dlerror:\s{{0,2}}'?({_LIB})\b", ("library",)),
     _sig("dlopen-failed", ".dll", rf"({_LIB})'?;? (?:dlerror: \S{{0,80}} )?not found", ("library",)),
