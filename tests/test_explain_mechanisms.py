@@ -1481,3 +1481,16 @@ def test_the_library_a_loaded_library_needed_is_the_one_missing(text):
     found = failing(text)
     assert set(found) == {"cuda.libraries-missing"}
     assert "libnvrtc.so" in found["cuda.libraries-missing"].title
+
+
+@pytest.mark.parametrize("text, fid", [
+    ("When I run the code, I get an \u201cuncorrectable ECC error encountered\u201d after 600 iterations\n",
+     "gpu.ecc-errors"),  # holdout13 U210
+    ("an illegal memory access was encountered\n", "gpu.illegal-address"),
+])
+def test_a_short_message_naming_what_only_a_gpu_has_stands_alone(text, fid):
+    assert fid in failing(text)
+
+
+def test_a_short_generic_message_alone_is_no_stack_error():
+    assert not failing("the library was not initialized\n")

@@ -21,7 +21,18 @@ from tfdoctor import stackerrors as se
 # A message this long is the stack's alone: it counts in a line that names no library ("no kernel image is
 # available for execution on the device", a title), as its first code says.
 STANDALONE_WORDS = 8
-_STANDALONE = tuple(m for m in se.BY_MESSAGE if len(m.split()) >= STANDALONE_WORDS)
+# ... or one naming what only a GPU has ("uncorrectable ECC error encountered", "a PTX JIT compilation
+# failed")
+_GPU_TERMS = ("ecc", "ptx", "nvlink", "illegal memory access", "illegal instruction was", "launch timed out",
+              "launch failure", "kernel image")
+
+
+def _standalone(message: str) -> bool:
+    return len(message.split()) >= STANDALONE_WORDS or (len(message) >= 26 and any(
+        term in message for term in _GPU_TERMS))
+
+
+_STANDALONE = tuple(m for m in se.BY_MESSAGE if _standalone(m))
 # Literal lower-case words without which no code of the stack is in a line (a cheap prefilter): the
 # libraries' names, and the opening words of each message that stands alone.
 TRIGGERS = ("cuda", "nvml", "cudnn", "cublas", "blas", "nccl", "gpu", "cuinit",
@@ -81,7 +92,7 @@ _BY_WORD: dict[str, list[str]] = {}
 for _m in se.BY_MESSAGE:
     if _long(_m):
         _BY_WORD.setdefault(max(_m.split(), key=len), []).append(_m)
-_PUNCT = ".,:;'\"`()[]"
+_PUNCT = ".,:;'\"`()[]\u201c\u201d\u2018\u2019"
 # What a short message must follow ("CUDA error: out of memory", "Failed to initialize NVML: Unknown
 # Error", "Status: out of memory"): its own words alone ("Invalid argument: ...") are anyone's.
 _LEAD = (" error", "status", "nvml", "cuda")
@@ -93,7 +104,7 @@ def _messages(line: str, low: str) -> list[se.Code]:
     for word in low.split():
         for message in _BY_WORD.get(word.strip(_PUNCT), ()):
             if message in low:
-                alone = len(message.split()) >= STANDALONE_WORDS
+                alone = _standalone(message)
                 out += _named(se.BY_MESSAGE[message], low) or (se.BY_MESSAGE[message][:1] if alone else [])
     if ":" in low:
         parts = low.split(":")
