@@ -1494,3 +1494,15 @@ def test_a_short_message_naming_what_only_a_gpu_has_stands_alone(text, fid):
 
 def test_a_short_generic_message_alone_is_no_stack_error():
     assert not failing("the library was not initialized\n")
+
+
+def test_protobuf_4_beside_a_tensorflow_before_2_12():
+    text = ("Collecting protobuf>=3.6.1\n"
+            "  Downloading protobuf-4.21.9-cp37-abi3-manylinux2014_x86_64.whl (408 kB)\n"
+            "Requirement already satisfied: h5py in ./site-packages (from keras-applications>=1.0.8->"
+            "tensorflow==1.15.3) (3.7.0)\n")  # holdout13 U125
+    found = failing(text)
+    assert set(found) == {"python.protobuf-mismatch"}
+    assert "protobuf 4.21.9" in found["python.protobuf-mismatch"].title
+    assert not failing(text.replace("tensorflow==1.15.3", "tensorflow==2.12.0"))
+    assert not failing(text.replace("protobuf-4.21.9", "protobuf-3.19.6"))

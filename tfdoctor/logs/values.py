@@ -89,6 +89,8 @@ RE_WHEEL = re.compile(r"\b(" + _TF_DISTS.replace("-", "_") + r"|" + _TF_DISTS + 
                       # a local build's tag: tensorflow-1.12.0.a6d8ffa.AVX2.CUDA10-cp27
                       r"(?:[.+][\w.]{1,40}?)?"
                       r"(?:-(cp\d{2,3})|\.dist-info)", re.IGNORECASE)
+RE_FETCHED = re.compile(r"(?:Using cached|Downloading) (protobuf|numpy|keras|tf_keras|ml_dtypes)-"
+                        r"(\d{1,4}(?:\.\d{1,6}){1,3})-", re.IGNORECASE)
 RE_TF_FIELD = re.compile(
     r"\b(?:Tensor ?Flow|tf)(?:[- ](?:gpu|cpu))?(?:\s{1,3}version)?[*_]{0,2}\s{0,3}(?:\(use command below\))?"
     r"\s{0,3}[:=]\s{0,3}(?:tensorflow(?:-gpu|-cpu)?\s{1,3})?(?:v\s?)?"
@@ -776,6 +778,10 @@ class Values:
             self.set("tensorflow.python_version", f"{m.group(1)}.{m.group(2)}", 2)
 
     def _packages(self, line: str, low: str) -> None:
+        m = RE_FETCHED.match(line) if low.startswith(("using cached ", "downloading ")) else None
+        if m and m.group(1).lower() not in self.dist_lines:  # packages TensorFlow pins, as pip fetches them
+            self._dist(m.group(1), m.group(2))
+            return
         if (low.startswith(("package ", "# packages in environment", "# name ")) and "version" in low
                 and self.lists[-1]):
             self.lists.append([])  # a new `pip list` / `conda list`: its own duplicates
