@@ -1506,3 +1506,16 @@ def test_protobuf_4_beside_a_tensorflow_before_2_12():
     assert "protobuf 4.21.9" in found["python.protobuf-mismatch"].title
     assert not failing(text.replace("tensorflow==1.15.3", "tensorflow==2.12.0"))
     assert not failing(text.replace("protobuf-4.21.9", "protobuf-3.19.6"))
+
+
+def test_tensorflow_numbering_mixed_gpus_out_of_pci_order():
+    text = ("I tensorflow/core/common_runtime/gpu/gpu_device.cc:1618] Found device 0 with properties:\n"
+            "name: GeForce RTX 2080 Ti major: 7 minor: 5 memoryClockRate(GHz): 1.545\n"
+            "pciBusID: 0000:03:00.0\n"
+            "I tensorflow/core/common_runtime/gpu/gpu_device.cc:1618] Found device 1 with properties:\n"
+            "name: GeForce GT 730 major: 3 minor: 5 memoryClockRate(GHz): 0.9015\npciBusID: 0000:01:00.0\n")
+    found = failing(text)  # holdout13 U018
+    assert set(found) == {"gpu.device-order"}
+    assert "CUDA_DEVICE_ORDER=PCI_BUS_ID" in found["gpu.device-order"].fix
+    in_order = text.replace("0000:03:00.0", "0000:00:99.0")
+    assert not failing(in_order.replace("0000:01:00.0", "0000:04:00.0"))

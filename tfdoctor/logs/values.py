@@ -156,6 +156,7 @@ RE_FOUND = re.compile(r"Found device (\d{1,3}) with properties")
 RE_NAME_CC = re.compile(r"name: ([^\n]{1,120}?)\s{1,8}"
                         r"(?:computeCapability: (\d{1,2}\.\d)|major: (\d{1,2}) minor: (\d))")
 RE_NAME_LINE = re.compile(r"^name: ([^\n]{1,120}?)(?:\s{2,}|\s{1,4}(?:major|computeCapability):|$)")
+RE_PCI_LINE = re.compile(r"^pciBusID:?\s{0,3}([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d)\s{0,3}$")
 RE_MAJOR_MINOR = re.compile(r"^major: (\d{1,2}) minor: (\d)")
 RE_XLA_DEVICE = re.compile(r"StreamExecutor device \((\d{1,3})\): ([^,]{1,120}), "
                            r"Compute Capability (\d{1,2}\.\d)")
@@ -874,6 +875,10 @@ class Values:
         m = RE_FOUND.search(line)
         if m:
             self._found, self._found_line = int(m.group(1)), self.line_no
+        if self._found is not None and low.startswith("pcibusid"):  # TF 1.x-2.0: the device's own line
+            m = RE_PCI_LINE.match(line)
+            if m:
+                self._gpu(self.gpus, self._found, pci_bus_id=m.group(1))
         if self._found is not None and low.startswith(("name:", "major:")):
             m = RE_NAME_LINE.match(line)
             if m:
@@ -1146,7 +1151,7 @@ _GPU_TRIGGERS = (
     "cuda capable device", "capability major/minor", *(f"device {i}" for i in range(10)), "(uuid:",
     ": nvidia", ": geforce", ": tesla", ": quadro", ": titan", ": grid", ": rtx", ": gtx", "product name",
     "num gpus", "physical_device:gpu", "adding visible gpu device", "[]", "skipping registering gpu devices",
-    "xla_gpu",
+    "xla_gpu", "pcibusid",
 )
 _PLATFORM_TRIGGERS = ("gpu", "cuda", "nvidia", "wsl", "microsoft", *_WINDOWS_KEYS, *_LINUX_KEYS, *_MACOS_KEYS,
                       "conda", "/envs/", "forge", *_CONTAINER_KEYS, *_OS_KEYS, "cuda_visible_devices")

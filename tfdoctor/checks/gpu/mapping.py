@@ -70,12 +70,36 @@ def map_devices(
     return {"how": "predicted", "rows": rows}
 
 
+def _order_shown(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding]:
+    """TensorFlow's own device list numbering mixed GPUs out of PCI bus order (a log's "Found device N"
+    lines with their bus ids): nvidia-smi numbers them the other way."""
+    tf_gpus = [t for t in fc.as_list(fc.get(facts, "runtime", "gpus")) if isinstance(t, dict)]
+    pcis = [fc.normalize_pci(t.get("pci_bus_id")) for t in tf_gpus]
+    if (len(pcis) < 2 or not all(pcis) or pcis == sorted(pcis) or len({t.get("name") for t in tf_gpus}) < 2
+            or fc.env(facts).get("CUDA_DEVICE_ORDER") == "PCI_BUS_ID" or fc.log_items(facts, "cc-ignored")):
+        return []
+    order = ", ".join(f"GPU:{i} = {t.get('name')} ({p})" for i, (t, p) in enumerate(zip(tf_gpus, pcis)))
+    return [Finding(
+        "gpu.device-order",
+        Status.WARN,
+        "TensorFlow numbers these mixed GPUs differently from nvidia-smi",
+        detail=f"{order}: CUDA (and TensorFlow's GPU:n, and CUDA_VISIBLE_DEVICES indices) count the fastest"
+        " GPU first; nvidia-smi and NVML count by PCI bus id.",
+        plan=rm.plan(facts, P.env("CUDA_DEVICE_ORDER", "PCI_BUS_ID", "then GPU numbers agree with nvidia-smi"
+                                  " everywhere")),
+        docs=cat.NV_CUDA_ENV,
+        facts=used,
+    )]
+
+
 @check("gpu.mapping", "gpu.device-order")
 def device_mapping(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     used = ("nvml.gpus", "runtime.gpus", "system.env.CUDA_VISIBLE_DEVICES", "system.env.CUDA_DEVICE_ORDER")
     gpus, source = fc.gpus(facts)
     gpus = [g for g in gpus if not g.get("error")]
-    if not gpus or not fc.get(facts, "system", "env_complete"):  # CUDA_DEVICE_ORDER's absence says nothing
+    if not fc.get(facts, "system", "env_complete"):  # CUDA_DEVICE_ORDER's absence says nothing
+        return _order_shown(facts, used)
+    if not gpus:
         return []
     env = fc.env(facts)
     tf_gpus = [t for t in fc.as_list(fc.get(facts, "runtime", "gpus")) if isinstance(t, dict)]
