@@ -1519,3 +1519,14 @@ def test_tensorflow_numbering_mixed_gpus_out_of_pci_order():
     assert "CUDA_DEVICE_ORDER=PCI_BUS_ID" in found["gpu.device-order"].fix
     in_order = text.replace("0000:03:00.0", "0000:00:99.0")
     assert not failing(in_order.replace("0000:01:00.0", "0000:04:00.0"))
+
+
+@pytest.mark.parametrize("text", [
+    " ERROR: modpost: GPL-incompatible module nvidia.ko uses GPL-only symbol 'rcu_read_unlock_strict'\n",
+    "Error! Bad return status for module build on kernel: 5.15.0-1067-gcp (x86_64)\n",
+    "modprobe: ERROR: could not insert 'nvidia': Key was rejected by service\n",
+])
+def test_a_kernel_module_that_did_not_build_or_was_refused(text):
+    found = failing(text)
+    assert set(found) == {"driver.missing"}
+    assert "mokutil" in found["driver.missing"].fix

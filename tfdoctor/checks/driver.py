@@ -74,6 +74,8 @@ _WHY = {
     "container-runtime": ("the container engine has no NVIDIA runtime to hand it the GPU", True, "container"),
     "cdi": ("the container engine found no CDI specification for the NVIDIA GPUs", True, "cdi"),
     "adapter": ("the NVIDIA kernel driver could not initialise the GPU (NVRM)", True, "no-devices"),
+    "module-build": ("the NVIDIA kernel module did not build for this kernel, or the kernel refused it"
+                     " (Secure Boot)", True, "module-build"),
 }
 
 
@@ -270,6 +272,20 @@ def _missing(
             docs=cat.NV_CONTAINER,
         )
     step, docs = rm.driver_action(facts)
+    if "module-build" in kinds and not container:
+        return found(
+            "The NVIDIA kernel module is not loaded: it did not build for this kernel, or was refused",
+            "A driver built with DKMS must be rebuilt for each new kernel; an old driver branch may not build"
+            " against a newer kernel at all, and with Secure Boot the kernel loads only a module signed with"
+            " an enrolled key.",
+            P.system("sudo dkms status; uname -r; mokutil --sb-state", "which kernels the module was built"
+                     " for, and whether Secure Boot is on;"),
+            P.note("with Secure Boot, enroll the module's key (`sudo mokutil --import` the DKMS MOK key, then"
+                   " reboot) or turn Secure Boot off; for a kernel this driver branch does not support,"
+                   " install a newer branch or boot the older kernel:"),
+            step,
+            docs=docs,
+        )
     if nouveau:
         blacklist = (P.system(rm.nouveau_blacklist(facts)),) if plat == "linux" and not container else ()
         return found(

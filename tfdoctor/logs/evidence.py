@@ -105,6 +105,15 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("no-driver", ("uvm kernel module", "module nvidia"),
          r"Could not load UVM kernel module|modprobe: (?:FATAL|ERROR): .{0,40}\bnvidia(?:[-_]uvm)?\b",
          why="kernel"),
+    # the kernel module did not build for this kernel (DKMS after a kernel update) or was refused by it
+    # (Secure Boot without the module's key enrolled)
+    _sig("no-driver", ("gpl-only symbol", "bad return status for module build", "key was rejected",
+                       "required key not available"),
+         r"GPL-incompatible module nvidia[\w-]{0,12}\.ko uses GPL-only symbol|"
+         r"Bad return status for module build on kernel|"
+         r"could not insert '?nvidia[\w-]{0,12}'?: "
+         r"(?:Key was rejected by service|Required key not available)",
+         why="module-build"),
     # the kernel driver is loaded but could not take on the GPU (nvidia-smi then finds no devices)
     _sig("no-driver", ("rminitadapter failed", "rm_init_adapter failed", "is not supported by the nvidia"),
          r"RmInitAdapter failed|rm_init_adapter failed|\bGPU .{0,80} is not supported by the NVIDIA "
