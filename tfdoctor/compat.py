@@ -4,11 +4,12 @@
 Data: meta.toml (version), tensorflow.toml (one row per TF minor release), cuda.toml (CUDA toolkit ->
 minimum driver, minor-version-compatibility floors), gpus.toml (GPU name patterns -> compute capability,
 architecture, peak TFLOPS), architectures.toml (compute capability -> architecture, last driver branch
-and CUDA toolkit). Every row carries a source URL; the loader rejects anything malformed with a CompatError
+and CUDA toolkit), addons.toml (TensorFlow add-on releases -> the TensorFlow they need). Every row carries a
+source URL; the loader rejects anything malformed with a CompatError
 naming the file and the row.
 
-Lookups (`tf_release`, `min_driver`, `minor_compat_floor`, `gpu`, `architecture`) answer None for unknown
-or malformed input; comparisons (`driver_supports_cuda`, `releases_for_driver`, `kernel_fit`) raise
+Lookups (`tf_release`, `min_driver`, `minor_compat_floor`, `gpu`, `architecture`, `addon`) answer None for
+unknown or malformed input; comparisons (`driver_supports_cuda`, `releases_for_driver`, `kernel_fit`) raise
 ValueError on a malformed version, because a wrong yes/no is worse than a clear error.
 """
 
