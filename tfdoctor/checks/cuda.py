@@ -100,7 +100,7 @@ def libraries_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             "TensorFlow lists the GPU only as an XLA_GPU: it could not load its CUDA libraries",
             detail="TensorFlow 2.0-2.3 registers an XLA_GPU device wherever the driver answers, and a GPU"
             " device only once it has loaded the CUDA runtime, cuBLAS, cuDNN and the rest of the CUDA"
-            f" {cu or ''} it was built with; here it did not.".replace("  ", " "),
+            f"{f' {cu}' if cu else ''} it was built with; here it did not.",
             plan=rm.cuda_plan(facts, matrix, cu),
             facts=("runtime.xla_gpus", "runtime.tf_visible_gpus") + used,
             confidence="likely",
