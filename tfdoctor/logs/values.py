@@ -299,6 +299,7 @@ RE_ENGINE_RUN = re.compile(r"^(?:[$#]\s{0,3})?(?:sudo\s{1,3})?(?:(nvidia-docker|
 # (Singularity and Apptainer hand a container the host's GPU and driver libraries with --nv, or --nvccli)
 RE_GPU_ACCESS = re.compile(r"--gpus\b|--runtime[= ]nvidia\b|nvidia\.com/gpu|NVIDIA_VISIBLE_DEVICES|"
                            r"--nv(?:ccli)?\b")
+RE_LIBCUDA_FILE = re.compile(r"\blibcuda\.so\.(\d{3}\.\d{1,3}(?:\.\d{1,3})?)(?![\d.])")
 RE_OPENED = re.compile(r"Successfully opened (?:dynamic|CUDA) library ([\w.+-]{1,80})")
 RE_CONTAINER = re.compile(r"docker run\b|nvidia-docker|/\.dockerenv|\bdocker exec\b|podman run\b|"
                           r"^== TensorFlow ==$|nvidia-container-cli\b|Error response from daemon\b|"
@@ -446,6 +447,7 @@ class Values:
         self._conda_channel: str | None = None  # the channel of a `conda list`'s tensorflow row
         self.lists: list[list[tuple[str, str]]] = [[]]  # package lists (name, version), in order
         self._nvrm = ""  # an NVRM "API mismatch" message so far (dmesg wraps it)
+        self.libcuda_files: list[str] = []  # driver versions of the libcuda.so.VERSION files named
         self.pinned: dict[str, str] = {}  # TensorFlow packages `pip install NAME==VERSION` named
         self.dist_lines: dict[str, int] = {}
         self.blocks = Blocks()
@@ -659,6 +661,16 @@ class Values:
             if value and (RE_OS.search(value)
                           or re.search(r"linux|windows|mac|ubuntu|centos|debian", value, re.I)):
                 self.set("system.os", value, 4)  # as the person wrote it
+
+    def _driver_files(self, line: str, low: str) -> None:
+        """Driver libraries named with their version (an `ls -l` of the library folder, `ldd`):
+        two versions of libcuda side by side are two user-space drivers (CUDA's forward-compatibility copy
+        under .../compat/ is meant to be another version)."""
+        if "compat" in low:
+            return
+        for m in RE_LIBCUDA_FILE.finditer(line):
+            if m.group(1) not in self.libcuda_files and len(self.libcuda_files) < 8:
+                self.libcuda_files.append(m.group(1))
 
     def _opened(self, line: str, low: str) -> None:
         """The CUDA libraries TensorFlow opened name the CUDA it was built with ("Successfully opened
@@ -1092,6 +1104,8 @@ class Values:
         if self.hints.get("container"):
             engine = self.hints.get("engine")
             put("system.container", "docker" if engine is None else _ENGINES[engine], None)
+        if len(self.libcuda_files) > 1:
+            put("system.libcuda_files", list(self.libcuda_files), None)
         dists, duplicates, _tf = blocks.distributions(self.lists)
         if not dists and len(self.pinned) == 1:  # no list shows what is installed: the one package pinned
             dists = dict(self.pinned)
@@ -1166,6 +1180,7 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (("is_cuda_build", "cuda_version", "cudnn_version", "compute_capabilities"), Values._build_info),
     ((" requires ", " has requirement "), Values._requirer),
     (("successfully opened",), Values._opened),
+    (("libcuda.so.",), Values._driver_files),
     (_PROSE_GPU_WORDS, Values._prose_gpu),
     (_MIG_WORDS, Values._stated_mig),
     (("exclusive",), Values._stated_mode),
