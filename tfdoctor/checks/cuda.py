@@ -418,6 +418,45 @@ def _came_from(facts: dict[str, Any], path: str) -> tuple[str, str | None]:
     return "the system's loader path (ldconfig)", None
 
 
+# JAX names a library by its own word; the pip wheel that ships it (CUDA 12's names)
+_JAX_LIB_WHEEL = {"cublas": "nvidia-cublas-cu12", "cufft": "nvidia-cufft-cu12",
+                  "cusparse": "nvidia-cusparse-cu12", "cusolver": "nvidia-cusolver-cu12",
+                  "cupti": "nvidia-cuda-cupti-cu12", "nccl": "nvidia-nccl-cu12"}
+
+
+def _as_release(number: str) -> str:
+    """JAX prints a library's version as one number (cuBLAS 120205 = 12.2.5); a dotted one is kept."""
+    if "." in number or len(number) < 5:
+        return number
+    n = int(number)
+    return f"{n // 10000}.{n // 100 % 100}.{n % 100}"
+
+
+def _older_than_built(facts: dict[str, Any], dists: dict[str, str], used: tuple[str, ...]) -> list[Finding]:
+    """JAX found a CUDA library older than it was built against while the pip wheel installed is new enough:
+    another copy comes first on the library path."""
+    for item in fc.log_items(facts, "lib-version"):
+        wheel = _JAX_LIB_WHEEL.get(str(item.get("library", "")).lower())
+        loaded, built = _as_release(str(item.get("loaded"))), _as_release(str(item.get("compiled")))
+        have = dists.get(wheel or "")
+        if not (wheel and have and v.vtuple(have)[:3] >= v.vtuple(built)[:3]):
+            continue
+        return [Finding(
+            "cuda.loaded-not-pip",
+            Status.FAIL,
+            f"{item['library']} {loaded} was loaded, older than the {wheel} {have} wheel installed",
+            detail=f"JAX was built against {item['library']} {built}; the pip wheel is new enough, so"
+            " another, older copy (a system CUDA, a conda package, another framework's) comes first on the"
+            " library path.",
+            plan=rm.plan(facts, P.system("echo $LD_LIBRARY_PATH", "take CUDA folders off LD_LIBRARY_PATH,"
+                                         " or remove the conda cudatoolkit, so the pip wheels load")),
+            docs=cat.TF_PIP,
+            facts=used + ("log.evidence",),
+            evidence=fc.quote(facts, [item]),
+        )]
+    return []
+
+
 @check("cuda.loaded-not-pip")
 def loaded_not_pip(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     """What the worker's process really mapped, against the pip wheels TensorFlow was installed with."""
@@ -429,7 +468,7 @@ def loaded_not_pip(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         if wheel:
             found.append((lib, wheel, *_came_from(facts, str(lib["path"]))))
     if not found:
-        return []
+        return _older_than_built(facts, dists, used)
     lib, (wheel, have), how, entry = found[0]
     loaded_version = str(lib.get("version") or "")
     other_major = bool(loaded_version) and v.major(loaded_version) != v.major(have)

@@ -197,6 +197,12 @@ SIGNATURES: tuple[Signature, ...] = (
          r"Found cuDNN version (\d[\d.]{0,12}), but [\w ]{1,30} built against (?:version )?(\d[\d.]{0,12}\d)",
          ("loaded", "compiled")),
     _sig("cudnn-version", "outdated cudnn installation", r"Outdated cuDNN installation found"),
+    # JAX's (XLA's) check of the other CUDA libraries it loaded: "Found cuBLAS version 120205, but JAX was
+    # built against version 120304, which is newer"
+    _sig("lib-version", "but jax was built against",
+         r"Found (cuBLAS|cuFFT|cuSPARSE|cuSOLVER|CUPTI|NCCL) version (\d{4,8}|\d[\d.]{0,12}), but JAX was"
+         r" built against version (\d{4,8}|\d[\d.]{0,12}), which is newer",
+         ("library", "loaded", "compiled")),
     _sig("cudnn-failed", ("cudnn handle", "dnn library initialization failed", "cudnn failed to initialize",
                           "cudnn launch failure", "get convolution algorithm", "no algorithm worked",
                           "best cudnn convolution algorithm", "find the dnn implementation",
