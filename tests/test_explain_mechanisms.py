@@ -1552,3 +1552,11 @@ def test_jax_finding_an_older_cuda_library_than_the_pip_wheel_installed():
     assert set(found) == {"cuda.loaded-not-pip"}
     assert "cuBLAS 12.2.5" in found["cuda.loaded-not-pip"].title
     assert "cuda.loaded-not-pip" not in failing(text.replace("12.4.2.65", "12.2.5.6"))  # the wheel is old
+
+
+def test_a_python_2_wheel_refused_by_a_python_3_pip():
+    text = ('Python 3.4.3 |Anaconda 2.3.0 (x86_64)| on darwin\n"tensorflow-0.5.0-py2-none-any.whl is not a'
+            ' supported wheel on this platform."\n')  # holdout13 U135
+    found = failing(text)
+    assert set(found) == {"tensorflow.python-unsupported"}
+    assert "Python 3.4" in found["tensorflow.python-unsupported"].title

@@ -794,7 +794,7 @@ def _no_wheel(
     offered = offered_releases(items)
     if not py and offered:
         py = python_from_offer(matrix, offered)
-    if not py and tag:
+    if not py and tag and tag.startswith("cp"):
         py = f"{tag[2]}.{tag[3:]}"
     releases = fc.all_releases(matrix)
     newest = releases[0] if releases else None

@@ -528,7 +528,7 @@ SIGNATURES: tuple[Signature, ...] = (
          r"((?:[=<>!~]=?[\w.*]{1,20}(?:,\s?|(?=[\s(]|$))){1,4})?",
          ("package", "spec")),
     _sig("pip-no-version", "not a supported wheel",
-         r"tensorflow\w{0,10}-[\d.]{3,12}-(cp\d{2,3})-\S{0,40} is not a supported wheel", ("tag",)),
+         r"tensorflow\w{0,10}-[\d.]{3,12}-(cp\d{2,3}|py[23])-\S{0,40} is not a supported wheel", ("tag",)),
     _sig("pip-conflict", ("register_load_context_function", "__internal__' has no attribute",
                           "keras requires tensorflow", "has no attribute '__internal__'",
                           "another metric with the same name"),
