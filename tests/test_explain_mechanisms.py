@@ -1560,3 +1560,11 @@ def test_a_python_2_wheel_refused_by_a_python_3_pip():
     found = failing(text)
     assert set(found) == {"tensorflow.python-unsupported"}
     assert "Python 3.4" in found["tensorflow.python-unsupported"].title
+
+
+def test_a_package_tensorflow_pins_of_another_release():
+    text = ("AttributeError: module 'ml_dtypes' has no attribute 'float8_e4m3b11'. Did you mean:"
+            " 'float8_e4m3fn'?\n")  # holdout13 U111
+    found = failing(text)
+    assert set(found) == {"tensorflow.conflicting-installs"}
+    assert "ml_dtypes" in found["tensorflow.conflicting-installs"].title

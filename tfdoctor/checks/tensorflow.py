@@ -451,6 +451,10 @@ def _pip_conflicts(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding
         fix = rm.plan(facts, rm.install(
             "keras>=3" if not tfv or v.version_ge(tfv, (2, 16)) else f"keras=={v.major_minor(tfv)}.*",
             why="Keras 2 code on TensorFlow 2.16+: pip install tf-keras and export TF_USE_LEGACY_KERAS=1"))
+    elif item.get("mismatch") == "dependency":  # a package TensorFlow pins (ml_dtypes)
+        what = f"the installed {item.get('dependency')} is another release than this TensorFlow needs"
+        fix = rm.plan(facts, rm.install(rm.keep_tf_version(facts), why="pip then installs the"
+                                        f" {item.get('dependency')} this TensorFlow requires"))
     elif item.get("mismatch") in ("addon", "addon-version"):  # tensorflow_text -> tensorflow-text
         named = str(item.get("addon") or "").replace("_", "-").replace(" ", "-").lower()
         addon = named or "an add-on"

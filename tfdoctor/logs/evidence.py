@@ -546,6 +546,9 @@ SIGNATURES: tuple[Signature, ...] = (
          r"This version of (TensorFlow [A-Z][a-z]{2,20}) requires TensorFlow(?: version >= ?\d|\s{0,2}$)",
          ("addon",),
          mismatch="addon-version"),
+    # a package TensorFlow imports and pins (ml_dtypes) of another release: its attribute is gone
+    _sig("pip-conflict", "module 'ml_dtypes' has no attribute",
+         r"module '(ml_dtypes)' has no attribute", ("dependency",), mismatch="dependency"),
     # TensorFlow Addons' check: "... supports using Python ops for all Tensorflow versions above or equal to
     # 2.2.0 and strictly below 2.3.0 ..." then "The versions of TensorFlow you are currently using is 2.1.0"
     _sig("pip-conflict", ("supports using python ops", "currently using is"),
