@@ -64,6 +64,10 @@ def _start(argv: list[str], mark: str, cwd: Path) -> subprocess.Popen:
 
     def no_core() -> None:  # SIGQUIT's default action dumps core
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        # the run's signals at their defaults, however the test runner was started (nohup ignores SIGHUP,
+        # a shell's background job SIGINT and SIGQUIT, and a child inherits what is ignored)
+        for sig in (signal.SIGHUP, signal.SIGINT, signal.SIGQUIT, signal.SIGTERM):
+            signal.signal(sig, signal.SIG_DFL)
 
     return subprocess.Popen(argv, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             preexec_fn=no_core)
