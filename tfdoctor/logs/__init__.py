@@ -173,10 +173,9 @@ _FINDERS: dict[str, Finder] = {}
 _SEVERITY_WORDS = ("\ne0", "\ne1", "\nf0", "\nf1", "\ne ", "\nf ", ": e ", ": f ")
 
 
-def _missing_dependency(items: list[dict[str, Any]], line: str) -> None:
+def _missing_dependency(items: list[dict[str, Any]], line: str, low: str) -> None:
     """ "Could not load library libcudnn_cnn_infer.so.8. Error: libnvrtc.so: cannot open shared object
     file": the loader names the file that is absent; the library that needed it is not the one missing."""
-    low = line.lower()
     absent = {i.get("library") for i in items if i["kind"] == "dlopen-failed"
               and (f"{i.get('library')}: cannot open shared object" in line
                    or f"error: {str(i.get('library')).lower()}" in low)}
@@ -345,7 +344,8 @@ class Reader:
                 continue
             found.append(_item(sig, m, line, self.lines))
         _optional_dependencies(found)
-        _missing_dependency(found, line)
+        if len(found) > 1:
+            _missing_dependency(found, line, low)
         if self._cudnn_heading is not None:
             self._cudnn_versions(low)
         for item in found:
