@@ -14,6 +14,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from packaging.version import InvalidVersion, Version
+
 from tfdoctor.logs.lines import read_lines
 from tfdoctor.model import Report
 from tfdoctor.report import explain_report
@@ -74,9 +76,18 @@ def env_misses(expected: dict, env: dict) -> list[str]:
                 for k, val in w.items():
                     if g.get(k) != val:
                         wrong.append(f"gpus[{i}].{k}: want {val!r}, got {g.get(k)!r}")
-        elif str(got) != str(want):
+        elif str(got) != str(want) and not (is_version(key) and same_release(str(got), str(want))):
             wrong.append(f"{key}: want {want!r}, got {got!r}")
     return wrong
+
+
+def same_release(got: str, want: str) -> bool:
+    """Two spellings of one release by PEP 440 ("2.2" and "2.2.0", "2.4.0-dev20200701" and
+    "2.4.0.dev20200701")."""
+    try:
+        return Version(got) == Version(want)
+    except InvalidVersion:
+        return False
 
 
 def env_count(expected: dict) -> int:

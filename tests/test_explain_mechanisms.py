@@ -1093,6 +1093,11 @@ def environment(text: str) -> dict:
     ("When updating TensorFlow to the latest version `2.16.1`, it no longer works.", "2.16.1"),
     ("https://storage.googleapis.com/tensorflow/libtensorflow/libtensorflow-cpu-windows-x86_64-2.5.0.zip",
      "2.5.0"),
+    ("ImportError: This version of TensorFlow Probability requires TensorFlow version >= 2.3; Detected an"
+     " installation of version 2.0.0-beta1. Please upgrade TensorFlow to proceed.", "2.0.0-beta1"),
+    ("pip install tensorflow-gpu==2.0.0-beta1", "2.0.0-beta1"),  # the pre-release kept
+    (">>> import tensorflow\n>>> tensorflow.__version__\n'1.12.0'", "1.12.0"),  # the REPL's echo
+    ("tensorflow-gpu (1.4.0)\nnumpy (1.13.3)", "1.4.0"),  # pip's legacy list format
 ])
 def test_the_tensorflow_version_a_line_names(text, version):
     assert environment(text)["tensorflow_version"] == version
@@ -1103,11 +1108,41 @@ def test_a_requirement_is_not_the_version_installed():
     assert environment(text).get("tensorflow_version") is None
 
 
+def test_pip_search_names_what_pypi_has_not_what_is_installed():
+    text = "$ pip search tensorflow\ntensorflow (1.12.0)       - TensorFlow is an open source library"
+    assert environment(text).get("tensorflow_version") is None
+
+
+def test_two_tensorflows_in_pips_legacy_list_format():
+    assert "tensorflow.conflicting-installs" in failing("tensorflow (1.13.1)\ntensorflow-gpu (1.4.0)\n")
+
+
+def test_the_environment_modules_a_cluster_job_loads():
+    text = "`module load python3/3.6.3`\n`module load tensorflow/2.0.0`\n$ ml cuda/10.1 cudnn/7.6.5\n"
+    assert {k: v for k, v in environment(text).items() if k.endswith("_version") and v} == {
+        "python_version": "3.6.3", "tensorflow_version": "2.0.0", "nvcc_version": "10.1",
+        "cudnn_version": "7.6.5"}
+    assert environment("see the html docs/2.0.1 and an xml cuda/10.1 file").get("nvcc_version") is None
+
+
+@pytest.mark.parametrize("line, version", [
+    ("[Thu Apr  4 18:03:56 2024] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  535.161.07  Sat Feb 17"
+     " 22:55:48 UTC 2024", "535.161.07"),
+    ("Jun 1 node kernel: NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  580.65.06  Release Build",
+     "580.65.06"),
+])
+def test_the_kernel_logs_line_as_the_driver_module_loads(line, version):
+    assert environment(line)["driver_version"] == version
+
+
 @pytest.mark.parametrize("text, version", [
     ("Ultralytics YOLOv8.2.97 Python-3.11.9 torch-2.4.1+cpu CPU", "3.11.9"),
     ("python == 3.9", "3.9"),
     ("- \u4f60\u4f7f\u7528\u7684**Python**\u7248\u672c: py3.8.18", "3.8.18"),
     ("Python \u30d0\u30fc\u30b8\u30e7\u30f3: 3.10", "3.10"),
+    ("conda create -n tf --python==3.7.12", "3.7.12"),
+    ("$ /opt/hostedtoolcache/Python/3.10.19/x64/bin/python -c 'import tensorflow'", "3.10.19"),
+    ("(required by /usr/local/packages/python/2.7.10-anaconda/lib/python2.7/site-packages/x.so)", "2.7.10"),
 ])
 def test_the_python_version_a_line_names(text, version):
     assert environment(text)["python_version"] == version

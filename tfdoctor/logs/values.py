@@ -61,6 +61,13 @@ RE_DRIVER_VALUE = re.compile(rf"(?<![\d.])({DRIVER})(?![\d.])")
 RE_CUDA_IN_VALUE = re.compile(r"\bCUDA\s{0,3}(?:Version\s{0,3}:?\s{0,3}|v)?(\d{1,2}\.\d{1,2})\b",
                               re.IGNORECASE)
 RE_SHORT_VERSION = re.compile(r"(?<![\d.])v?(\d{1,2}\.\d{1,2}(?:\.\d{1,3}){0,2})(?![\d.])")
+# Environment modules (Lmod, Tcl modules) on clusters: "module load tensorflow/2.0.0 cuda/10.1", "ml
+# python3/3.6.3"; each NAME/VERSION names what the job gets
+RE_MODULE_LOAD = re.compile(r"\b(?:module\s{1,4}(?:load|add|swap)|ml)\s{1,4}([^\n]{1,300})")
+RE_MODULE = re.compile(r"(?<![\w/.-])([A-Za-z][\w.+-]{0,40})/v?(\d{1,2}\.\d{1,3}(?:\.\d{1,4})?)(?![\d.])")
+_MODULE_KEYS = {"tensorflow": "tensorflow.version", "tensorflow-gpu": "tensorflow.version",
+                "python": "tensorflow.python_version", "cudnn": "runtime.cudnn_version",
+                "cuda": "nvcc.version"}
 RE_DEVICE_QUERY = re.compile(r"CUDA Driver Version / Runtime Version\s{1,20}(\d{1,2}\.\d) / (\d{1,2}\.\d)")
 _TF_DISTS = ("tensorflow|tensorflow-gpu|tensorflow-cpu|tensorflow-intel|tensorflow-macos|tensorflow-aarch64"
              "|tf-nightly")
@@ -72,12 +79,17 @@ RE_SO_NAME = re.compile(r"[\w.+-]{1,80}\.so(?:\.\d{1,6}){0,4}")
 RE_CONDA_META = re.compile(r"h[0-9a-f]{7}_\d{1,3}")  # a conda build string of a package with no code
 RE_PIP_EQ = re.compile(r"\b(" + _TF_DISTS + r"|keras|tf-keras|numpy|protobuf|tf)(?:\[[\w,-]{1,30}\])?"
                        r"\s{0,2}==\s{0,2}(\d{1,4}"
-                       r"(?:\.[0-9A-Za-z]{1,12}){0,4})", re.IGNORECASE)
+                       r"(?:\.[0-9A-Za-z]{1,12}){0,4}(?:-(?:rc|alpha|beta|dev|post)\d{1,10})?)",
+                       re.IGNORECASE)
 RE_DIST_DASH = re.compile(r"\b(tensorflow(?:[-_](?:gpu|cpu|intel))?)-(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?"
-                          r"(?:[-_.]?(?:rc|dev|post)"
+                          r"(?:[-_.]?(?:rc|dev|post|alpha|beta)"
                           r"\d{1,10})?)(?![\d-])", re.IGNORECASE)
 RE_DIST_SPACE = re.compile(r"\b(tensorflow(?:-gpu|-cpu|-intel)?) (\d{1,2}\.\d{1,3}\.\d{1,3}\S{0,12}) "
                            r"(?:requires|has requirement|depends on)")
+# pip's legacy list format (the default before pip 10, `--format=legacy` until pip 18): "numpy (1.13.3)",
+# "mypkg (0.1, /src/mypkg)" (not `pip search`'s "name (version)  - summary": what PyPI has)
+RE_PIP_LEGACY = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60}) \((\d{1,4}(?:\.[0-9A-Za-z+!]{1,12}){0,5})"
+                           r"(?:, [^()]{1,200})?\)$")
 # a `pip freeze` row; pip's resolver names installed distributions ("tensorflow-gpu 2.11.0 requires ...")
 RE_FREEZE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60})==(\d{1,4}(?:\.[0-9A-Za-z+!]{1,12}){0,5})$")
 RE_REQUIRER = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60}) (\d{1,4}(?:\.[0-9A-Za-z+!]{1,12}){0,5}) "
@@ -114,14 +126,15 @@ RE_TF_PROSE = re.compile(r"\b(?:tf|tensorflow)(?:[- ]?gpu)?\s{0,2}(?:(?:updated|
 # an add-on's import check names the TensorFlow installed (TensorFlow Probability, TensorFlow Addons)
 RE_ADDON_SAW = re.compile(r"\b(?:Detected an installation of version|"
                           r"versions? of TensorFlow you are currently using is)\s{1,3}"
-                          r"(\d{1,2}\.\d{1,3}\.\d{1,3}(?:-?(?:rc|dev)\d{1,10})?)")
+                          r"(\d{1,2}\.\d{1,3}\.\d{1,3}(?:-?(?:rc|dev|alpha|beta)\d{1,10})?)")
 RE_DOCKER_TAG = re.compile(r"\btensorflow/tensorflow:(\d{1,2}\.\d{1,3}\.\d{1,3})\b|"
                            r"\bTensorFlow/(\d{1,2}\.\d{1,3}\.\d{1,3})-|"  # the image; an HPC module;
                            # the C library's archive: libtensorflow-cpu-windows-x86_64-2.5.0.zip
                            r"\blibtensorflow(?:-gpu|-cpu)?-(?:linux|windows|darwin)-\w{1,8}-(\d{1,2}\.\d{1,3}\.\d{1,3})\.")
 RE_QUOTED_VERSION = re.compile(r"^'(\d{1,2}\.\d{1,3}\.\d{1,3}\S{0,12})'$")
 RE_PY_BANNER = re.compile(r"(?:^|\s)Python (\d\.\d{1,2}\.\d{1,2})(?:\s{1,3}[(|]|$)")
-RE_PY_FIELD = re.compile(r"(?<!-)\bpython[*_]{0,2}(?:[ _]version)?[*_]{0,2}\s{0,3}(?:[:=]|==)\s{0,3}\(?"
+RE_PY_FIELD = re.compile(r"(?<![A-Za-z0-9]-)\bpython[*_]{0,2}(?:[ _]version)?[*_]{0,2}\s{0,3}"
+                         r"(?:[:=]|==)\s{0,3}\(?"
                          r"(?:py(?:thon)?\s{0,2})?"
                          r"v?(\d\.\d{1,2}(?:\.\d{1,2})?)(?!\.?\d)",
                          re.IGNORECASE)
@@ -130,7 +143,8 @@ RE_PY_PROSE = re.compile(r"\bpython(?:-|\s{0,2})(?:version\s{0,2}(?:is\s{0,2})?)
                          re.IGNORECASE)
 # site-packages paths, Windows install folders, conda env names, TF's Windows build paths (...\PY\36\...)
 RE_PY_PATH = re.compile(r"[/\\]python(\d\.\d{1,2})[/\\]|[/\\](?:Python|PY[/\\])(3\d{1,2})(?:_64|-32)?[/\\]|"
-                        r"python3?-(\d\.\d{1,2}\.\d{1,2})(?:-env|[/\\]|$)",
+                        # python-3.8.5-env/, a tool cache's Python/3.10.19/x64, python/2.7.10-anaconda/
+                        r"python3?[-/\\](\d\.\d{1,2}\.\d{1,2})(?:-[a-z]{1,12}|[/\\]|$)",
                         re.IGNORECASE)
 RE_PY_TAG = re.compile(r"-cp(\d)(\d{1,2})-")
 RE_HEADING = re.compile(r"^[\s#>*-]{0,12}(tensorflow version|python version|"
@@ -570,7 +584,7 @@ class Values:
                 self._dist(prev[6:].strip(), m.group(1))
             if prev.startswith("name: tensorflow"):
                 self.set("tensorflow.version", line.split(":", 1)[1].strip()[:30], 6)
-        if (("__version__" in prev or "version.version" in prev) and "tf" in prev
+        if (("__version__" in prev or "version.version" in prev) and ("tf" in prev or "tensorflow" in prev)
                 or "tensorflow" in prev and "__version__" in low):
             m = RE_QUOTED_VERSION.match(line) or re.match(r"^(\d{1,2}\.\d{1,3}\.\d{1,3}\S{0,12})$", line)
             if m:
@@ -693,6 +707,14 @@ class Values:
                 and (_has(low, _MIG_SAID) or RE_MIG_PROFILE.search(low)) and not _has(low, _MIG_NOT)
                 or RE_MIG_PRODUCT.search(low)):
             self.set("runtime.mig_stated", line[:200], 1)
+
+    def _modules(self, line: str, low: str) -> None:
+        """The versions of the environment modules a job loads (a CUDA module is a toolkit: nvcc's)."""
+        loaded = RE_MODULE_LOAD.search(line)
+        for m in RE_MODULE.finditer(loaded.group(1)) if loaded else ():
+            key = _MODULE_KEYS.get(m.group(1).lower().rstrip("0123456789"))  # python3/3.6.3 is python's
+            if key:
+                self.set(key, m.group(2), 3)
 
     def _stated_mode(self, line: str, low: str) -> None:
         if not line.startswith("|") and RE_EXCLUSIVE_SAID.search(line) and not _has(low, _EXCLUSIVE_NOT):
@@ -818,7 +840,7 @@ class Values:
             for pm in RE_INSTALLED.finditer(line[line.lower().index("successfully installed") + 22:]):
                 self._dist(pm.group(1), pm.group(2))
             return
-        m = RE_FREEZE.match(line)
+        m = RE_FREEZE.match(line) or RE_PIP_LEGACY.match(line)
         if m:  # a `pip freeze` row is an installed distribution, like a `pip list` row
             self._dist(m.group(1), m.group(2))
             return
@@ -1184,6 +1206,7 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (_PROSE_GPU_WORDS, Values._prose_gpu),
     (_MIG_WORDS, Values._stated_mig),
     (("exclusive",), Values._stated_mode),
+    (("module load", "module add", "module swap", " ml "), Values._modules),
     (_CPU_WORDS, Values._cpu_model),
     (("libdxcore.so", "libd3d12.so"), Values._wsl_lib_listing),
     (("tf_config",), lambda self, line, low: None),  # read in feed (it spans lines); declared here
