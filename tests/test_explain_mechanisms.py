@@ -1603,3 +1603,44 @@ def test_a_package_tensorflow_pins_of_another_release():
     found = failing(text)
     assert set(found) == {"tensorflow.conflicting-installs"}
     assert "ml_dtypes" in found["tensorflow.conflicting-installs"].title
+
+
+# --- the GPU device files closed to a user ---------------------------------------------------------
+
+
+def test_device_files_whose_mode_shuts_out_other_users():
+    found = failing(holdout("holdout13", "U017"))  # ls -al /dev/nvidia*: c-w--wx-wT root video
+    assert set(found) == {"nvml.no-permission"}
+    assert "/dev/nvidiactl c-w--wx-wT root:video" in found["nvml.no-permission"].detail
+    assert "/dev/nvidia-modeset" not in found["nvml.no-permission"].detail  # CUDA does not open it
+
+
+def test_world_readable_device_files_are_no_problem():
+    text = ("crw-rw-rw- 1 root root 195,   0 Jun 25 11:05 /dev/nvidia0\n"
+            "crw-rw-rw- 1 root root 195, 255 Jun 25 11:05 /dev/nvidiactl\n"
+            "crw-rw-rw- 1 root root 510,   0 Jun 25 11:27 /dev/nvidia-uvm\n")
+    assert failing(text) == {}
+
+
+@pytest.mark.parametrize("text", [
+    "Torch is not able to use GPU unless superuser, openSuse tumbleweed",
+    "it seems torch can only access the gpu when run with sudo",
+])
+def test_a_gpu_that_works_only_as_root(text):
+    assert set(failing(text)) == {"nvml.no-permission"}
+
+
+@pytest.mark.parametrize("text", [
+    "You should only use sudo to install the nvidia driver",
+    "Does the GPU work only with sudo?",
+    "I run it as root and the GPU works",
+])
+def test_root_named_without_the_gpu_working_only_so(text):
+    assert "nvml.no-permission" not in failing(text)
+
+
+def test_only_as_root_beside_a_failed_cuinit_is_the_uvm_device_file():
+    text = ("Can only utilize GPU after being run as root\n"
+            "failed call to cuInit: CUDA_ERROR_UNKNOWN: unknown error\n")
+    found = failing(text)
+    assert "nvml.no-permission" not in found and "nvidia_uvm" in str(found["cuda.init-failed"].plan)

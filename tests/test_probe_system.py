@@ -184,3 +184,16 @@ def test_probe_on_this_machine():
     assert facts["python_version"] == platform.python_version()
     if Path("/.dockerenv").exists() and not os.environ.get("KUBERNETES_SERVICE_HOST"):
         assert facts["container"] == "docker"
+
+
+def test_the_gpu_device_files_this_user_cannot_open(tmp_path):
+    """nvidiactl without read-write for this user is listed as `ls -l` shows it; root opens any file, so
+    for root nothing is."""
+    root = tree(tmp_path, {"dev/nvidiactl": "", "dev/nvidia0": "", "dev/nvidia-modeset": ""})
+    os.chmod(root / "dev/nvidiactl", 0)
+    os.chmod(root / "dev/nvidia-modeset", 0)  # not a file CUDA opens
+    denied = sysprobe.probe_system(root, env={}, system="Linux")["dev_nvidia_denied"]
+    if os.geteuid() == 0:
+        assert denied == []
+    else:
+        assert len(denied) == 1 and denied[0].startswith("/dev/nvidiactl ----------")

@@ -33,18 +33,36 @@ def bindings(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 facts=("nvml.error_kind", "nvml.bindings"),
             )
         )
-    if nvml.get("error_kind") == "no-permission":
+    denied = fc.as_list(fc.get(facts, "system", "dev_nvidia_denied"))
+    # (beside a failed cuInit, "only as root" is the nvidia-uvm device file a first root run creates:
+    # cuda.init-failed says so)
+    root_only = None if fc.log_items(facts, "cuinit", "cuda-error") else fc.get(facts, "system",
+                                                                                "root_only_stated")
+    if nvml.get("error_kind") == "no-permission" or denied or root_only:
+        title, detail = "No permission to query the NVIDIA driver through NVML", str(nvml.get("error") or "")
+        if denied:
+            title = "The GPU device files are closed to this user"
+            detail = (f"{', '.join(map(str, denied))}: CUDA and NVML open these files; only their owner and"
+                      " group can, so a process of another user finds no GPU. " + detail).strip()
+        elif root_only:
+            title = "The GPU works only as root, as written here"
+            detail = "Only root can open the GPU device files (/dev/nvidia*): their mode or group shuts out" \
+                     " this user."
         out.append(
             Finding(
                 "nvml.no-permission",
                 Status.WARN,
-                "No permission to query the NVIDIA driver through NVML",
-                detail=str(nvml.get("error") or ""),
+                title,
+                detail=detail,
                 docs=cat.NV_SMI,
-                facts=("nvml.error_kind",),
+                facts=("nvml.error_kind", "system.dev_nvidia_denied", "system.root_only_stated"),
+                evidence=fc.quote(facts, [{"line": fc.as_dict(fc.get(facts, "log", "provenance")).get(
+                    "system.root_only_stated"), "text": root_only}]) if root_only and not denied else (),
                 plan=rm.plan(facts, P.system("ls -l /dev/nvidia*", "they should be crw-rw-rw-; if they are"
                                              ' group-restricted: `sudo usermod -aG video "$USER"` and log in'
-                                             " again (containers: start with --gpus all)")),
+                                             " again; a mode that shuts out the owner too was set by a broken"
+                                             " udev rule or NVreg_DeviceFileMode (containers: start with"
+                                             " --gpus all)")),
             )
         )
     smi_version = smi.get("driver_version")

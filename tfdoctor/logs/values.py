@@ -231,6 +231,14 @@ RE_MIG_PROFILE = re.compile(r"\b\d{1,2}g\.\d{1,3}gb\b")
 RE_EXCLUSIVE_SAID = re.compile(r"\bexclusive[ _-]?(?:process|thread)?[ _-]?(?:compute[ _-]?)?mode\b|"
                                r"\bcompute[ _-]exclusive\b|\bexclusive_(?:process|thread)\b", re.IGNORECASE)
 _EXCLUSIVE_NOT = ("?", "not ", "n't", "default mode", "prohibited")
+# `ls -l /dev/nvidia*`: a GPU device file (character device) and its mode, owner and group
+RE_DEV_NODE = re.compile(r"^[>\s]{0,6}c([r-][w-][xsS-])([r-][w-][xsS-])([r-][w-][xtT-])[.+@]?\s{1,8}\d{1,4}"
+                         r"\s{1,8}(\S{1,32})\s{1,8}(\S{1,32})\s{1,8}\d{1,4},\s{0,4}\d{1,5}\s[^\n]{1,40}?\s"
+                         r"(?:/dev/)?(nvidia(?:ctl|-uvm|\d{1,3}))$")
+# A person saying the GPU works only as root ("can only access the gpu when run with sudo", "not able to use
+# GPU unless superuser"): the device files are closed to their user
+RE_ROOT_ONLY = re.compile(r"\b(?:only|unless)\b[^.\n]{0,50}?\b(?:sudo|superuser|as root|root user)\b", re.I)
+_ROOT_ONLY_GPU = ("gpu", "cuda", "nvidia", "torch", "tensorflow")
 # a MIG slice named as a product (Kubernetes' nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB-MIG-3g.40gb)
 RE_MIG_PRODUCT = re.compile(r"-mig-\d{1,2}g\.\d{1,3}gb\b")
 # (not nvidia-smi -q's "MIG Mode" / "MIG Devices" headings)
@@ -462,6 +470,7 @@ class Values:
         self.lists: list[list[tuple[str, str]]] = [[]]  # package lists (name, version), in order
         self._nvrm = ""  # an NVRM "API mismatch" message so far (dmesg wraps it)
         self.libcuda_files: list[str] = []  # driver versions of the libcuda.so.VERSION files named
+        self.dev_denied: list[str] = []  # GPU device files closed to other users
         self.pinned: dict[str, str] = {}  # TensorFlow packages `pip install NAME==VERSION` named
         self.dist_lines: dict[str, int] = {}
         self.blocks = Blocks()
@@ -715,6 +724,18 @@ class Values:
             key = _MODULE_KEYS.get(m.group(1).lower().rstrip("0123456789"))  # python3/3.6.3 is python's
             if key:
                 self.set(key, m.group(2), 3)
+
+    def _device_files(self, line: str, low: str) -> None:
+        """A GPU device file that a user who is neither its owner nor in its group cannot open read-write
+        (the probe records those its own user cannot open), and a person saying the GPU works only as root."""
+        m = RE_DEV_NODE.match(line)
+        if m:
+            node = f"/dev/{m.group(6)} c{''.join(m.group(1, 2, 3))} {m.group(4)}:{m.group(5)}"
+            if not m.group(3).startswith("rw") and node not in self.dev_denied and len(self.dev_denied) < 8:
+                self.dev_denied.append(node)
+        elif (RE_ROOT_ONLY.search(line) and _has(low, _ROOT_ONLY_GPU) and "install" not in low
+              and "?" not in low):
+            self.set("system.root_only_stated", line[:200], 1)
 
     def _stated_mode(self, line: str, low: str) -> None:
         if not line.startswith("|") and RE_EXCLUSIVE_SAID.search(line) and not _has(low, _EXCLUSIVE_NOT):
@@ -1128,6 +1149,8 @@ class Values:
             put("system.container", "docker" if engine is None else _ENGINES[engine], None)
         if len(self.libcuda_files) > 1:
             put("system.libcuda_files", list(self.libcuda_files), None)
+        if self.dev_denied:
+            put("system.dev_nvidia_denied", list(self.dev_denied), None)
         dists, duplicates, _tf = blocks.distributions(self.lists)
         if not dists and len(self.pinned) == 1:  # no list shows what is installed: the one package pinned
             dists = dict(self.pinned)
@@ -1206,6 +1229,7 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (_PROSE_GPU_WORDS, Values._prose_gpu),
     (_MIG_WORDS, Values._stated_mig),
     (("exclusive",), Values._stated_mode),
+    (("/dev/nvidia", "nvidiactl", "sudo", "superuser", "as root", "root user"), Values._device_files),
     (("module load", "module add", "module swap", " ml "), Values._modules),
     (_CPU_WORDS, Values._cpu_model),
     (("libdxcore.so", "libd3d12.so"), Values._wsl_lib_listing),

@@ -10,6 +10,7 @@ import getpass
 import os
 import re
 import socket
+import stat
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -70,6 +71,35 @@ def parse_driver_version(text: str) -> str | None:
         if match:
             return match.group(1)
     return None
+
+
+_DEVICE_FILE = re.compile(r"nvidia(?:ctl|-uvm|\d{1,3})")
+
+
+def denied_device_files(dev: Path, names: list[str]) -> list[str]:
+    """The GPU device files (nvidiactl, nvidia-uvm, nvidiaN) this process cannot open read-write, each as
+    "/dev/nvidia0 crw-rw---- root:video" (what `ls -l` shows)."""
+    out = []
+    for name in names:
+        path = dev / name
+        if not _DEVICE_FILE.fullmatch(name) or os.access(path, os.R_OK | os.W_OK):
+            continue
+        try:
+            st = path.stat()
+        except OSError:
+            continue
+        out.append(f"/dev/{name} {stat.filemode(st.st_mode)} {_owner(st.st_uid, st.st_gid)}")
+    return out
+
+
+def _owner(uid: int, gid: int) -> str:
+    try:
+        import grp
+        import pwd
+
+        return f"{pwd.getpwuid(uid).pw_name}:{grp.getgrgid(gid).gr_name}"
+    except (ImportError, KeyError):
+        return f"{uid}:{gid}"
 
 
 def parse_modules(text: str) -> dict[str, bool]:
@@ -215,6 +245,7 @@ def probe_system(
         "user": _user(),
         "home": env.get("HOME") or None,
         "dev_nvidia": dev_nvidia,
+        "dev_nvidia_denied": denied_device_files(root / "dev", dev_nvidia),
         "proc_driver_version": parse_driver_version(driver_raw) if driver_raw else None,
         "proc_driver_raw": driver_raw.strip() if driver_raw else None,
         "proc_driver_open": ("Open Kernel Module" in driver_raw) if driver_raw else None,
