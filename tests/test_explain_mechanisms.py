@@ -1644,3 +1644,34 @@ def test_only_as_root_beside_a_failed_cuinit_is_the_uvm_device_file():
             "failed call to cuInit: CUDA_ERROR_UNKNOWN: unknown error\n")
     found = failing(text)
     assert "nvml.no-permission" not in found and "nvidia_uvm" in str(found["cuda.init-failed"].plan)
+
+
+# --- PyTorch's out-of-memory message: what the GPU has, what is free, what the process holds ---------------
+
+_TORCH_OOM = ("RuntimeError: CUDA out of memory. Tried to allocate 12.50 MiB (GPU 0; 10.92 GiB total"
+              " capacity; ")
+
+
+@pytest.mark.parametrize("text", [
+    _TORCH_OOM + "8.57 MiB already allocated; 0 bytes free; 4.00 MiB cached)",  # before PyTorch 1.5
+    holdout("holdout13", "U237"),  # 47.54 GiB total; 4.88 MiB free; 686.00 MiB reserved by PyTorch
+    "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity"
+    " of 23.65 GiB of which 17.06 MiB is free. Process 4123 has 20.1 GiB memory in use. Including non-PyTorch"
+    " memory, this process has 3.50 GiB memory in use. Of the allocated memory 3.1 GiB is allocated by"
+    " PyTorch",
+])
+def test_a_pytorch_oom_with_most_memory_held_elsewhere(text):
+    found = failing(text)
+    assert not found["gpu.memory-held-by-other-processes"].caused_by
+    assert found["gpu.out-of-memory"].caused_by == "gpu.memory-held-by-other-processes"
+
+
+@pytest.mark.parametrize("text", [
+    _TORCH_OOM + "9.76 GiB already allocated; 21.12 MiB free; 9.88 GiB reserved in total by PyTorch)",
+    _TORCH_OOM + "8.57 MiB already allocated; 0 bytes free; 9.00 GiB cached)",
+    "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity"
+    " of 23.65 GiB of which 17.06 MiB is free. Including non-PyTorch memory, this process has 23.62 GiB"
+    " memory in use.",
+])
+def test_a_pytorch_oom_that_the_process_itself_filled(text):
+    assert set(failing(text)) == {"gpu.out-of-memory"}

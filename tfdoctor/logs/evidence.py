@@ -44,6 +44,8 @@ _LIB = (
 )
 
 
+_AMOUNT = r"\d{1,7}(?:\.\d{1,3})? ?(?:[KMGT]iB|bytes)"  # PyTorch's memory amounts ("4.88 MiB", "0 bytes")
+
 SIGNATURES: tuple[Signature, ...] = (
     # --- libraries that did not load --------------------------------------------------------------
     _sig("dlopen-failed", ("library", "dso"),
@@ -220,8 +222,11 @@ SIGNATURES: tuple[Signature, ...] = (
          r"BLAS operation using StreamExecutor without BLAS support|"
          r"cublas (?:handle|library) (?:was )?not initialized"),
     # --- memory -----------------------------------------------------------------------------------
-    _sig("oom", ("oom", "exhausted", "out of memory", "failed to allocate", "dst tensor is not initialized"),
+    _sig("oom", ("oom", "exhausted", "out of memory", "failed to allocate", "dst tensor is not initialized",
+                 "outofmemoryerror"),
          r"\bOOM when allocating|ResourceExhaustedError|RESOURCE_EXHAUSTED|Resource exhausted|"
+         # PyTorch's caching allocator (torch.cuda.OutOfMemoryError since 1.13)
+         r"\bCUDA out of memory\. Tried to allocate|\bcuda\.OutOfMemoryError\b|"
          # copying an input to a GPU that has no memory left for it
          r"Dst tensor is not initialized|"
          r"Out of memory while trying to allocate|"
@@ -280,6 +285,17 @@ SIGNATURES: tuple[Signature, ...] = (
          r"Free memory:?\s{0,3}(\d{1,7}(?:\.\d{1,3})?)\s{0,2}([GM]i?B) of"
          r"\s{0,3}(\d{1,7}(?:\.\d{1,3})?)\s{0,2}([GM]i?B)",
          ("free", "free_unit", "total", "total_unit")),
+    # PyTorch's out-of-memory message: the GPU's memory, what is free, and what this process holds ("(GPU 0;
+    # 47.54 GiB total capacity; 194.45 MiB already allocated; 4.88 MiB free; 686.00 MiB reserved in total by
+    # PyTorch)", before 1.5 "... cached"; since 2.1 "GPU 0 has a total capacity of 79.15 GiB of which
+    # 10.44 MiB is free. ... this process has 79.13 GiB memory in use"): the rest is other processes'
+    _sig("memory-free", "total capacity",
+         rf"({_AMOUNT}) total capacity;(?:[^;)\n]{{1,40}};){{0,3}}?\s{{0,3}}({_AMOUNT}) free;"
+         rf"(?:[^;)\n]{{1,40}};)?\s{{0,3}}({_AMOUNT}) (?:reserved in total by PyTorch|cached)",
+         ("total", "free", "own")),
+    _sig("memory-free", "total capacity of",
+         rf"total capacity of ({_AMOUNT}) of which ({_AMOUNT}) is free\.[^\n]{{0,600}}?"
+         rf"this process has ({_AMOUNT}) memory in use", ("total", "free", "own")),
     # --- kernels for this GPU -----------------------------------------------------------------------
     _sig("cc-jit", "kernel binaries compatible",
          r"not built with CUDA kernel binaries compatible with compute capability (\d{1,2}\.\d)", ("cc",)),

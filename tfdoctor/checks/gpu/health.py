@@ -666,6 +666,7 @@ def _held_at_start(facts: dict[str, Any]) -> list[Finding]:
         try:
             free = _to_mib(item.get("free"), item.get("free_unit"))
             total = _to_mib(item.get("total"), item.get("total_unit"))
+            free += _to_mib(item["own"]) if item.get("own") else 0  # this process's own: free before it
         except ValueError:
             continue
         if total and free / total < HELD_FRACTION:
@@ -713,9 +714,10 @@ def _held_at_start(facts: dict[str, Any]) -> list[Finding]:
         Finding(
             "gpu.memory-held-by-other-processes",
             Status.FAIL if free < MIN_FREE_MIB else Status.WARN,
-            f"Only {free:.0f} of {total:.0f} MiB of GPU memory were free when TensorFlow started",
-            detail="Another process (or an earlier TensorFlow session in the same notebook) held the rest, so"
-            " TensorFlow runs out of memory or cannot start cuDNN/cuBLAS.",
+            f"Only {free:.0f} of {total:.0f} MiB of GPU memory were free "
+            + ("for this process" if item.get("own") else "when TensorFlow started"),
+            detail="Another process (or an earlier session in the same notebook) held the rest, so the"
+            " program runs out of memory or cannot start cuDNN/cuBLAS.",
             plan=rm.plan(facts, *_HELD_FIX),
             facts=("log.evidence",),
             evidence=fc.quote(facts, [i for i, _, _ in items]),
@@ -730,9 +732,16 @@ _HELD_FIX = (
 )
 
 
-def _to_mib(value: Any, unit: Any) -> float:
-    number = float(str(value)[:12])
-    return number * 1024 if str(unit or "").upper().startswith("G") else number
+_MIB_PER = {"K": 1 / 1024, "M": 1.0, "G": 1024.0, "T": 1024.0 ** 2, "B": 1 / 2 ** 20}
+
+
+def _to_mib(value: Any, unit: Any = None) -> float:
+    """MiB of "11.17" "GiB", or of one amount with its unit ("4.88 MiB", "0 bytes")."""
+    text = str(value)[:24].strip()
+    if unit is None:
+        digits = text.rstrip("KMGTiBbytes ")
+        text, unit = digits, text[len(digits):].strip()
+    return float(text[:12]) * _MIB_PER.get(str(unit or "M")[:1].upper(), 1.0)
 
 
 @check("gpu.out-of-memory")
