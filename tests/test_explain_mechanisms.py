@@ -1675,3 +1675,12 @@ def test_a_pytorch_oom_with_most_memory_held_elsewhere(text):
 ])
 def test_a_pytorch_oom_that_the_process_itself_filled(text):
     assert set(failing(text)) == {"gpu.out-of-memory"}
+
+
+def test_gpustats_rows_name_the_gpus():
+    text = ("[0] NVIDIA GeForce RTX 3090 | 35\u00b0C,   0 % |    10 / 24576 MB |\n"
+            "[1] Tesla V100-SXM2-32GB | 33'C,   0 %,   40 / 300 W |     0 / 32510 MB | bob(2000M)\n")
+    gpus = environment(text)["gpus"]
+    assert [(g["name"], g["memory_total_mib"]) for g in gpus] == [("NVIDIA GeForce RTX 3090", 24576),
+                                                                    ("Tesla V100-SXM2-32GB", 32510)]
+    assert failing(text) == {}  # a snapshot's memory in use may be the program's own

@@ -231,6 +231,9 @@ RE_MIG_PROFILE = re.compile(r"\b\d{1,2}g\.\d{1,3}gb\b")
 RE_EXCLUSIVE_SAID = re.compile(r"\bexclusive[ _-]?(?:process|thread)?[ _-]?(?:compute[ _-]?)?mode\b|"
                                r"\bcompute[ _-]exclusive\b|\bexclusive_(?:process|thread)\b", re.IGNORECASE)
 _EXCLUSIVE_NOT = ("?", "not ", "n't", "default mode", "prohibited")
+# gpustat's row of a GPU: "[0] Tesla V100-SXM2-16GB | 44'C,   0 % | 15836 / 16130 MB | alice(15800M)"
+RE_GPUSTAT = re.compile(r"^\[(\d{1,2})\]\s{1,3}([^|\n]{2,60}?)\s{0,4}\|\s{0,4}-?\d{1,3}\s?['\u00b0]?C,"
+                        r"[^|\n]{1,40}\|\s{0,8}(\d{1,7})\s{0,2}/\s{0,2}(\d{1,7})\s{0,2}MB\s{0,2}\|")
 # `ls -l /dev/nvidia*`: a GPU device file (character device) and its mode, owner and group
 RE_DEV_NODE = re.compile(r"^[>\s]{0,6}c([r-][w-][xsS-])([r-][w-][xsS-])([r-][w-][xtT-])[.+@]?\s{1,8}\d{1,4}"
                          r"\s{1,8}(\S{1,32})\s{1,8}(\S{1,32})\s{1,8}\d{1,4},\s{0,4}\d{1,5}\s[^\n]{1,40}?\s"
@@ -724,6 +727,12 @@ class Values:
             key = _MODULE_KEYS.get(m.group(1).lower().rstrip("0123456789"))  # python3/3.6.3 is python's
             if key:
                 self.set(key, m.group(2), 3)
+
+    def _gpustat(self, line: str, low: str) -> None:
+        m = RE_GPUSTAT.match(line)
+        if m:
+            self._gpu(self.smi_gpus, int(m.group(1)), name=m.group(2).strip(),
+                      memory_used_mib=int(m.group(3)), memory_total_mib=int(m.group(4)))
 
     def _device_files(self, line: str, low: str) -> None:
         """A GPU device file that a user who is neither its owner nor in its group cannot open read-write
@@ -1229,6 +1238,7 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (_PROSE_GPU_WORDS, Values._prose_gpu),
     (_MIG_WORDS, Values._stated_mig),
     (("exclusive",), Values._stated_mode),
+    ((" mb |",), Values._gpustat),
     (("/dev/nvidia", "nvidiactl", "sudo", "superuser", "as root", "root user"), Values._device_files),
     (("module load", "module add", "module swap", " ml "), Values._modules),
     (_CPU_WORDS, Values._cpu_model),
