@@ -1684,3 +1684,30 @@ def test_gpustats_rows_name_the_gpus():
     assert [(g["name"], g["memory_total_mib"]) for g in gpus] == [("NVIDIA GeForce RTX 3090", 24576),
                                                                     ("Tesla V100-SXM2-32GB", 32510)]
     assert failing(text) == {}  # a snapshot's memory in use may be the program's own
+
+
+# --- WSL 2 on a Windows too old to pass the GPU into it --------------------------------------------------
+
+
+@pytest.mark.parametrize("text, build", [
+    ("Windows 10 Version 1909 **build 18363**", 18363),
+    ("My PC runs Windows 10 latest official release build 19042 20H2 with WSL2 support", 19042),
+    ("Microsoft Windows [Version 10.0.22631.4317]", 22631),
+    ("Edition Windows 10 Pro, OS build 19045.3803", 19045),
+    ("I use Windows 10 21H2", 19044),
+    ("Windows 11 Pro", 22000),
+])
+def test_the_windows_build_a_paste_names(text, build):
+    assert logs.read_text(text)["system"]["windows_build"] == build
+
+
+def test_a_build_number_not_of_windows_is_none():
+    assert "windows_build" not in (logs.read_text("the build 12345 of my app on windows").get("system") or {})
+
+
+def test_wsl2_on_a_windows_build_before_21h2_has_no_gpu():
+    found = failing(holdout("holdout12", "T141"))  # WSL2, Windows 10 1909 build 18363, error 35
+    assert "Windows build 18363" in found["driver.missing"].title
+    assert found["driver.too-old"].caused_by == "driver.missing"  # CUDA calls no driver "insufficient"
+    newer = "Running on WSL2, Windows 10 build 19045\ncode=35(cudaErrorInsufficientDriver)\n"
+    assert "driver.missing" not in failing(newer)

@@ -135,7 +135,9 @@ ENTRIES: dict[str, Entry] = {
         ("cuda.container-driver-libraries",),
     ),
     "driver.too-old": Entry(
-        "The NVIDIA driver is older than the CUDA version TensorFlow was built with needs.", NV_COMPAT
+        "The NVIDIA driver is older than the CUDA version TensorFlow was built with needs.", NV_COMPAT,
+        # (CUDA calls no driver at all "insufficient" too)
+        explained_by=("driver.missing",),
     ),
     "driver.minor-version-compat": Entry(
         "The driver runs TensorFlow's CUDA only through CUDA minor-version compatibility (PTX JIT and "

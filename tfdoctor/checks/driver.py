@@ -17,6 +17,10 @@ from tfdoctor.checks import check, skipped
 from tfdoctor.checks import remedies as rm
 from tfdoctor.model import Finding, Status
 
+# The first Windows build that gives WSL 2 the GPU: Windows 10 21H2 (Windows 11 is 22000 and up);
+# https://learn.microsoft.com/en-us/windows/ai/directml/gpu-cuda-in-wsl
+WSL_GPU_BUILD = 19044
+
 
 def _evidence(facts: dict[str, Any]) -> tuple[list[str], bool]:
     """Plain-words evidence that no driver is loaded, and whether any of it is direct."""
@@ -135,6 +139,16 @@ def driver_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 used,
             )
         ]
+    build = fc.get(facts, "system", "windows_build")
+    if plat == "wsl2" and isinstance(build, int) and build < WSL_GPU_BUILD:
+        return [Finding(
+            "driver.missing", Status.FAIL, f"Windows build {build} gives WSL 2 no GPU",
+            detail="CUDA in WSL 2 needs Windows 11 or Windows 10 21H2 (build 19044) or newer: older Windows"
+            " builds do not pass the GPU into WSL, whatever NVIDIA driver is installed.",
+            plan=rm.plan(facts, P.note("Update Windows (Settings > Windows Update) to Windows 11 or Windows"
+                                       " 10 21H2 or newer, then install NVIDIA's current Windows driver (no"
+                                       " Linux driver inside WSL) and run `wsl --update`")),
+            docs=cat.NV_WSL, facts=("system.platform", "system.windows_build"))]
     version, source = fc.driver_version(facts)
     nvml = fc.section(facts, "nvml") or {}
     notes, strong = _evidence(facts)

@@ -231,6 +231,16 @@ RE_MIG_PROFILE = re.compile(r"\b\d{1,2}g\.\d{1,3}gb\b")
 RE_EXCLUSIVE_SAID = re.compile(r"\bexclusive[ _-]?(?:process|thread)?[ _-]?(?:compute[ _-]?)?mode\b|"
                                r"\bcompute[ _-]exclusive\b|\bexclusive_(?:process|thread)\b", re.IGNORECASE)
 _EXCLUSIVE_NOT = ("?", "not ", "n't", "default mode", "prohibited")
+# The Windows build under WSL 2 or native Windows: "Windows 10 Version 1909 build 18363", "OS build
+# 19042.1052", "Microsoft Windows [Version 10.0.18363.1556]", "Windows 10 20H2", "Windows 11"
+RE_WIN_BUILD = re.compile(r"(?:\bOS |\bWindows\b[^.\n]{0,60}?\b)build (\d{5})\b|"
+                          r"\[Version 10\.0\.(\d{5})(?:\.\d{1,5})?\]|"
+                          r"\bWindows 10,?\s{0,2}(?:version\s{0,2})?(1[5-9]0[1-9]|20[0-9]4|2[0-2]H[12])\b|"
+                          r"\bWindows (11)\b", re.IGNORECASE)
+# Windows 10's releases by their first build (https://learn.microsoft.com/en-us/windows/release-health/release-information)
+_WIN10_BUILDS = {"1507": 10240, "1511": 10586, "1607": 14393, "1703": 15063, "1709": 16299, "1803": 17134,
+                 "1809": 17763, "1903": 18362, "1909": 18363, "2004": 19041, "20h2": 19042, "21h1": 19043,
+                 "21h2": 19044, "22h2": 19045, "11": 22000}
 # gpustat's row of a GPU: "[0] Tesla V100-SXM2-16GB | 44'C,   0 % | 15836 / 16130 MB | alice(15800M)"
 RE_GPUSTAT = re.compile(r"^\[(\d{1,2})\]\s{1,3}([^|\n]{2,60}?)\s{0,4}\|\s{0,4}-?\d{1,3}\s?['\u00b0]?C,"
                         r"[^|\n]{1,40}\|\s{0,8}(\d{1,7})\s{0,2}/\s{0,2}(\d{1,7})\s{0,2}MB\s{0,2}\|")
@@ -727,6 +737,14 @@ class Values:
             key = _MODULE_KEYS.get(m.group(1).lower().rstrip("0123456789"))  # python3/3.6.3 is python's
             if key:
                 self.set(key, m.group(2), 3)
+
+    def _windows_build(self, line: str, low: str) -> None:
+        if "windows" in low or "os build" in low or "[version 10.0." in low:
+            m = RE_WIN_BUILD.search(line)
+            build = (int(m.group(1) or m.group(2)) if m and (m.group(1) or m.group(2))
+                     else _WIN10_BUILDS.get((m.group(3) or m.group(4)).lower()) if m else None)
+            if build and 10240 <= build < 40000:
+                self.set("system.windows_build", build, 2 if m.group(1) or m.group(2) else 1)
 
     def _gpustat(self, line: str, low: str) -> None:
         m = RE_GPUSTAT.match(line)
@@ -1239,6 +1257,7 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (_MIG_WORDS, Values._stated_mig),
     (("exclusive",), Values._stated_mode),
     ((" mb |",), Values._gpustat),
+    (("windows", "os build", "[version 10.0."), Values._windows_build),
     (("/dev/nvidia", "nvidiactl", "sudo", "superuser", "as root", "root user"), Values._device_files),
     (("module load", "module add", "module swap", " ml "), Values._modules),
     (_CPU_WORDS, Values._cpu_model),

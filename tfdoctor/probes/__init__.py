@@ -10,7 +10,8 @@ system:      platform (linux|wsl2|windows|macos), wsl_version (1|2|null), os (PR
              container (docker|podman|kubernetes|apptainer|singularity|lxc|null), hostname, user, home,
              dev_nvidia [names under /dev], dev_nvidia_denied ["/dev/nvidia0 crw-rw---- root:video": the GPU
              device files this user cannot open read-write; from a paste, those closed to users outside their
-             group], root_only_stated (explain: a person saying the GPU works only as root),
+             group], root_only_stated (explain: a person saying the GPU works only as root), windows_build
+             (explain: the Windows build a paste names, 18363),
              proc_driver_version ("580.65.06" from
              /proc/driver/nvidia/version), proc_driver_raw, proc_driver_open (open kernel module),
              modules {nvidia, nouveau} (bools; the whole dict null when /proc/modules is unreadable),
