@@ -451,7 +451,10 @@ _ROWS: tuple[tuple[str, int, str, str, str], ...] = (
     ("cudnnStatus_t", 4000, "CUDNN_STATUS_INTERNAL_ERROR", "", "cudnn.init-failed"),
     ("cudnnStatus_t", 4001, "CUDNN_STATUS_INTERNAL_ERROR_COMPILATION_FAILED", "", "cudnn.init-failed"),
     ("cudnnStatus_t", 4002, "CUDNN_STATUS_INTERNAL_ERROR_UNEXPECTED_VALUE", "", "cudnn.init-failed"),
-    ("cudnnStatus_t", 4003, "CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED", "", "gpu.out-of-memory"),
+    # cuDNN could not allocate what it needs to start (legacy CUDNN_STATUS_ALLOC_FAILED, 4003 since cuDNN 9):
+    # like cuBLAS's ALLOC_FAILED, a failure to start, most often because TensorFlow already reserved the GPU's
+    # memory, as those who meet it name it; its fix is memory growth
+    ("cudnnStatus_t", 4003, "CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED", "", "cudnn.init-failed"),
     ("cudnnStatus_t", 4004, "CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED", "", "gpu.out-of-memory"),
     ("cudnnStatus_t", 4005, "CUDNN_STATUS_INTERNAL_ERROR_BAD_LAUNCH_PARAM", "", "cudnn.init-failed"),
     ("cudnnStatus_t", 4006, "CUDNN_STATUS_INTERNAL_ERROR_TEXTURE_CREATION_FAILED", "", "cudnn.init-failed"),
@@ -461,7 +464,7 @@ _ROWS: tuple[tuple[str, int, str, str, str], ...] = (
     ("cudnnStatus_t", 5003, "CUDNN_STATUS_EXECUTION_FAILED_CUDART", "", "cudnn.init-failed"),
     ("cudnnStatus_t", 5004, "CUDNN_STATUS_EXECUTION_FAILED_CURAND", "", "cudnn.init-failed"),
     ("cudnnStatus_t", 4003, "CUDNN_STATUS_ALLOC_FAILED",
-     "CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED", "gpu.out-of-memory"),
+     "CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED", "cudnn.init-failed"),
     ("cudnnStatus_t", 2001, "CUDNN_STATUS_INVALID_VALUE", "", "usage"),
     ("cudnnStatus_t", 3007, "CUDNN_STATUS_ARCH_MISMATCH",
      "CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH", "gpu.compute-capability-unsupported"),

@@ -204,8 +204,8 @@ def cudnn_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
 
 @check("cudnn.init-failed")
 def cudnn_initialised(facts: dict[str, Any], matrix: Any) -> list[Finding]:
-    """cuDNN was loaded but could not start (a handle, a status other than out-of-memory)."""
-    items = [i for i in fc.log_items(facts, "cudnn-failed") if i.get("status") != "ALLOC_FAILED"]
+    """cuDNN was loaded but could not start (a handle, its workspace, a status of its own)."""
+    items = fc.log_items(facts, "cudnn-failed")
     if not items:
         return []
     status = next((str(i["status"]) for i in items if i.get("status") and i["status"] != "INIT"), None)
