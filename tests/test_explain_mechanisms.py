@@ -1711,3 +1711,28 @@ def test_wsl2_on_a_windows_build_before_21h2_has_no_gpu():
     assert found["driver.too-old"].caused_by == "driver.missing"  # CUDA calls no driver "insufficient"
     newer = "Running on WSL2, Windows 10 build 19045\ncode=35(cudaErrorInsufficientDriver)\n"
     assert "driver.missing" not in failing(newer)
+
+
+# --- holdout14's lessons -------------------------------------------------------------------------------
+
+
+def test_cuinit_303_inside_a_container_is_the_driver_not_passed_in():
+    found = failing(holdout("holdout14", "V022"))  # host driver 560 stated; in docker: cuInit 303
+    assert set(found) == {"driver.missing"} and "container" in found["driver.missing"].title
+    host = "Nvidia graphics driver 560.35.03\noperation cuInit(0) failed: Unknown CUDA error 303\n"
+    assert "driver.missing" not in failing(host)  # outside a container the stated driver stands
+
+
+def test_a_gpu_of_another_vendor_is_no_nvidia_gpu():
+    found = failing(holdout("holdout14", "V023"))  # TensorFlow (ROCm) sees Vega 20; CUDA: no device
+    assert found["driver.missing"].title == "The GPU here is not an NVIDIA GPU"
+    assert found["cuda.init-failed"].caused_by == "driver.missing"
+
+
+@pytest.mark.parametrize("name, other", [("Vega 20", True), ("AMD Instinct MI100", True), ("gfx906", True),
+                                         ("Intel(R) UHD Graphics 630", True), ("Tesla V100-SXM2-16GB", False),
+                                         ("NVIDIA GeForce RTX 4090", False)])
+def test_gpu_names_of_other_vendors(name, other):
+    from tfdoctor.compat import not_nvidia
+
+    assert not_nvidia(name) is other

@@ -15,6 +15,7 @@ from tfdoctor import stackerrors
 from tfdoctor import versions as v
 from tfdoctor.checks import check, skipped
 from tfdoctor.checks import remedies as rm
+from tfdoctor.compat import not_nvidia
 from tfdoctor.model import Finding, Status
 
 # The first Windows build that gives WSL 2 the GPU: Windows 10 21H2 (Windows 11 is 22000 and up);
@@ -107,6 +108,15 @@ def _log_absence(facts: dict[str, Any]) -> tuple[list[str], bool, set[str], list
     if stub:
         notes.append("cuInit failed to load the driver (CUDA error 303/34)")
         items += stub
+        if fc.container(facts) and fc.cuda_errors(facts, "SHARED_OBJECT_INIT_FAILED"):
+            # a driver the host has (its version stated), but no libcuda that starts inside the container
+            strong = True
+            kinds.add("container")
+    named = [str(g["name"]) for g in fc.tf_gpus(facts)[0] if g.get("name")]
+    if named and all(map(not_nvidia, named)) and fc.cuda_errors(facts, "NO_DEVICE"):
+        notes.append(f"the GPU here is not an NVIDIA GPU ({named[0]})")  # a ROCm or oneAPI build saw it
+        strong = True
+        kinds.add("other-vendor")
     failed = fc.log_items(facts, "cuinit", "cuda-error") or fc.get(facts, "runtime", "tf_visible_gpus") == 0
     if fc.container_without_gpus(facts) and (failed or items):
         notes.append("the container was started without the GPU (no --gpus, NVIDIA runtime or CDI device)")
@@ -245,6 +255,15 @@ def _missing(
             "On WSL2 the Windows driver provides /usr/lib/wsl/lib/libcuda.so.",
             step,
             docs=docs,
+        )
+    if "other-vendor" in kinds:
+        return found(
+            "The GPU here is not an NVIDIA GPU",
+            "CUDA (and every CUDA build of TensorFlow, JAX or PyTorch, and CUDA container images) runs only"
+            " on NVIDIA GPUs.",
+            P.note("Use the build for this GPU's vendor (AMD: tensorflow-rocm and ROCm images; Intel:"
+                   " intel-extension-for-tensorflow), or run on a machine with an NVIDIA GPU"),
+            docs=cat.NV_GPUS,
         )
     if "no-gpu" in kinds and not nouveau:
         where = f"this {container} container's host" if container else "this machine"
