@@ -1544,7 +1544,8 @@ def test_protobuf_4_beside_a_tensorflow_before_2_12():
 
 
 def test_tensorflow_numbering_mixed_gpus_out_of_pci_order():
-    text = ("I tensorflow/core/common_runtime/gpu/gpu_device.cc:1618] Found device 0 with properties:\n"
+    text = ("Tensorflow device indexes mismatch with nvidia-smi\n"
+            "I tensorflow/core/common_runtime/gpu/gpu_device.cc:1618] Found device 0 with properties:\n"
             "name: GeForce RTX 2080 Ti major: 7 minor: 5 memoryClockRate(GHz): 1.545\n"
             "pciBusID: 0000:03:00.0\n"
             "I tensorflow/core/common_runtime/gpu/gpu_device.cc:1618] Found device 1 with properties:\n"
@@ -1554,6 +1555,9 @@ def test_tensorflow_numbering_mixed_gpus_out_of_pci_order():
     assert "CUDA_DEVICE_ORDER=PCI_BUS_ID" in found["gpu.device-order"].fix
     in_order = text.replace("0000:03:00.0", "0000:00:99.0")
     assert not failing(in_order.replace("0000:01:00.0", "0000:04:00.0"))
+    # where nothing picks GPUs by nvidia-smi's numbers, the order is told, not warned of (holdout14 V224)
+    quiet = explain_report(text.split("\n", 1)[1], MATRIX).findings
+    assert [(f.id, str(f.status)) for f in quiet if f.id.startswith("gpu.")] == [("gpu.mapping", "pass")]
 
 
 @pytest.mark.parametrize("text", [
@@ -1736,3 +1740,18 @@ def test_gpu_names_of_other_vendors(name, other):
     from tfdoctor.compat import not_nvidia
 
     assert not_nvidia(name) is other
+
+
+def test_wsl2_reaches_no_gpu_in_tcc_mode():
+    found = failing(holdout("holdout14", "V026"))  # WSL 2; nvidia-smi: NVIDIA L40S ... TCC
+    assert found["driver.missing"].title == "WSL 2 reaches no GPU in TCC mode"
+    wddm = holdout("holdout14", "V026").replace(" TCC ", "WDDM ")
+    assert "driver.missing" not in failing(wddm)
+
+
+@pytest.mark.parametrize("text", [
+    "Error: no capabilities with [[gpu]], but GPU is available",  # a person retelling Docker's refusal
+    'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].',
+])
+def test_dockers_gpu_capability_set_refused(text):
+    assert set(failing(text)) == {"driver.missing"}

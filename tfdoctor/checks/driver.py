@@ -159,6 +159,17 @@ def driver_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                                        " 10 21H2 or newer, then install NVIDIA's current Windows driver (no"
                                        " Linux driver inside WSL) and run `wsl --update`")),
             docs=cat.NV_WSL, facts=("system.platform", "system.windows_build"))]
+    tcc = [g for g in fc.gpus(facts)[0] if g.get("driver_model") == "TCC"]
+    if plat == "wsl2" and tcc and len(tcc) == len(fc.gpus(facts)[0]):
+        named = ", ".join(f"GPU {g.get('index')} ({g.get('name')})" for g in tcc[:4])
+        return [Finding(
+            "driver.missing", Status.FAIL, "WSL 2 reaches no GPU in TCC mode",
+            detail=f"{named}: TCC (compute-only) mode; Windows passes only GPUs in WDDM mode into WSL 2"
+            " (NVML there: \"GPU access blocked by the operating system\").",
+            plan=rm.plan(facts, P.note("In an administrator PowerShell on Windows: `nvidia-smi -i 0 -dm WDDM`"
+                                       " (for each GPU), then reboot; or run TensorFlow on a GPU in WDDM"
+                                       " mode")),
+            docs=cat.NV_WSL, facts=("system.platform", "nvidia_smi.gpus"))]
     version, source = fc.driver_version(facts)
     nvml = fc.section(facts, "nvml") or {}
     notes, strong = _evidence(facts)

@@ -129,9 +129,10 @@ SIGNATURES: tuple[Signature, ...] = (
     # --- containers: the runtime that hands the host's GPU and driver to a container ---------------
     # docker without the NVIDIA runtime (--gpus needs the container toolkit), podman/CDI without a spec
     _sig("no-driver",
-         ("with capabilities: [[gpu", "unknown or invalid runtime name", "unknown runtime specified"),
+         ("[[gpu", "unknown or invalid runtime name", "unknown runtime specified"),
+         # (Docker prints the capability sets asked for as [[gpu]]; a person retelling it keeps that)
          r"could not select device driver \\{0,3}\"\w{0,20}\\{0,3}\" with capabilities: "
-         r"\[\[gpu[\w ]{0,40}\]\]|"
+         r"\[\[gpu[\w ]{0,40}\]\]|capabilit[^\n]{0,30}\[\[gpu[\w ]{0,40}\]\]|"
          r"unknown or invalid runtime name: nvidia|Unknown runtime specified nvidia",
          why="container-runtime"),
     _sig("no-driver", "cdi device",

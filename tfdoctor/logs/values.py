@@ -1068,6 +1068,8 @@ class Values:
         if "gpu" not in hints and ("gpu" in low or "cuda" in low or "nvidia" in low) and not (
                 _has(low, _HEADING_TRIGGERS) and RE_HEADING.match(line)):  # an issue template's field name
             hints["gpu"] = 1
+        if "nvidia-smi" in low:  # the person or the paste has nvidia-smi's view (its GPU numbers)
+            hints["nvidia-smi-named"] = 1
         if "wsl" in low or "microsoft" in low:
             if RE_WSL2.search(line):
                 hints["wsl2"] = 1

@@ -33,7 +33,8 @@ nvml:        available (bool), error, error_kind (library-not-found|driver-not-l
 nvidia_smi:  found, path, error, error_kind (not-found|timeout|driver-not-loaded|lib-mismatch|
              no-permission|no-devices|gpu-lost|failed|unreadable), returncode, driver_version,
              cuda_version, gpus [GPU keys as for nvml when `-q -x` parsed; banner-only GPUs carry
-             name_truncated, persistence_mode, compute_mode, memory_used_mib; every GPU carries
+             name_truncated, persistence_mode, driver_model (WDDM|TCC|MCDM on Windows and WSL2),
+             compute_mode, memory_used_mib; every GPU carries
              compute_capability (from `--query-gpu=...,compute_cap`, R510+, else the compat name table)
              and compute_capability_source (nvidia-smi|name table|null)], raw (banner, trimmed),
              raw_xml (trimmed), xml_error, raw_query (the --query-gpu output, trimmed), query_error

@@ -154,6 +154,8 @@ def parse_banner(text: str, partial: bool = False) -> dict[str, Any]:
             "name_truncated": name.endswith("..."),
             "pci_bus_id": row.group("bus"),
             "persistence_mode": {"On": True, "Off": False}.get(cell.group("pm")),
+            # Windows shows the driver model in that column instead: WDDM, TCC (compute only) or MCDM
+            "driver_model": cell.group("pm") if cell.group("pm") in ("WDDM", "TCC", "MCDM") else None,
             "memory_total_mib": None,
             "memory_used_mib": None,
             "compute_mode": None,

@@ -79,6 +79,12 @@ def _order_shown(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding]:
             or fc.env(facts).get("CUDA_DEVICE_ORDER") == "PCI_BUS_ID" or fc.log_items(facts, "cc-ignored")):
         return []
     order = ", ".join(f"GPU:{i} = {t.get('name')} ({p})" for i, (t, p) in enumerate(zip(tf_gpus, pcis)))
+    hints = fc.as_list(fc.get(facts, "log", "platform_hints"))
+    if "CUDA_VISIBLE_DEVICES" not in fc.env(facts) and "nvidia-smi-named" not in hints:
+        # nothing here picks GPUs by nvidia-smi's numbers: the order is worth knowing, not a problem
+        return [Finding("gpu.mapping", Status.PASS, f"{len(tf_gpus)} TensorFlow GPUs, numbered fastest first",
+                        detail=f"{order}; nvidia-smi numbers them by PCI bus id. To choose GPUs by"
+                        " nvidia-smi's numbers, set CUDA_DEVICE_ORDER=PCI_BUS_ID first.", facts=used)]
     return [Finding(
         "gpu.device-order",
         Status.WARN,
