@@ -1755,3 +1755,11 @@ def test_wsl2_reaches_no_gpu_in_tcc_mode():
 ])
 def test_dockers_gpu_capability_set_refused(text):
     assert set(failing(text)) == {"driver.missing"}
+
+
+def test_code_of_a_newer_toolkit_than_the_drivers_cuda_does_not_load():
+    found = failing(holdout("holdout14", "V229"))  # nvcc 11.7, driver 470 (CUDA 11.4): no kernel image
+    assert "cannot load code compiled by CUDA 11.7" in found["driver.minor-version-compat"].title
+    assert found["gpu.compute-capability-unsupported"].caused_by == "driver.minor-version-compat"
+    same = holdout("holdout14", "V229").replace("release 11.7, V11.7.64", "release 11.4, V11.4.48")
+    assert "driver.minor-version-compat" not in failing(same)

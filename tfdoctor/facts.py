@@ -293,6 +293,20 @@ def quote(facts: dict[str, Any], items: list[dict[str, Any]], limit: int = 3) ->
     return tuple(shown)
 
 
+def toolkit_past_driver(facts: dict[str, Any]) -> tuple[str, str] | None:
+    """(the driver's CUDA, a newer CUDA of the same major that compiled the code: the toolkit's nvcc/ptxas or
+    TensorFlow's build), where both are known: that code loads only if the driver can JIT or link it, which
+    minor-version compatibility does not promise."""
+    driver = v.norm_cuda(cuda_driver_version(facts))
+    newest = max((c for c in (v.norm_cuda(get(facts, "nvcc", "version")),
+                              v.norm_cuda(build_info(facts).get("cuda_version"))) if c),
+                 key=v.vtuple, default=None)
+    same_major = driver and newest and v.major(driver) == v.major(newest)
+    if same_major and v.vtuple(newest)[:2] > v.vtuple(driver)[:2]:
+        return driver, newest
+    return None
+
+
 def cuda_errors(facts: dict[str, Any], *names: str) -> list[dict[str, Any]]:
     """cuInit failures and CUDA errors by name ("NO_DEVICE", "SHARED_OBJECT_INIT_FAILED", ...)."""
     return [i for i in log_items(facts, "cuinit", "cuda-error") if i.get("error") in names]

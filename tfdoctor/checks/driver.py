@@ -389,7 +389,15 @@ def _too_old_evidence(facts: dict[str, Any]) -> tuple[list[dict[str, Any]], list
     if fc.container_without_gpus(facts):  # CUDA's "insufficient driver" there is no driver at all
         hard = [i for i in hard if i.get("error") != "INSUFFICIENT_DRIVER"]
     soft = fc.log_items(facts, "driver-cuda-older")
+    past = fc.toolkit_past_driver(facts)
+    if past:  # code of a newer CUDA than the driver's did not load: minor-version compatibility stops there
+        soft += [{**i, "driver_cuda": past[0], "need": past[1]}
+                 for i in fc.cuda_errors(facts, *_PAST_DRIVER)]
     return hard, soft
+
+
+# What the driver says of code compiled by a newer CUDA (of its major) than its own: no kernel it can load
+_PAST_DRIVER = ("NO_BINARY_FOR_GPU", "UNSUPPORTED_PTX_VERSION", "INVALID_PTX")
 
 
 @check("driver.too-old", "driver.minor-version-compat", "driver.cuda-compatible")
@@ -531,12 +539,23 @@ def _too_old(
     status = Status.FAIL if hard or not soft else Status.WARN
     title = (f"NVIDIA driver {driver} is too old for CUDA {cuda}" if driver and cuda
              else "The NVIDIA driver is too old for TensorFlow's CUDA")
-    if status == Status.WARN:
+    failed = [i for i in soft if i.get("error") in _PAST_DRIVER]
+    if failed and not hard:
+        status = Status.FAIL
+        title = (f"The driver's CUDA ({failed[0]['driver_cuda']}) cannot load code compiled by CUDA"
+                 f" {failed[0]['need']}")
+        detail += (" Minor-version compatibility runs a newer CUDA's runtime on this driver, but not code its"
+                   " newer compiler (nvcc/ptxas, XLA) produced: \"no kernel image\" or a PTX version the"
+                   " driver does not know. Use the toolkit of the driver's CUDA (XLA_FLAGS"
+                   " --xla_gpu_force_compilation_parallelism=1 avoids XLA's own linking), or upgrade the"
+                   " driver.")
+    elif status == Status.WARN:
         have, need = soft[0].get("driver_cuda"), soft[0].get("need") or cuda
         title = (f"The driver's CUDA{f' ({have})' if have else ''} is older than XLA's PTX compiler"
                  f"{f' ({need})' if need else ''}: XLA compiles slower")
-    # nothing failed: the driver runs the newer CUDA's code through minor-version compatibility
-    which = "driver.too-old" if status == Status.FAIL else "driver.minor-version-compat"
+    # nothing failed, or only code of its newer compiler: the driver runs the newer CUDA through
+    # minor-version compatibility
+    which = "driver.too-old" if status == Status.FAIL and not failed else "driver.minor-version-compat"
     return Finding(which, status, title, detail=detail, plan=rm.plan(facts, *steps), docs=docs,
                    facts=used,
                    evidence=fc.quote(facts, hard + soft), confidence="certain" if hard else "likely")
