@@ -1763,3 +1763,17 @@ def test_code_of_a_newer_toolkit_than_the_drivers_cuda_does_not_load():
     assert found["gpu.compute-capability-unsupported"].caused_by == "driver.minor-version-compat"
     same = holdout("holdout14", "V229").replace("release 11.7, V11.7.64", "release 11.4, V11.4.48")
     assert "driver.minor-version-compat" not in failing(same)
+
+
+def test_ptxas_refusing_a_newer_ptx_isa():
+    found = failing("ptxas : Unsupported .version 8.4; current version is '8.2' with jaxlib 0.4.34")
+    assert set(found) == {"xla.ptxas-too-old"}
+    assert found["xla.ptxas-too-old"].title == "ptxas knows PTX 8.2, older than the PTX 8.4 it was given"
+
+
+@pytest.mark.parametrize("text", [
+    "However this machine only has: ['/cpu:0', '/xla_gpu:0', '/xla_gpu:1', '/xla_cpu:0'].",
+    "After I check, my gpu device type is XLA_GPU.",
+])
+def test_more_ways_a_gpu_shows_only_as_xla_gpu(text):
+    assert set(failing(text)) == {"cuda.libraries-missing"}

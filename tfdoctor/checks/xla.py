@@ -62,7 +62,10 @@ def ptxas_version(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     target = next((i.get("target") for i in items if i.get("target")), None)
     have = next((i.get("have") for i in items if i.get("have")), None)
     cu = v.major(fc.tf_cuda(facts, matrix)[0]) or 12
+    isa = next((i for i in items if i.get("ptx_need")), None)
     title = (f"ptxas does not know sm_{target} (this GPU)" if target else
+             f"ptxas knows PTX {isa['ptx_have']}, older than the PTX {isa['ptx_need']} it was given"
+             if isa else
              f"ptxas {have} is older than TensorFlow needs" if have else "ptxas is too old for this GPU")
     return [
         Finding(

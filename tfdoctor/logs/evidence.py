@@ -339,6 +339,11 @@ SIGNATURES: tuple[Signature, ...] = (
          r"You are using ptxas (\d{1,2}\.\d{1,2}(?:\.\d{1,4})?),? which is older than "
          r"(\d{1,2}\.\d{1,2}(?:\.\d{1,4})?)",
          ("have", "need")),
+    # ptxas refusing PTX of a newer ISA than it knows (the compiler that wrote it is newer): "ptxas fatal :
+    # Unsupported .version 8.4; current version is '8.2'"
+    _sig("ptxas-old", "unsupported .version",
+         r"Unsupported \.version (\d{1,2}\.\d{1,2}); current version is '(\d{1,2}\.\d{1,2})'",
+         ("ptx_need", "ptx_have")),
     _sig("ptxas-old", ("ptxas too old", "ptxas does not support", "cuda software stack is old"),
          r"ptxas too old|ptxas does not support CC|Your CUDA software stack is old", soft=True),
     # --- NCCL -------------------------------------------------------------------------------------

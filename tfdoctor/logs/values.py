@@ -184,7 +184,9 @@ RE_NO_GPUS = re.compile(r"\bGPUs?\b[^\n\[]{0,60}[?:=]\s{0,3}\[\]\s{0,3}$|"
 # device_lib.list_local_devices(): a GPU TensorFlow registered, as its description
 RE_DEVICE_DESC = re.compile(r'physical_device_desc: "device: (\d{1,3}), name: ([^,"]{1,120}), pci bus id: '
                             r'([^,"]{1,40})(?:, compute capability: (\d{1,2}\.\d))?')
-RE_XLA_GPU = re.compile(r"physical_device:XLA_GPU:\d{1,3}|device_type:\s{0,2}\"XLA_GPU\"")
+RE_XLA_GPU = re.compile(r"physical_device:XLA_GPU:\d{1,3}|device_type:\s{0,2}\"XLA_GPU\"|"
+                        # Keras's device list ("only has: ['/cpu:0', '/xla_gpu:0']"), a person's words
+                        r"'/xla_gpu:\d{1,3}'|\bdevice type is XLA_GPU\b", re.IGNORECASE)
 RE_PHYSICAL_GPU = re.compile(r"PhysicalDevice\(name='/physical_device:GPU:(\d{1,3})'")
 RE_ADDING_VISIBLE = re.compile(r"Adding visible gpu devices?: ([\d, ]{1,200})$")
 RE_CVD = re.compile(
