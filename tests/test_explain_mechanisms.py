@@ -1777,3 +1777,14 @@ def test_ptxas_refusing_a_newer_ptx_isa():
 ])
 def test_more_ways_a_gpu_shows_only_as_xla_gpu(text):
     assert set(failing(text)) == {"cuda.libraries-missing"}
+
+
+@pytest.mark.parametrize("text, container", [
+    ("I changed the first line of the Dockerfile from cuda 9.0 to 9.1", "docker"),
+    ("docker version: 19.03", "docker"),
+    ("The same code runs fine inside a docker container on the other host", "docker"),
+    ("  - Installation method (Docker, built from source, etc.): Docker", "docker"),
+    ("docker is not installed here; I use a venv", None),
+])
+def test_more_ways_a_paste_says_it_runs_in_docker(text, container):
+    assert (logs.read_text(text).get("system") or {}).get("container") == container
