@@ -172,3 +172,10 @@ def test_a_program_code_beside_a_real_failure_is_that_failures_echo():
     found = bad(text)
     assert [i for i, cause in found.items() if cause is None] == ["cudnn.init-failed"], found
     assert found["log.program-error"] == "cudnn.init-failed"
+
+
+def test_the_placers_colocation_notice_is_harmless():
+    # holdout14 V031 (source in its cases.toml): two GPUs train; the placer moved a resource's ops
+    text = next((ROOT / "tests" / "data" / "explain" / "holdout14").glob("V031-*.txt")).read_text()
+    assert bad(text) == {}
+    assert "colocation" in logs.read_text(text)["log"]["noise"]

@@ -679,6 +679,10 @@ NOISE: dict[str, tuple[str, tuple[tuple[str, ...], ...]]] = {
     # P2P path): TensorFlow copies between them through host memory instead
     "peer-access": ("TensorFlow could not enable direct peer access between two GPUs and copies between them"
                     " through host memory: slower, not an error", (("unable to enable peer access",),)),
+    # colocation_graph.cc: a resource's ops (often a variable's on the CPU) could not all sit on one
+    # device, so the placer moved some; the graph runs
+    "colocation": ("TensorFlow's placer moved some ops of a resource to another device than requested: the"
+                   " graph still runs", (("failed to place the graph without changing the devices",),)),
     "declared-benign": ("the library itself says the message is harmless",
                         (("this is benign",), ("indicates that this is not a failure",),
                          ("can be safely ignored",))),
