@@ -1788,3 +1788,18 @@ def test_more_ways_a_gpu_shows_only_as_xla_gpu(text):
 ])
 def test_more_ways_a_paste_says_it_runs_in_docker(text, container):
     assert (logs.read_text(text).get("system") or {}).get("container") == container
+
+
+def test_an_invalid_kernel_handle_on_a_gpu_no_ptx_reaches():
+    found = failing(holdout("holdout14", "V216"))  # RTX 5060 Ti (Blackwell): CUDA_ERROR_INVALID_HANDLE
+    assert not found["gpu.compute-capability-unsupported"].caused_by
+    older = holdout("holdout14", "V216").replace("RTX 5060 Ti", "RTX 3060 Ti")
+    assert "gpu.compute-capability-unsupported" not in failing(older)  # a handle bug of the program's
+
+
+def test_a_gpu_newer_than_the_cuda_major_of_the_libraries_tensorflow_opened():
+    found = failing(holdout("holdout14", "V220"))  # RTX 3070 (8.6); "Successfully opened libcublas.so.10"
+    assert set(found) == {"gpu.compute-capability-ptx-jit"}
+    assert "CUDA 10" in found["gpu.compute-capability-ptx-jit"].detail
+    newer = holdout("holdout14", "V220").replace("libcublas.so.10", "libcublas.so.11")
+    assert "gpu.compute-capability-ptx-jit" not in failing(newer)

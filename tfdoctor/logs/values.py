@@ -1195,15 +1195,15 @@ class Values:
         for key, value in self.blocks.facts().get("tensorflow", {}).get("build_info", {}).items():
             if key not in (out.get("tensorflow") or {}).get("build_info", {}):
                 put(f"tensorflow.build_info.{key}", value, None)
-        tf = out.get("tensorflow")
-        if isinstance(tf, dict) and (tf.get("version") or tf.get("build_info")):
-            tf["installed"] = True
         gpus = [self.gpus[i] for i in sorted(self.gpus)]
         if gpus:
             put("runtime.gpus", gpus, None)
             if (any(g.get("tf_device") for g in gpus)
                     and self.get("tensorflow.build_info.is_cuda_build") is None):
                 put("tensorflow.build_info.is_cuda_build", True, None)  # TensorFlow created a GPU device
+        tf = out.get("tensorflow")
+        if isinstance(tf, dict) and (tf.get("version") or tf.get("build_info")):
+            tf["installed"] = True
         if self.visible and self.get("runtime.tf_visible_gpus") is None:
             put("runtime.tf_visible_gpus", len(self.visible), None)
         elif not self.visible and self.get("runtime.tf_visible_gpus") is None and (

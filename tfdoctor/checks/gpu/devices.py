@@ -183,9 +183,8 @@ def compute_capability(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         return [skipped(fid, "Compute capability not checked", "TensorFlow is not a CUDA build.", used)]
     caps, caps_source = _tf_caps(facts, matrix)
     if not caps:  # an older release: its CUDA may predate the GPU's architecture
-        older = _predating(facts, matrix)
+        cuda, older = _predating(facts, matrix)
         if older:
-            cuda, _ = fc.tf_cuda(facts, matrix)
             return [_predates_finding(facts, matrix, cuda, name, cc, first, used)
                     for name, cc, first in older]
         return [
@@ -255,16 +254,22 @@ def compute_capability(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     return findings
 
 
-def _predating(facts: dict[str, Any], matrix: Any) -> list[tuple[str, str, str]]:
-    """[(name, compute capability, first CUDA for it)] of the GPUs whose architecture is newer than the CUDA
-    an older TensorFlow was built with (its build info, the CUDA runtime it opened, or the tested
-    configuration of a release before the matrix's first); nightly and source builds are not judged."""
+def _predating(facts: dict[str, Any], matrix: Any) -> tuple[str | None, list[tuple[str, str, str]]]:
+    """TensorFlow's CUDA, and [(name, compute capability, first CUDA for it)] of the GPUs whose architecture
+    is newer than the CUDA an older TensorFlow was built with (its build info, the CUDA runtime it opened, or
+    the tested configuration of a release before the matrix's first); nightly and source builds are not
+    judged."""
     cuda, source = fc.tf_cuda(facts, matrix)
     opened = fc.get(facts, "runtime", "cuda_libraries_major")  # "libcudart.so.12" opened: a newer build
+    if not cuda and isinstance(opened, int):  # only the major its libraries name ("libcublas.so.10")
+        cuda, source = str(opened), "the CUDA libraries it opened"
     if not cuda or source == "compat matrix" or isinstance(opened, int) and opened > (v.major(cuda) or 0):
-        return []
-    return [(name, cc, first) for name, cc, _src in dict.fromkeys(_gpu_ccs(facts, matrix))
-            for first in [_first_cuda(matrix, cc)] if first and v.vtuple(cuda)[:2] < v.vtuple(first)[:2]]
+        return cuda, []
+    depth = 1 if "." not in cuda else 2  # a major alone compares by major
+    older = [(name, cc, first) for name, cc, _src in dict.fromkeys(_gpu_ccs(facts, matrix))
+             for first in [_first_cuda(matrix, cc)]
+             if first and v.vtuple(cuda)[:depth] < v.vtuple(first)[:depth]]
+    return cuda, older
 
 
 def _predates_finding(facts: dict[str, Any], matrix: Any, cuda: str | None, name: str, cc: str, first: str,
@@ -346,7 +351,10 @@ def _from_log(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]) -> list
     jit = fc.log_items(facts, "cc-jit")
     failed = (fc.cuda_errors(facts, *stackerrors.errors_for("gpu.compute-capability-unsupported"))
               + fc.log_items(facts, "ptx-target"))
-    if jit:
+    cuda = fc.tf_cuda(facts, matrix)[0]
+    unreachable = any(v.vtuple(cc)[:1] >= (10,) and (not cuda or _jit_unreachable(matrix, cuda, cc))
+                      for _, cc, _ in _gpu_ccs(facts, matrix))
+    if jit or unreachable:  # a kernel handle that is not there: none was built or JIT-compiled for this GPU
         failed += fc.cuda_errors(facts, "INVALID_HANDLE")
     if not (ignored or jit or failed):
         return []
