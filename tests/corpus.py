@@ -19,6 +19,7 @@ from packaging.version import InvalidVersion, Version
 from tfdoctor.logs.lines import read_lines
 from tfdoctor.model import Report
 from tfdoctor.report import explain_report
+from tfdoctor.versions import cudnn_from_int
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -41,6 +42,7 @@ SPLITS = {
     "holdout11": CORPUS / "holdout11",
     "holdout12": CORPUS / "holdout12",
     "holdout13": CORPUS / "holdout13",
+    "holdout14": CORPUS / "holdout14",
 }
 
 
@@ -76,14 +78,16 @@ def env_misses(expected: dict, env: dict) -> list[str]:
                 for k, val in w.items():
                     if g.get(k) != val:
                         wrong.append(f"gpus[{i}].{k}: want {val!r}, got {g.get(k)!r}")
-        elif str(got) != str(want) and not (is_version(key) and same_release(str(got), str(want))):
+        elif str(got) != str(want) and not (is_version(key) and same_release(str(got), str(want), key)):
             wrong.append(f"{key}: want {want!r}, got {got!r}")
     return wrong
 
 
-def same_release(got: str, want: str) -> bool:
+def same_release(got: str, want: str, key: str = "") -> bool:
     """Two spellings of one release by PEP 440 ("2.2" and "2.2.0", "2.4.0-dev20200701" and
-    "2.4.0.dev20200701")."""
+    "2.4.0.dev20200701"); cuDNN's as TensorFlow prints them too ("6021" is 6.0.21)."""
+    if "cudnn" in key:
+        got, want = cudnn_from_int(got), cudnn_from_int(want)
     try:
         return Version(got) == Version(want)
     except InvalidVersion:
