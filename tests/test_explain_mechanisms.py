@@ -1785,6 +1785,11 @@ def test_more_ways_a_gpu_shows_only_as_xla_gpu(text):
     ("The same code runs fine inside a docker container on the other host", "docker"),
     ("  - Installation method (Docker, built from source, etc.): Docker", "docker"),
     ("docker is not installed here; I use a venv", None),
+    ('"docker" "run" "-u" "1000:1000" "--gpus=all" "tensorflow/tensorflow:latest-gpu-py3" "bash"', "docker"),
+    ("$ docker compose up", "docker"),
+    ("the standard Tensorflow docker images fail", "docker"),
+    ("I am launching my jobs using kubeflow on a node with 4 T4 GPUs", "kubernetes"),
+    ("# kubectl describe node k8s-gpu-1", "kubernetes"),
 ])
 def test_more_ways_a_paste_says_it_runs_in_docker(text, container):
     assert (logs.read_text(text).get("system") or {}).get("container") == container

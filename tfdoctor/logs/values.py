@@ -341,7 +341,10 @@ RE_OPENED = re.compile(r"Successfully opened (?:dynamic|CUDA) library ([\w.+-]{1
 RE_CONTAINER = re.compile(r"docker run\b|nvidia-docker|/\.dockerenv|\bdocker exec\b|podman run\b|"
                           r"^== TensorFlow ==$|nvidia-container-cli\b|Error response from daemon\b|"
                           r"OCI runtime (?:create )?failed|\bCDI devices?\b|Emulate Docker CLI|"
-                          r"\b(?:docker|podman) (?:container|image)\b|"
+                          r"\b(?:docker|podman) (?:containers?|images?)\b|\bdocker[- ]compose\b|"
+                          r"docker\"\s{1,3}\"run\b|\bdocker ?hub\b|"
+                          # Kubernetes: its tools and distributions
+                          r"\bkubectl\b|\bkubeflow\b|\bkubernetes\b|\bk8s\b|\bopenshift\b|"
                           # a Dockerfile, Docker's version, "inside a docker", an issue template's "Docker"
                           r"\bDockerfile\b|\bdocker(?: version)?:? v?\d{2}\.\d{1,2}\b|"
                           r"\b(?:in|inside|within) (?:a |the |my |our )?docker\b|:\s{0,3}Docker\s{0,3}$|"
@@ -370,9 +373,13 @@ _OS_KEYS = ("ubuntu", "centos", "rocky", "red hat", "fedora", "debian", "windows
 
 _RUN_ENGINES = ("docker", "podman", "singularity", "apptainer")  # the commands whose run lines are read
 # Container engines named in a paste, as tfdoctor/probes/system.py names them (docker when none is named)
-_ENGINES = ("podman", "apptainer", "singularity")
+# an engine's words -> the name the system probe gives it (a word found first wins)
+_ENGINES = (("podman", "podman"), ("apptainer", "apptainer"), ("singularity", "singularity"),
+            ("kubectl", "kubernetes"), ("kubeflow", "kubernetes"), ("kubernetes", "kubernetes"),
+            ("k8s", "kubernetes"), ("openshift", "kubernetes"))
 _CONTAINER_KEYS = ("docker", "podman", "singularity", "apptainer", ".sif", "nvidia release",
-                   "== tensorflow ==", "container", "oci runtime", "cdi device", "daemon", "@")
+                   "== tensorflow ==", "container", "oci runtime", "cdi device", "daemon", "@",
+                   "kube", "k8s", "openshift")
 
 
 def _has(low: str, words: tuple[str, ...]) -> bool:
@@ -1101,12 +1108,12 @@ class Values:
                 and RE_CONDA.search(line):
             hints["conda"] = 1
         # once per log (a second time for the engine's name: podman, as tfdoctor/probes/system.py names it)
-        engine = next((e for e in _ENGINES if e in low), None)
+        engine = next((name for word, name in _ENGINES if word in low), None)
         if (("container" not in hints or engine and "engine" not in hints) and _holds(words, _CONTAINER_SET)
                 and RE_CONTAINER.search(line)):
             hints["container"] = 1
             if engine:
-                hints["engine"] = _ENGINES.index(engine)
+                hints["engine"] = engine
         if _holds(words, _OS_SET):
             om = RE_OS.search(line)
             if om:
@@ -1180,7 +1187,7 @@ class Values:
             put("system.conda", True, None)
         if self.hints.get("container"):
             engine = self.hints.get("engine")
-            put("system.container", "docker" if engine is None else _ENGINES[engine], None)
+            put("system.container", engine or "docker", None)
         if len(self.libcuda_files) > 1:
             put("system.libcuda_files", list(self.libcuda_files), None)
         if self.dev_denied:
