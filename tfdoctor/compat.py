@@ -381,13 +381,13 @@ MAX_GPU_NAME = 256  # NVML names fit in 96 bytes; anything longer is not a produ
 _PARTITION = re.compile(r"\bMIG\b|-\d+(?:-\d+)?(?:[ABCQ]|CME|B4)$")
 _NOT_NVIDIA = re.compile(r"\b(?:AMD|Radeon|Vega|Instinct|gfx\d{3,4}|Intel|Matrox|Apple|Ascend|Hygon)\b",
                          re.IGNORECASE)
+_BRANCH = re.compile(r"^R\d{3}$")
+_MAJOR_MINOR = re.compile(r"^\d+\.\d+$")
 
 
 def not_nvidia(name: str) -> bool:
     """Whether a GPU name is another vendor's ("Vega 20", "AMD Radeon Pro", "Intel(R) UHD Graphics")."""
     return bool(_NOT_NVIDIA.search(str(name)[:MAX_GPU_NAME]))
-_BRANCH = re.compile(r"^R\d{3}$")
-_MAJOR_MINOR = re.compile(r"^\d+\.\d+$")
 
 
 def _backtracking_risk(pattern: str) -> str | None:

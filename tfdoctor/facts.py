@@ -293,6 +293,10 @@ def quote(facts: dict[str, Any], items: list[dict[str, Any]], limit: int = 3) ->
     return tuple(shown)
 
 
+# What the driver says of code compiled by a newer CUDA (of its major) than its own: no kernel it can load
+PAST_DRIVER_ERRORS = ("NO_BINARY_FOR_GPU", "UNSUPPORTED_PTX_VERSION", "INVALID_PTX")
+
+
 def toolkit_past_driver(facts: dict[str, Any]) -> tuple[str, str] | None:
     """(the driver's CUDA, a newer CUDA of the same major that compiled the code: the toolkit's nvcc/ptxas or
     TensorFlow's build), where both are known: that code loads only if the driver can JIT or link it, which

@@ -159,8 +159,9 @@ def driver_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                                        " 10 21H2 or newer, then install NVIDIA's current Windows driver (no"
                                        " Linux driver inside WSL) and run `wsl --update`")),
             docs=cat.NV_WSL, facts=("system.platform", "system.windows_build"))]
-    tcc = [g for g in fc.gpus(facts)[0] if g.get("driver_model") == "TCC"]
-    if plat == "wsl2" and tcc and len(tcc) == len(fc.gpus(facts)[0]):
+    listed = fc.gpus(facts)[0]
+    tcc = [g for g in listed if g.get("driver_model") == "TCC"]
+    if plat == "wsl2" and tcc and len(tcc) == len(listed):
         named = ", ".join(f"GPU {g.get('index')} ({g.get('name')})" for g in tcc[:4])
         return [Finding(
             "driver.missing", Status.FAIL, "WSL 2 reaches no GPU in TCC mode",
@@ -392,12 +393,8 @@ def _too_old_evidence(facts: dict[str, Any]) -> tuple[list[dict[str, Any]], list
     past = fc.toolkit_past_driver(facts)
     if past:  # code of a newer CUDA than the driver's did not load: minor-version compatibility stops there
         soft += [{**i, "driver_cuda": past[0], "need": past[1]}
-                 for i in fc.cuda_errors(facts, *_PAST_DRIVER)]
+                 for i in fc.cuda_errors(facts, *fc.PAST_DRIVER_ERRORS)]
     return hard, soft
-
-
-# What the driver says of code compiled by a newer CUDA (of its major) than its own: no kernel it can load
-_PAST_DRIVER = ("NO_BINARY_FOR_GPU", "UNSUPPORTED_PTX_VERSION", "INVALID_PTX")
 
 
 @check("driver.too-old", "driver.minor-version-compat", "driver.cuda-compatible")
@@ -539,7 +536,7 @@ def _too_old(
     status = Status.FAIL if hard or not soft else Status.WARN
     title = (f"NVIDIA driver {driver} is too old for CUDA {cuda}" if driver and cuda
              else "The NVIDIA driver is too old for TensorFlow's CUDA")
-    failed = [i for i in soft if i.get("error") in _PAST_DRIVER]
+    failed = [i for i in soft if i.get("error") in fc.PAST_DRIVER_ERRORS]
     if failed and not hard:
         status = Status.FAIL
         title = (f"The driver's CUDA ({failed[0]['driver_cuda']}) cannot load code compiled by CUDA"

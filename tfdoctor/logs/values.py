@@ -372,8 +372,8 @@ _OS_KEYS = ("ubuntu", "centos", "rocky", "red hat", "fedora", "debian", "windows
 
 
 _RUN_ENGINES = ("docker", "podman", "singularity", "apptainer")  # the commands whose run lines are read
-# Container engines named in a paste, as tfdoctor/probes/system.py names them (docker when none is named)
-# an engine's words -> the name the system probe gives it (a word found first wins)
+# Container engines named in a paste, by their words, as tfdoctor/probes/system.py names them (the first
+# word found wins; docker when none is named)
 _ENGINES = (("podman", "podman"), ("apptainer", "apptainer"), ("singularity", "singularity"),
             ("kubectl", "kubernetes"), ("kubeflow", "kubernetes"), ("kubernetes", "kubernetes"),
             ("k8s", "kubernetes"), ("openshift", "kubernetes"))
@@ -751,12 +751,13 @@ class Values:
                 self.set(key, m.group(2), 3)
 
     def _windows_build(self, line: str, low: str) -> None:
-        if "windows" in low or "os build" in low or "[version 10.0." in low:
-            m = RE_WIN_BUILD.search(line)
-            build = (int(m.group(1) or m.group(2)) if m and (m.group(1) or m.group(2))
-                     else _WIN10_BUILDS.get((m.group(3) or m.group(4)).lower()) if m else None)
-            if build and 10240 <= build < 40000:
-                self.set("system.windows_build", build, 2 if m.group(1) or m.group(2) else 1)
+        m = RE_WIN_BUILD.search(line)
+        if m is None:
+            return
+        exact = m.group(1) or m.group(2)  # a build number, else a release's first build
+        build = int(exact) if exact else _WIN10_BUILDS.get((m.group(3) or m.group(4)).lower())
+        if build and 10240 <= build < 40000:
+            self.set("system.windows_build", build, 2 if exact else 1)
 
     def _gpustat(self, line: str, low: str) -> None:
         m = RE_GPUSTAT.match(line)

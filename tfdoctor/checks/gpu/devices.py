@@ -367,8 +367,7 @@ def _from_log(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]) -> list
     on = f" (compute capability {cc})" if cc else ""
     # code a newer compiler than the driver's CUDA produced, refused: the driver's doing (driver.py says so)
     past_driver = (not ignored and fc.toolkit_past_driver(facts) is not None
-                   and all(i.get("error") in ("NO_BINARY_FOR_GPU", "UNSUPPORTED_PTX_VERSION", "INVALID_PTX")
-                           for i in failed))
+                   and all(i.get("error") in fc.PAST_DRIVER_ERRORS for i in failed))
     if ignored or failed:
         minimum = next((i.get("minimum") for i in ignored if i.get("minimum")), None)
         why = (f"TensorFlow ignores GPUs below compute capability {minimum}." if minimum else
