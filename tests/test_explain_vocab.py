@@ -179,3 +179,30 @@ def test_the_placers_colocation_notice_is_harmless():
     text = next((ROOT / "tests" / "data" / "explain" / "holdout14").glob("V031-*.txt")).read_text()
     assert bad(text) == {}
     assert "colocation" in logs.read_text(text)["log"]["noise"]
+
+
+# The lines as TensorFlow's own code words them: tensorflow/core/grappler/optimizers/meta_optimizer.cc
+# (LOG(ERROR) << optimizer->name() << " failed: " << status, then it keeps the graph as it was) and
+# tensorflow/core/framework/node_def_util.cc (an attribute it does not know, ignored).
+GRAPPLER_PASS = ("2023-05-01 10:00:00.000003: E tensorflow/core/grappler/optimizers/meta_optimizer.cc:903]"
+                 " remapper failed: INVALID_ARGUMENT: Mutation::Apply error: fanout 'gradient_tape/model/"
+                 "leaky_re_lu/LeakyRelu/LeakyReluGrad' exist for missing node 'model/conv2d/BiasAdd'.")
+UNKNOWN_ATTRIBUTE = ("E0000 00:00:1783254177.630883   13576 node_def_util.cc:682] NodeDef mentions attribute"
+                     " use_unbounded_threadpool which is not in the op definition: Op<name=MapDataset;"
+                     " signature=input_dataset:variant> This may be expected if your graph generating"
+                     " binary is newer  than this binary. Unknown attributes will be ignored. NodeDef: {{node"
+                     " ParallelMapDatasetV2/_15}}")
+
+
+@pytest.mark.parametrize("text, name", [(GRAPPLER_PASS, "grappler-pass"),
+                                        (UNKNOWN_ATTRIBUTE, "nodedef-attribute")])
+def test_tensorflows_own_benign_errors_are_named(text, name):
+    assert bad(text) == {}
+    assert set(logs.read_text(text)["log"]["noise"]) == {name}
+
+
+def test_a_graph_refused_for_an_attribute_is_not_the_benign_notice():
+    refused = ("InvalidArgumentError: NodeDef mentions attr 'Truncate' not in Op<name=Cast;"
+               " signature=x:SrcT -> y:DstT>; NodeDef: Cast = Cast[DstT=DT_FLOAT, SrcT=DT_UINT8,"
+               " Truncate=false](image_tensor).")
+    assert logs.read_text(refused)["log"]["noise"] == {}

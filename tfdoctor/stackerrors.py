@@ -651,6 +651,11 @@ def library(name: str) -> Library | None:
 # name -> (why it is harmless, the forms it takes: lower-case words a line holds all of). Such a line
 # is read as that notice: never evidence of a failure, never an unrecognised error.
 _CPU = "the CPU supports instructions this build does not use: a speed note, not an error"
+_GRAPPLER_PASSES = ("layout", "remapper", "loop_optimizer", "arithmetic_optimizer", "constant_folding",
+                    "dependency_optimizer", "shape_optimizer", "function_optimizer", "model_pruner",
+                    "implementation_selector", "memory_optimizer", "auto_mixed_precision",
+                    "pin_to_host_optimizer", "scoped_allocator_optimizer", "debug_stripper",
+                    "common_subgraph_elimination")
 NOISE: dict[str, tuple[str, tuple[tuple[str, ...], ...]]] = {
     "tensorrt-missing": ("TensorRT is optional (TF-TRT only); TensorFlow uses the GPU without it",
                          (("tensorrt",), ("libnvinfer",))),
@@ -664,8 +669,17 @@ NOISE: dict[str, tuple[str, tuple[tuple[str, ...], ...]]] = {
                             ("to use the following cpu instructions",),
                             ("binary was not compiled to use",),
                             ("rebuild tensorflow with the appropriate compiler flags",))),
-    "grappler-layout": ("Grappler's layout optimizer skipped a graph it cannot rewrite: it runs"
-                        " unoptimised", (("layout failed", "permutation"),)),
+    # meta_optimizer.cc logs "<pass> failed: <status>" and keeps the graph as it was (the passes:
+    # https://www.tensorflow.org/guide/graph_optimization)
+    "grappler-pass": ("a Grappler optimization pass skipped a graph it cannot rewrite: it runs"
+                      " unoptimised", (("layout failed", "permutation"),
+                                       *((f"{p} failed:",) for p in _GRAPPLER_PASSES))),
+    # node_def_util.cc: an op's attribute the TensorFlow that reads the graph does not know ("This may be
+    # expected if your graph generating binary is newer than this binary. Unknown attributes will be
+    # ignored."); not "NodeDef mentions attr 'X' not in Op", which refuses the graph
+    "nodedef-attribute": ("a graph op carries an attribute this TensorFlow does not know (a newer release"
+                          " wrote it): ignored",
+                          (("nodedef mentions attribute", "not in the op definition"),)),
     # TensorFlow 2.1-2.13 after failing to load libcudart (stream_executor/cuda/cudart_stub.cc): the
     # missing runtime matters only where there is a GPU (tfdoctor/checks/cuda.py asks whether one shows)
     "cudart-stub-notice": ("TensorFlow's own note: the CUDA runtime it could not load matters only on a"
