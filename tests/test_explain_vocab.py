@@ -206,3 +206,18 @@ def test_a_graph_refused_for_an_attribute_is_not_the_benign_notice():
                " signature=x:SrcT -> y:DstT>; NodeDef: Cast = Cast[DstT=DT_FLOAT, SrcT=DT_UINT8,"
                " Truncate=false](image_tensor).")
     assert logs.read_text(refused)["log"]["noise"] == {}
+
+
+# XLA's slow_operation_alarm.cc at error level (as pasted in real logs, e.g. a 2024-09-24 notebook's
+# "Trying algorithm eng0{} for conv ... is taking a while..." and "The operation took 54m38.019217519s")
+SLOW_XLA = ("2024-09-24 09:33:14.343605: E external/local_xla/xla/service/slow_operation_alarm.cc:65] Trying"
+            " algorithm eng0{} for conv (f32[1,16,1720,2296]{3,2,1,0}, u8[0]{0})"
+            " custom-call(f32[1,32,1716,2292]{3,2,1,0}, f32[32,16,5,5]{3,2,1,0}), window={size=5x5} is taking"
+            " a while...\n"
+            "2024-01-27 00:27:58.708671: E tensorflow/compiler/xla/service/slow_operation_alarm.cc:133] The"
+            " operation took 54m38.019217519s\n")
+
+
+def test_xlas_slow_operation_alarm_is_a_speed_notice():
+    assert bad(SLOW_XLA) == {}
+    assert logs.read_text(SLOW_XLA)["log"]["noise"] == {"xla-slow-operation": 2}

@@ -674,6 +674,12 @@ NOISE: dict[str, tuple[str, tuple[tuple[str, ...], ...]]] = {
     "grappler-pass": ("a Grappler optimization pass skipped a graph it cannot rewrite: it runs"
                       " unoptimised", (("layout failed", "permutation"),
                                        *((f"{p} failed:",) for p in _GRAPPLER_PASSES))),
+    # XLA's slow_operation_alarm.cc, logged at error level: an autotuning attempt or a compile is slow
+    # ("Trying algorithm eng0{} for conv ... is taking a while...", "The operation took 2.1s", "Very slow
+    # compile?")
+    "xla-slow-operation": ("XLA says an autotuning attempt or a compilation is slow: a speed notice, not a"
+                           " failure", (("trying algorithm", "is taking a while"), ("the operation took ",),
+                                        ("very slow compile?",))),
     # node_def_util.cc: an op's attribute the TensorFlow that reads the graph does not know ("This may be
     # expected if your graph generating binary is newer than this binary. Unknown attributes will be
     # ignored."); not "NodeDef mentions attr 'X' not in Op", which refuses the graph
