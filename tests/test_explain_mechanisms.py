@@ -1808,3 +1808,32 @@ def test_a_gpu_newer_than_the_cuda_major_of_the_libraries_tensorflow_opened():
     assert "CUDA 10" in found["gpu.compute-capability-ptx-jit"].detail
     newer = holdout("holdout14", "V220").replace("libcublas.so.10", "libcublas.so.11")
     assert "gpu.compute-capability-ptx-jit" not in failing(newer)
+
+
+# the documented activation script of TF 2.12's pip guide, appending (tests/data/explain/holdout13, U130)
+APPENDED = "echo 'export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$CONDA_PREFIX/lib/:$CUDNN_PATH/lib' >> env_vars.sh"
+CUT = ("2023-06-01 15:58:54.130390: E tensorflow/compiler/xla/stream_executor/cuda/cuda_dnn.cc:417] Loaded"
+       " runtime CuDNN library: 8.1.1 but source was compiled wit")
+
+
+def test_a_cudnn_mismatch_message_cut_short_is_still_the_mismatch():
+    found = failing("Tensorflow Version: tf 2.12\n" + CUT)
+    assert set(found) == {"cudnn.version-mismatch"}
+    assert "8.6" in found["cudnn.version-mismatch"].title  # TensorFlow 2.12's cuDNN, from the matrix
+    assert not failing("Loaded runtime CuDNN library: unknown")
+
+
+def test_libraries_appended_after_the_inherited_path_load_an_older_cudnn():
+    corpus_text = holdout("holdout13", "U130")
+    found = failing(corpus_text)
+    assert found["cudnn.version-mismatch"].caused_by == "cuda.ld-library-path-shadowing"
+    fix = found["cuda.ld-library-path-shadowing"].fix
+    assert "$CONDA_PREFIX/lib/:$CUDNN_PATH/lib:$LD_LIBRARY_PATH" in fix
+    assert env(APPENDED)["LD_LIBRARY_PATH"] == "$LD_LIBRARY_PATH:$CONDA_PREFIX/lib/:$CUDNN_PATH/lib"
+    # the environment's directories first, or no older cuDNN loaded: nothing shadows
+    first = corpus_text.replace("$LD_LIBRARY_PATH:$CONDA_PREFIX/lib/:$CUDNN_PATH/lib",
+                                "$CONDA_PREFIX/lib/:$CUDNN_PATH/lib:$LD_LIBRARY_PATH")
+    assert "cuda.ld-library-path-shadowing" not in failing(first)
+    assert "cuda.ld-library-path-shadowing" not in failing("TensorFlow 2.12\n" + APPENDED)
+    # the last assignment is the one in effect
+    assert env(APPENDED + "\nexport LD_LIBRARY_PATH=/opt/lib")["LD_LIBRARY_PATH"] == "/opt/lib"

@@ -243,6 +243,13 @@ def tf_cuda(facts: dict[str, Any], matrix: Any) -> tuple[str | None, str]:
     return None, ""
 
 
+def tf_cudnn(facts: dict[str, Any], matrix: Any) -> str | None:
+    """The cuDNN the installed TensorFlow was built with: its build info, else its matrix row."""
+    release = tf_release(matrix, facts)
+    return v.norm_cudnn(build_info(facts).get("cudnn_version")) or (
+        str(release.cudnn) if release is not None and getattr(release, "cudnn", None) else None)
+
+
 def is_cuda_build(facts: dict[str, Any]) -> bool | None:
     value = build_info(facts).get("is_cuda_build")
     return value if isinstance(value, bool) else None

@@ -344,9 +344,40 @@ def nvcc_vs_tf(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     ]
 
 
+INHERITED = ("$LD_LIBRARY_PATH", "${LD_LIBRARY_PATH}")
+
+
+def appended_after_inherited(facts: dict[str, Any]) -> list[str]:
+    """The entries an LD_LIBRARY_PATH assignment puts after the value it inherited
+    ("$LD_LIBRARY_PATH:$CONDA_PREFIX/lib"): a library of the same name earlier on the inherited path
+    loads instead of theirs. (A live environment holds the expanded value: none there.)"""
+    entries = str(fc.env(facts).get("LD_LIBRARY_PATH") or "").split(":")
+    at = next((i for i, e in enumerate(entries) if e in INHERITED), None)
+    return [e for e in entries[at + 1:] if e and e not in INHERITED] if at is not None else []
+
+
 @check("cuda.ld-library-path-shadowing")
 def ld_library_path_shadowing(facts: dict[str, Any], matrix: Any) -> list[Finding]:
-    used = ("libraries.shadowing", "libraries.ld_library_path")
+    used = ("libraries.shadowing", "libraries.ld_library_path", "system.env", "runtime.cudnn_version")
+    appended = appended_after_inherited(facts)
+    loaded, built = v.norm_cudnn(fc.get(facts, "runtime", "cudnn_version")), fc.tf_cudnn(facts, matrix)
+    if appended and loaded and built and v.vtuple(loaded)[:2] < v.vtuple(built)[:2]:
+        first = ":".join(appended) + ":$LD_LIBRARY_PATH"
+        return [
+            Finding(
+                "cuda.ld-library-path-shadowing",
+                Status.WARN,
+                f"LD_LIBRARY_PATH puts {', '.join(appended[:3])} after the path it inherited: an older cuDNN"
+                f" ({loaded}) loads first",
+                detail=f"TensorFlow was built with cuDNN {built}. The directories appended last are searched"
+                " last, so a cuDNN earlier on the inherited LD_LIBRARY_PATH (a system CUDA install) loads"
+                " instead of the environment's own.",
+                plan=rm.plan(facts, P.env("LD_LIBRARY_PATH", first,
+                                          "the environment's libraries first (in its activation script)")),
+                docs=cat.TF_PIP,
+                facts=used,
+            )
+        ]
     libs = fc.section(facts, "libraries")
     if libs is None:
         return [

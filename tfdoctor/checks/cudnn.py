@@ -48,7 +48,8 @@ def _from_log(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]) -> Find
     mismatch = fc.log_items(facts, "cudnn-version")
     if mismatch:
         item = mismatch[0]
-        loaded, compiled = v.norm_cudnn(item.get("loaded")), v.norm_cudnn(item.get("compiled"))
+        loaded = v.norm_cudnn(item.get("loaded"))
+        compiled = v.norm_cudnn(item.get("compiled")) or fc.tf_cudnn(facts, matrix)
         cu = _wheel_major(facts, matrix, compiled)
         tfv = fc.tf_version(facts)
         if cu and (not tfv or v.version_ge(tfv, (2, 14))):
@@ -111,9 +112,7 @@ def cudnn_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     if cuda is None:
         return [skipped("cudnn.missing", "cuDNN not checked", why, used)]
     release = fc.tf_release(matrix, facts)
-    built = v.norm_cudnn(fc.build_info(facts).get("cudnn_version")) or (
-        str(release.cudnn) if release is not None and getattr(release, "cudnn", None) else None
-    )
+    built = fc.tf_cudnn(facts, matrix)
     if not built:
         return [
             skipped(

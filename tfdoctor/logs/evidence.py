@@ -194,6 +194,10 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("cudnn-version", ("cudnn library", "source was compiled with"),
          r"(?<![\d.])(\d[\d.]{0,12})(?:\s{0,4}\(compatibility version \d{1,8}\))?"
          r"\s{0,4}but (?:the )?source was compiled with:?\s{0,4}(\d[\d.]{0,12}\d)", ("loaded", "compiled")),
+    # the same message cut before the version compiled with: TensorFlow prints "Loaded runtime CuDNN library"
+    # only when the two disagree (the signature above reads the whole message first)
+    _sig("cudnn-version", "loaded runtime cudnn library",
+         r"Loaded runtime CuDNN library:?\s{0,4}(\d[\d.]{0,12}\d)", ("loaded",)),
     # XLA's own check of the cuDNN it loaded (JAX, TensorFlow's XLA): on one line, or a heading whose
     # versions follow on lines of their own (tfdoctor/logs/__init__.py reads them)
     _sig("cudnn-version", "found cudnn version",

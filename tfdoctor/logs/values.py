@@ -191,6 +191,8 @@ RE_PHYSICAL_GPU = re.compile(r"PhysicalDevice\(name='/physical_device:GPU:(\d{1,
 RE_ADDING_VISIBLE = re.compile(r"Adding visible gpu devices?: ([\d, ]{1,200})$")
 RE_CVD = re.compile(
     r"CUDA_VISIBLE_DEVICES['\"\]]{0,2}\s{0,3}[=:]\s{0,3}(['\"\[]?)([\w,.-]{0,4096})(['\"\]]?)")
+# an LD_LIBRARY_PATH assignment as written (export, env listing, a Dockerfile's ENV): its value unexpanded
+RE_LD_PATH = re.compile(r"\bLD_LIBRARY_PATH\s{0,3}=\s{0,3}(['\"]?)([^\s'\"]{1,4096})")
 RE_CVD_ECHOED = re.compile(r"[\w,.-]{1,4096}")  # the line under `echo $CUDA_VISIBLE_DEVICES` (MIG-<uuid>,...)
 # nvidia-smi's table: the third row of a GPU ends with its MIG mode; the MIG devices table lists instances
 RE_SMI_MIG_MODE = re.compile(r"^\|[^|]{0,80}\|[^|]{0,80}\|\s{0,40}(Enabled|Disabled)(\*?)\s{0,4}\|$")
@@ -777,6 +779,14 @@ class Values:
               and "?" not in low):
             self.set("system.root_only_stated", line[:200], 1)
 
+    def _ld_path(self, line: str, low: str) -> None:
+        """LD_LIBRARY_PATH as a line assigns it, as the system probe records the variable (the last
+        assignment is the one in effect)."""
+        m = RE_LD_PATH.search(line)
+        if m:
+            self.values.pop("system.env.LD_LIBRARY_PATH", None)
+            self.set("system.env.LD_LIBRARY_PATH", m.group(2), 3)
+
     def _stated_mode(self, line: str, low: str) -> None:
         if not line.startswith("|") and RE_EXCLUSIVE_SAID.search(line) and not _has(low, _EXCLUSIVE_NOT):
             self.set("runtime.compute_mode_stated", line[:200], 1)
@@ -1271,6 +1281,7 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (_PROSE_GPU_WORDS, Values._prose_gpu),
     (_MIG_WORDS, Values._stated_mig),
     (("exclusive",), Values._stated_mode),
+    (("ld_library_path",), Values._ld_path),
     ((" mb |",), Values._gpustat),
     (("windows", "os build", "[version 10.0."), Values._windows_build),
     (("/dev/nvidia", "nvidiactl", "sudo", "superuser", "as root", "root user"), Values._device_files),
