@@ -1837,3 +1837,19 @@ def test_libraries_appended_after_the_inherited_path_load_an_older_cudnn():
     assert "cuda.ld-library-path-shadowing" not in failing("TensorFlow 2.12\n" + APPENDED)
     # the last assignment is the one in effect
     assert env(APPENDED + "\nexport LD_LIBRARY_PATH=/opt/lib")["LD_LIBRARY_PATH"] == "/opt/lib"
+
+
+@pytest.mark.parametrize("held", [
+    "Requirement already satisfied: tensorflow-gpu==1.0.1 in /usr/lib/python3/dist-packages",  # pip < 10
+    "Requirement already satisfied: tensorflow-gpu in ./venv/lib/python3.6/site-packages (1.15.0)",
+    "Requirement already satisfied: tensorflow-gpu>=1.0 in ./venv/lib/python3.6/site-packages (from x)"
+    " (1.15.0)",
+])
+def test_a_package_that_pulls_the_cpu_tensorflow_beside_the_gpu_one(held):
+    """pip names what the environment holds, then installs a dependency's TensorFlow beside it."""
+    pulled = "Collecting tensorflow (from keras)\nSuccessfully installed keras-2.0.0 tensorflow-1.0.1"
+    assert "tensorflow.conflicting-installs" in failing(held + "\n" + pulled)
+    assert "tensorflow.conflicting-installs" not in failing(held)
+    assert "tensorflow.conflicting-installs" not in failing(
+        "Requirement already satisfied (use --upgrade to upgrade): tensorflow-gpu in /usr/lib/python3.5\n"
+        + pulled)  # no version: nothing to judge

@@ -94,6 +94,11 @@ RE_PIP_LEGACY = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60}) \((\d{1,4}(?:\.[
 RE_FREEZE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60})==(\d{1,4}(?:\.[0-9A-Za-z+!]{1,12}){0,5})$")
 RE_REQUIRER = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60}) (\d{1,4}(?:\.[0-9A-Za-z+!]{1,12}){0,5}) "
                          r"(?:requires|has requirement) ")
+# pip naming a distribution the environment already holds: "Requirement already satisfied: numpy>=1.16
+# in ./lib/python3.8/site-packages (from tensorflow) (1.19.5)"; before pip 10: "tensorflow-gpu==1.0.1 in ..."
+RE_SATISFIED = re.compile(r"^Requirement already (?:satisfied|up-to-date)(?: \(use --upgrade to upgrade\))?: "
+                          r"([A-Za-z0-9][A-Za-z0-9._-]{0,60})(?:\[[\w,-]{0,60}\])?(?:==([\w.+!]{1,30}))?"
+                          r"[^ ]{0,60} in \S{1,400}(?: \(from [^)]{0,200}\))?(?: \((\d[\w.+!]{0,30})\))?")
 RE_INSTALLED = re.compile(r"\b([A-Za-z][A-Za-z0-9._-]{0,60})-(\d{1,4}(?:\.[0-9A-Za-z+]{1,12}){0,5})\b")
 RE_WHEEL = re.compile(r"\b(" + _TF_DISTS.replace("-", "_") + r"|" + _TF_DISTS + r")-"
                       r"(\d{1,2}\.\d{1,3}\.\d{1,3}"
@@ -907,6 +912,10 @@ class Values:
                 return  # conda's tensorflow-gpu metapackage over the tensorflow row of its own channel
             self._dist(m.group(1), m.group(2))
             return
+        m = RE_SATISFIED.match(line) if low.startswith("requirement already ") else None
+        if m and (m.group(3) or m.group(2)):
+            self._dist(m.group(1), m.group(3) or m.group(2))
+            return
         if "successfully installed" in low:
             for pm in RE_INSTALLED.finditer(line[line.lower().index("successfully installed") + 22:]):
                 self._dist(pm.group(1), pm.group(2))
@@ -1255,7 +1264,7 @@ _TF_TRIGGERS = (
     *(f"tf{c}" for c in "-_ :=*(12v["), "__version__", "version.version", "-g", "tf-nightly", "tensor flow",
 )
 _PACKAGE_TRIGGERS = (*_TF_TRIGGERS, "keras", "numpy", "protobuf", "nvidia-", "intel-tensorflow",
-                     "successfully installed", "package", "# name")
+                     "successfully installed", "requirement already ", "package", "# name")
 _GPU_TRIGGERS = (
     "created device", "created tensorflow device", "creating tensorflow device", "your gpu", "ignoring",
     "streamexecutor device", "found device", "name: ", "major:", "totalmemory", "device query",
