@@ -574,6 +574,18 @@ MODULE = "$ module load TensorFlow/1.2.1-CrayGNU-2016.11-cuda-8.0-Python-3.5.2" 
         ("- OS Platform and Distribution (e.g., Linux Ubuntu 16.04): Linux manjaro (e.g., Ubuntu 16.04)",
          "os", "Linux manjaro"),
         ("### OS platform and distribution\n\nUbuntu 22.04.4 LTS (WSL)", "os", "Ubuntu 22.04.4 LTS"),
+        # a version in parentheses, a driver named after its number; cuDNN as a person, an archive and ldd
+        # name it
+        ("I use one GPU card now,  tensorflow(0.12) reports follow error", "tensorflow_version", "0.12"),
+        ("GPU model and memory: GTX 1660 Super 6GB (+ GT 730 2GB) with 456.55 driver.", "driver_version",
+         "456.55"),
+        ("- CUDA 11.1 cuDNN 8.0.5.39", "cudnn_version", "8.0.5.39"),
+        ("unzipped cudnn-10.0-windows10-x64-v7.6.5.32.zip into the CUDA folder", "cudnn_version", "7.6.5.32"),
+        ("tar -xvf cudnn-linux-x86_64-8.9.7.29_cuda12-archive.tar.xz", "cudnn_version", "8.9.7.29"),
+        ("\tlibcudnn.so.6 => /usr/lib/x86_64-linux-gnu/libcudnn.so.6 (0x00007f96f8a91000)", "cudnn_version",
+         "6"),
+        ("\tlibcudnn.so.8 => not found", "cudnn_version", None),
+        ("cudnn64_8.dll not found", "cudnn_version", None),
     ],
 )
 def test_values_a_person_can_see_are_read(text, key, value):

@@ -48,6 +48,16 @@ RE_DRIVER_CUDA_OLDER = re.compile(r"driver's CUDA version is (\d{1,2}\.\d{1,2}) 
 RE_DRIVER_PROSE = re.compile(rf"\b(?:NVIDIA|driver|drivers)\s{{1,3}}"
                              rf"(?:driver\s{{1,3}}|version\s{{1,3}}|v){{0,2}}(?:is\s{{1,3}})?({DRIVER})\b",
                              re.IGNORECASE)
+RE_DRIVER_AFTER = re.compile(rf"(?<![\d.])({DRIVER})\s{{1,3}}(?:NVIDIA\s{{1,3}})?drivers?\b", re.IGNORECASE)
+# cuDNN as a person names it ("CUDA 11.1 cuDNN 8.0.5.39", "cudnn-v7.6"), not a CUDA version in an archive's
+# name ("cudnn-10.0-windows10-x64-v7.6.5.32.zip": RE_CUDNN_ARCHIVE reads its cuDNN)
+RE_CUDNN_PROSE = re.compile(r"\bcudnn(?:\s{1,2}version)?\s{0,2}[-:=]?\s{0,2}v?"
+                            r"(\d{1,2}\.\d{1,2}(?:\.\d{1,3}){0,2})(?![\d.]|-(?:linux|windows|osx|x64|macos))",
+                            re.IGNORECASE)
+RE_CUDNN_ARCHIVE = re.compile(r"\bcudnn-(?:\d{1,2}\.\d-)?(?:linux|windows\d{0,2}|osx|macos)-[\w]{1,8}-v?"
+                              r"(\d{1,2}\.\d{1,2}(?:\.\d{1,3}){0,2})", re.IGNORECASE)
+# ldd's row for the cuDNN a binary resolves: "libcudnn.so.6 => /usr/lib/x86_64-linux-gnu/libcudnn.so.6"
+RE_LDD_CUDNN = re.compile(r"^libcudnn\.so\.(\d{1,2}(?:\.\d{1,2}){0,2})\s{1,8}=>\s{0,4}/")
 # dmesg wraps this message over two lines: the client (user-space library) first, then the kernel module
 RE_NVRM_CLIENT = re.compile(rf"API mismatch: the client(?: '[^']{{1,80}}' \(pid \d{{1,10}}\))?"
                             rf" has the version ({DRIVER})")
@@ -124,7 +134,9 @@ RE_VERSION_VALUE = re.compile(r"(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?"
                               r"(?:[-_.]?(?:rc|dev|post|alpha|beta)\d{1,10})?)")
 RE_GIT_VERSION = re.compile(r"\bv\d{1,2}\.\d{1,3}\.\d{1,3}(?:-rc\d{1,2})?-\d{1,6}-g[0-9a-f]{6,40}\W{1,6}"
                             r"(\d{1,2}\.\d{1,3}\.\d{1,3})")
-RE_TF_PROSE = re.compile(r"\b(?:tf|tensorflow)(?:[- ]?gpu)?\s{0,2}(?:(?:updated|upgraded|downgraded)\s{1,2})?"
+# ("tensorflow(0.12)", but not pip search's "tensorflow (1.12.0)  - ...", which names what PyPI has)
+RE_TF_PROSE = re.compile(r"\b(?:tf|tensorflow)(?:[- ]?gpu)?(?:\(|\s{0,2})"
+                         r"(?:(?:updated|upgraded|downgraded)\s{1,2})?"
                          r"(?:to\s{1,2}(?:the\s{1,2}latest\s{1,2})?)?(?:version\s{0,2}(?:is\s{0,2})?)?`?"
                          r"v?([0-2]\.\d{1,2}"
                          r"(?:\.\d{1,2})?(?:-?(?:rc|alpha|beta)\d{1,2})?)\b", re.IGNORECASE)
@@ -466,6 +478,7 @@ _ONE_VALUE: tuple[tuple[Any, ...], ...] = (
     (RE_NVRM_KERNEL, "system.proc_driver_version", 5, ("kernel module has the version",)),
     (RE_CUDA_VERSION_ANY, "nvidia_smi.cuda_version", 2, ("cuda version",)),  # nvidia-smi's words elsewhere
     (RE_DRIVER_PROSE, "nvidia_smi.driver_version", 1, ("driver", "nvidia")),
+    (RE_DRIVER_AFTER, "nvidia_smi.driver_version", 1, ("driver",)),
 )
 
 
@@ -792,6 +805,16 @@ class Values:
             self.values.pop("system.env.LD_LIBRARY_PATH", None)
             self.set("system.env.LD_LIBRARY_PATH", m.group(2), 3)
 
+    def _cudnn_stated(self, line: str, low: str) -> None:
+        """The cuDNN a person names, an archive they unpacked, or the one ldd resolves."""
+        m = RE_LDD_CUDNN.match(line) or RE_CUDNN_ARCHIVE.search(line)
+        if m:
+            self.set("runtime.cudnn_version", m.group(1), 2)
+            return
+        m = RE_CUDNN_PROSE.search(line)
+        if m:
+            self.set("runtime.cudnn_version", m.group(1), 1)
+
     def _stated_mode(self, line: str, low: str) -> None:
         if not line.startswith("|") and RE_EXCLUSIVE_SAID.search(line) and not _has(low, _EXCLUSIVE_NOT):
             self.set("runtime.compute_mode_stated", line[:200], 1)
@@ -913,9 +936,8 @@ class Values:
             self._dist(m.group(1), m.group(2))
             return
         m = RE_SATISFIED.match(line) if low.startswith("requirement already ") else None
-        if m and (m.group(3) or m.group(2)):
+        if m and (m.group(3) or m.group(2)):  # (its "from" part may pin TensorFlow: read on)
             self._dist(m.group(1), m.group(3) or m.group(2))
-            return
         if "successfully installed" in low:
             for pm in RE_INSTALLED.finditer(line[line.lower().index("successfully installed") + 22:]):
                 self._dist(pm.group(1), pm.group(2))
@@ -1291,6 +1313,7 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (_MIG_WORDS, Values._stated_mig),
     (("exclusive",), Values._stated_mode),
     (("ld_library_path",), Values._ld_path),
+    (("cudnn",), Values._cudnn_stated),
     ((" mb |",), Values._gpustat),
     (("windows", "os build", "[version 10.0."), Values._windows_build),
     (("/dev/nvidia", "nvidiactl", "sudo", "superuser", "as root", "root user"), Values._device_files),
