@@ -43,6 +43,7 @@ SPLITS = {
     "holdout12": CORPUS / "holdout12",
     "holdout13": CORPUS / "holdout13",
     "holdout14": CORPUS / "holdout14",
+    "holdout15": CORPUS / "holdout15",
 }
 
 
