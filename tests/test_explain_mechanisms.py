@@ -1853,3 +1853,64 @@ def test_a_package_that_pulls_the_cpu_tensorflow_beside_the_gpu_one(held):
     assert "tensorflow.conflicting-installs" not in failing(
         "Requirement already satisfied (use --upgrade to upgrade): tensorflow-gpu in /usr/lib/python3.5\n"
         + pulled)  # no version: nothing to judge
+
+
+# --- learnt from holdout15 ---------------------------------------------------------------------------
+
+
+def test_a_program_refusing_a_gpu_below_its_minimum_compute_capability():
+    found = failing(holdout("holdout15", "W320"))  # DeepFaceLab on a Tesla K40m (3.5), minimum 3.7
+    assert set(found) == {"gpu.compute-capability-unsupported"}
+    assert "3.7" in found["gpu.compute-capability-unsupported"].detail
+    # the minimum is not the GPU's own capability
+    refusal = "Tesla K40m does not meet minimum required compute capability: 3.7."
+    gpus = explain_report(refusal).environment["gpus"]
+    assert gpus[0]["compute_capability"] is None
+
+
+def test_a_gemm_launch_failure_named_in_a_title_on_a_gpu_newer_than_the_cuda():
+    found = failing(holdout("holdout15", "W213"))  # TF 1.14 (CUDA 10.0), RTX A5000: 'SGEMM launch failed'
+    assert found["cublas.init-failed"].caused_by == "gpu.compute-capability-unsupported"
+    older = holdout("holdout15", "W213").replace("RTX A5000", "GTX 1080")
+    assert "gpu.compute-capability-unsupported" not in failing(older)
+
+
+def test_two_versions_of_the_driver_library_inside_a_container():
+    found = failing(holdout("holdout15", "W020"))  # the image's libnvidia-ml 525 beside the host's 470
+    assert found["driver.library-mismatch"].caused_by == "cuda.container-driver-libraries"
+    rows = ("libnvidia-ml.so.1 -> libnvidia-ml.so.525.105.17\nlibnvidia-ml.so.470.129.06\n"
+            "libnvidia-ml.so.525.105.17\nFailed to initialize NVML: Driver/library version mismatch")
+    assert "cuda.container-driver-libraries" not in failing(rows)  # on the host: a half-done driver update
+    assert "cuda.container-driver-libraries" in failing("$ docker run --gpus all img nvidia-smi\n" + rows)
+
+
+def test_a_container_of_nvidia_docker_1_keeps_the_old_drivers_volume():
+    found = failing(holdout("holdout15", "W019"))  # nvidia_driver_384.81 after a driver update
+    assert found["driver.library-mismatch"].caused_by == "cuda.container-driver-libraries"
+    assert "docker volume rm nvidia_driver_384.81" in found["cuda.container-driver-libraries"].fix
+    spaced = "Failed to initialize NVML: Driver / library version mismatch"
+    assert "driver.library-mismatch" in failing(spaced)
+
+
+def test_nvml_blocked_by_the_operating_system_in_wsl2_is_no_gpu_passed_in():
+    found = failing(holdout("holdout15", "W012"))  # an L40S in TCC mode on Windows Server, WSL 2
+    assert found["nvml.no-permission"].caused_by == "driver.missing"
+    native = "Failed to initialize NVML: GPU access blocked by the operating system"
+    assert set(failing(native)) == {"nvml.no-permission"}  # no WSL 2 seen: NVML's own word
+
+
+def test_another_vendors_gpu_named_with_a_failed_cuinit():
+    found = failing(holdout("holdout15", "W407"))  # an Intel UHD 620 only, tensorflow-gpu on Windows
+    assert found["cuda.init-failed"].caused_by == "driver.missing"
+    both = holdout("holdout15", "W407").replace("the GPU is Intel", "the GPU is a GTX 1050 and Intel")
+    assert "driver.missing" not in failing(both)
+
+
+@pytest.mark.parametrize("text, name", [
+    ("i'm using nvidia-418,titan V,ubuntu 18.04", "titan V"),
+    ("an ubuntu workstation with 4 RTXA4000s", "RTXA4000"),
+    ("I have a k40 graphics card, a Tesla K40m", "Tesla K40m"),
+    ("The GPU is an AMD Radeon RX 580", "AMD Radeon RX 580"),
+])
+def test_gpu_names_as_people_write_them(text, name):
+    assert explain_report(text).environment["gpus"][0]["name"] == name

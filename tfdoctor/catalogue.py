@@ -154,7 +154,8 @@ ENTRIES: dict[str, Entry] = {
         NVML_PY,
     ),
     "nvml.no-permission": Entry(
-        "NVML was denied access to the NVIDIA driver (/dev/nvidia* permissions).", NV_SMI
+        "NVML was denied access to the NVIDIA driver (/dev/nvidia* permissions).", NV_SMI,
+        ("driver.missing",),
     ),
     "nvml.nvidia-smi-disagrees": Entry(
         "NVML and nvidia-smi report different driver versions (two driver libraries on this machine).",

@@ -555,10 +555,13 @@ def container_driver_libraries(facts: dict[str, Any], matrix: Any) -> list[Findi
         return [_image_driver_library(facts, container, stub, stub=True)]
     if not container:
         return []
+    splits = fc.log_items(facts, "lib-mismatch")
+    volume = fc.text(fc.get(facts, "system", "driver_volume"))
+    if volume and splits:
+        return [_stale_volume(facts, volume, splits)]
     files = [str(f) for f in fc.as_list(fc.get(facts, "system", "libcuda_files"))]
     if len({f for f in files if v.vtuple(f)}) > 1:  # two user-space drivers side by side in the image
         return [_image_driver_library(facts, container, [], " and ".join(files[:3]))]
-    splits = fc.log_items(facts, "lib-mismatch")
     # the library version CUDA reported, or the one a split names (nvidia-smi's own beside the driver's)
     reported = fc.text(fc.get(facts, "system", "libcuda_version")) or next(
         (fc.text(i.get("library")) for i in splits if i.get("library") and i.get("kernel")), None)
@@ -606,6 +609,26 @@ def _driver_dir_first(text: str) -> bool:
     real libcuda is found first, so the stub is harmless."""
     driver, stubs = text.find("/nvidia/lib"), text.find("/stubs")
     return 0 <= driver < stubs
+
+
+def _stale_volume(facts: dict[str, Any], volume: str, splits: list[dict[str, Any]]) -> Finding:
+    """nvidia-docker 1 mounted a volume of the driver's libraries (nvidia_driver_<version>) made when the
+    container was created; after a driver update that copy no longer matches the kernel module."""
+    return Finding(
+        "cuda.container-driver-libraries",
+        Status.FAIL,
+        f"This container mounts nvidia-docker 1's volume of driver {volume}, not the host's driver now",
+        detail="nvidia-docker 1 copies the host driver's libraries into a volume named for that driver's"
+        " version and mounts it into each container it creates; containers made before a driver update keep"
+        " the old volume, whose libraries mismatch the new kernel module. New containers get the new one.",
+        plan=rm.plan(facts, P.note("Recreate the container (its data in a volume or image first): a new one"
+                                   " mounts the current driver's libraries; then"
+                                   f" `docker volume rm nvidia_driver_{volume}`. nvidia-docker 1 is retired:"
+                                   " move to the NVIDIA Container Toolkit (`docker run --gpus all`)")),
+        docs=cat.NV_CONTAINER,
+        facts=("system.driver_volume", "log.evidence"),
+        evidence=fc.quote(facts, splits),
+    )
 
 
 def _image_driver_library(facts: dict[str, Any], container: str, items: list[dict[str, Any]],

@@ -113,7 +113,7 @@ def _log_absence(facts: dict[str, Any]) -> tuple[list[str], bool, set[str], list
             strong = True
             kinds.add("container")
     named = [str(g["name"]) for g in fc.tf_gpus(facts)[0] if g.get("name")]
-    if named and all(map(not_nvidia, named)) and fc.cuda_errors(facts, "NO_DEVICE"):
+    if named and all(map(not_nvidia, named)) and fc.log_items(facts, "cuinit"):
         notes.append(f"the GPU here is not an NVIDIA GPU ({named[0]})")  # a ROCm or oneAPI build saw it
         strong = True
         kinds.add("other-vendor")
@@ -161,12 +161,16 @@ def driver_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             docs=cat.NV_WSL, facts=("system.platform", "system.windows_build"))]
     listed = fc.gpus(facts)[0]
     tcc = [g for g in listed if g.get("driver_model") == "TCC"]
-    if plat == "wsl2" and tcc and len(tcc) == len(listed):
-        named = ", ".join(f"GPU {g.get('index')} ({g.get('name')})" for g in tcc[:4])
+    # NVML's answer in WSL 2 when Windows passes no GPU in (NVML_ERROR_OPERATING_SYSTEM)
+    blocked = "blocked by the operating system" in str(fc.get(facts, "nvml", "error") or "").lower()
+    if plat == "wsl2" and (tcc and len(tcc) == len(listed) or blocked and not tcc):
+        named = ", ".join(f"GPU {g.get('index')} ({g.get('name')})" for g in tcc[:4]) or "NVML: \"GPU" \
+            " access blocked by the operating system\""
         return [Finding(
             "driver.missing", Status.FAIL, "WSL 2 reaches no GPU in TCC mode",
-            detail=f"{named}: TCC (compute-only) mode; Windows passes only GPUs in WDDM mode into WSL 2"
-            " (NVML there: \"GPU access blocked by the operating system\").",
+            detail=f"{named}: Windows passes only GPUs in WDDM mode into WSL 2, not those in TCC"
+            " (compute-only) mode, the default of data-center GPUs"
+            + (" (NVML there: \"GPU access blocked by the operating system\")." if tcc else "."),
             plan=rm.plan(facts, P.note("In an administrator PowerShell on Windows: `nvidia-smi -i 0 -dm WDDM`"
                                        " (for each GPU), then reboot; or run TensorFlow on a GPU in WDDM"
                                        " mode")),

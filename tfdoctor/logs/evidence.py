@@ -162,7 +162,7 @@ SIGNATURES: tuple[Signature, ...] = (
          r"(lib(?:cuda|nvidia-[\w-]{1,30})\.so(?:\.\d{1,6}){0,4}): file exists", ("library",)),
     # --- user-space driver library and kernel module disagree ------------------------------------
     _sig("lib-mismatch", "mismatch",
-         r"Driver/library version mismatch|"
+         r"Driver ?/ ?library version mismatch|"
          r"API mismatch: the NVIDIA kernel module"
          r"(?: has version (\d{3}\.\d{1,3}(?:\.\d{1,3})?))?"
          r"(?:.{0,80}?component has version (\d{3}\.\d{1,3}(?:\.\d{1,3})?))?",
@@ -223,7 +223,7 @@ SIGNATURES: tuple[Signature, ...] = (
          r"Check failed: stream->parent\(\)->GetConvolveAlgorithms|All algorithms tried for convolution",
          status="INIT"),
     _sig("cublas-failed", ("cublas", "blas"),
-         r"failed to create cublas(?: handle)?\b|Blas \w{0,12}GEM[MV] launch failed|"
+         r"failed to create cublas(?: handle)?\b|(?:Blas |\b)\w{0,12}GEM[MV] launch failed|"
          r"BLAS operation using StreamExecutor without BLAS support|"
          r"cublas (?:handle|library) (?:was )?not initialized"),
     # --- memory -----------------------------------------------------------------------------------
@@ -314,6 +314,11 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("cc-ignored", "with minimum required compute capability",
          r"No (?:CUDA )?(?:device|GPU)s? (?:was |were )?found with (?:a )?minimum required compute capability"
          r"(?: of)? (\d{1,2}\.\d)", ("minimum",)),
+    # a program naming the GPU it refuses ("Tesla K40m does not meet minimum required compute capability: 3.7.
+    # Falling back to CPU mode.")
+    _sig("cc-ignored", "minimum required compute capability",
+         r"does not meet (?:the )?minimum required (?:CUDA )?compute capability:? (\d{1,2}\.\d)",
+         ("minimum",)),
     # PyTorch's refusal of a GPU its build has no kernels for ("... with CUDA capability sm_120 is not
     # compatible with the current PyTorch installation")
     _sig("ptx-target", "is not compatible with the current",

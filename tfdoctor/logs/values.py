@@ -239,8 +239,17 @@ RE_STATED_TAIL = re.compile(r"(?:\.\s|\s{1,3}(?:compute capability|cc\b)).{0,80}
 # A GPU named in a sentence ("on my RTX 3060Ti", "显卡是A100"): GeForce and data-centre product names only
 RE_PROSE_GPU = re.compile(r"(?<![A-Za-z0-9])((?:NVIDIA )?(?:GeForce )?(?i:rtx|gtx) ?\d{3,4}"
                           r"(?: ?(?i:ti|super))?|"
-                          r"(?:NVIDIA )?(?:Tesla )?(?:[AHVPBK]\d{2,3}|L40S?)|(?:NVIDIA )?TITAN (?:RTX|V|Xp?)|"
-                          r"Quadro (?:RTX )?[A-Z]{0,2}\d{3,4}|RTX A\d{4})(?![A-Za-z0-9])(?! ?(?i:series))")
+                          r"(?:NVIDIA )?(?:Tesla )?(?:[AHVPBK]\d{2,3}(?:[mc](?![A-Za-z0-9]))?|L40S?)|"
+                          r"(?:NVIDIA )?(?i:titan) (?i:rtx|v|xp?)|"
+                          r"Quadro (?:RTX )?[A-Z]{0,2}\d{3,4}|RTX ?A\d{4})"
+                          r"(?=s?(?![A-Za-z0-9]))(?! ?(?i:series))")  # (a plural: "4 RTXA4000s")
+# another vendor's GPU a person names ("the GPU is Intel (R) UHD Graphics 620", "AMD Radeon RX 580"): stated
+# only where no NVIDIA GPU is named
+RE_OTHER_GPU = re.compile(r"\b(Intel ?(?:\(R\) ?)?(?:UHD|HD|Iris(?: Xe| Plus| Pro)?)(?: ?Graph\w{0,5})?"
+                          r"(?: ?\d{3,4})?|"
+                          r"(?:AMD )?Radeon(?: ?(?:RX|Pro|HD|R[579]|VII))?(?: ?\d{3,4}[A-Z]{0,2})?)",
+                          re.IGNORECASE)
+_OTHER_GPU_WORDS = ("radeon", "uhd", "iris", "intel hd", "intel(r) hd", "intel (r) hd")
 _PROSE_GPU_WORDS = ("rtx", "gtx", "tesla", "titan", "quadro", "a100", "h100", "h200", "b200", "v100", "p100",
                     "k80", "l40", "a10", "a16", "a30", "a40", "a800", "h800", "p40", "m40", "m60", "t4")
 # A person saying their GPU is split by MIG ("enable mig", "8*[MIG-7g.40gb]", "the GPUs have been MIGed",
@@ -294,7 +303,8 @@ RE_CPU_MODEL = re.compile(
     re.IGNORECASE)
 _CPU_WORDS = ("xeon", "core 2", "core(tm)2", "core(tm) 2", "core2", "i3-", "i5-", "i7-", "i9-", "celeron",
               "pentium", " atom", "phenom", "athlon", "turion", "sempron", "opteron")
-RE_STATED_CC = re.compile(r"(?:compute capability|\bcc)\s{0,3}[:=]?\s{0,3}`?(\d{1,2}\.\d)\b|"
+RE_STATED_CC = re.compile(r"(?<!required )(?<!minimum )(?:compute capability|\bcc)\s{0,3}[:=]?\s{0,3}`?"
+                          r"(\d{1,2}\.\d)\b|"
                           r"\bsm_(\d{1,2})(\d)\b",
                           re.IGNORECASE)
 RE_OS_NOTE = re.compile(r"\s{0,3}\((?:e\.g\.?,?|WSL ?2?\b)[^()]{0,60}\)", re.IGNORECASE)
@@ -355,7 +365,9 @@ RE_ENGINE_RUN = re.compile(r"^(?:[$#]\s{0,3})?(?:sudo\s{1,3})?(?:(nvidia-docker|
 # (Singularity and Apptainer hand a container the host's GPU and driver libraries with --nv, or --nvccli)
 RE_GPU_ACCESS = re.compile(r"--gpus\b|--runtime[= ]nvidia\b|nvidia\.com/gpu|NVIDIA_VISIBLE_DEVICES|"
                            r"--nv(?:ccli)?\b")
-RE_LIBCUDA_FILE = re.compile(r"\blibcuda\.so\.(\d{3}\.\d{1,3}(?:\.\d{1,3})?)(?![\d.])")
+RE_LIBCUDA_FILE = re.compile(r"\blib(?:cuda|nvidia-ml)\.so\.(\d{3}\.\d{1,3}(?:\.\d{1,3})?)(?![\d.])")
+# nvidia-docker 1's volume of the driver's user-space libraries, named for the driver it copied
+RE_DRIVER_VOLUME = re.compile(r"\bnvidia_driver_(\d{3}\.\d{1,3}(?:\.\d{1,3})?)(?![\d.])")
 RE_OPENED = re.compile(r"Successfully opened (?:dynamic|CUDA) library ([\w.+-]{1,80})")
 RE_CONTAINER = re.compile(r"docker run\b|nvidia-docker|/\.dockerenv|\bdocker exec\b|podman run\b|"
                           r"^== TensorFlow ==$|nvidia-container-cli\b|Error response from daemon\b|"
@@ -511,10 +523,11 @@ class Values:
         self.ignored: dict[int, dict[str, Any]] = {}
         self.stated: dict[int, dict[str, Any]] = {}  # the GPU a person named in a field
         self.prose: dict[int, dict[str, Any]] = {}  # the first GPU named in a sentence
+        self.other_gpu: dict[int, dict[str, Any]] = {}  # the first of another vendor's
         self._conda_channel: str | None = None  # the channel of a `conda list`'s tensorflow row
         self.lists: list[list[tuple[str, str]]] = [[]]  # package lists (name, version), in order
         self._nvrm = ""  # an NVRM "API mismatch" message so far (dmesg wraps it)
-        self.libcuda_files: list[str] = []  # driver versions of the libcuda.so.VERSION files named
+        self.libcuda_files: list[str] = []  # driver versions of libcuda/libnvidia-ml.so.VERSION files named
         self.dev_denied: list[str] = []  # GPU device files closed to other users
         self.pinned: dict[str, str] = {}  # TensorFlow packages `pip install NAME==VERSION` named
         self.dist_lines: dict[str, int] = {}
@@ -732,8 +745,12 @@ class Values:
 
     def _driver_files(self, line: str, low: str) -> None:
         """Driver libraries named with their version (an `ls -l` of the library folder, `ldd`):
-        two versions of libcuda side by side are two user-space drivers (CUDA's forward-compatibility copy
-        under .../compat/ is meant to be another version)."""
+        two versions of libcuda or libnvidia-ml side by side are two user-space drivers (CUDA's
+        forward-compatibility copy under .../compat/ is meant to be another version); nvidia-docker 1's volume
+        of the driver's libraries."""
+        m = RE_DRIVER_VOLUME.search(line) if "nvidia_driver_" in low else None
+        if m:
+            self.set("system.driver_volume", m.group(1), 3)
         if "compat" in low:
             return
         for m in RE_LIBCUDA_FILE.finditer(line):
@@ -755,6 +772,11 @@ class Values:
             m = RE_PROSE_GPU.search(line)
             if m:
                 self._gpu(self.prose, 0, name=m.group(1), compute_capability=_stated_cc(line[m.end():]))
+
+    def _other_gpu(self, line: str, low: str) -> None:
+        m = RE_OTHER_GPU.search(line) if not self.other_gpu else None
+        if m:
+            self._gpu(self.other_gpu, 0, name=m.group(1))
 
     def _stated_mig(self, line: str, low: str) -> None:
         if (not line.startswith("|") and RE_MIG_WORD.search(low)
@@ -1271,7 +1293,7 @@ class Values:
                     put(f"{section}.{key}", value, None)
         if self.ignored:
             put("runtime.gpus_ignored", [self.ignored[i] for i in sorted(self.ignored)], None)
-        stated = self.stated or self.prose
+        stated = self.stated or self.prose or self.other_gpu
         if stated:
             put("runtime.gpus_stated", list(stated.values()), None)
         return out, provenance
@@ -1308,8 +1330,9 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (("is_cuda_build", "cuda_version", "cudnn_version", "compute_capabilities"), Values._build_info),
     ((" requires ", " has requirement "), Values._requirer),
     (("successfully opened",), Values._opened),
-    (("libcuda.so.",), Values._driver_files),
+    (("libcuda.so.", "libnvidia-ml.so.", "nvidia_driver_"), Values._driver_files),
     (_PROSE_GPU_WORDS, Values._prose_gpu),
+    (_OTHER_GPU_WORDS, Values._other_gpu),
     (_MIG_WORDS, Values._stated_mig),
     (("exclusive",), Values._stated_mode),
     (("ld_library_path",), Values._ld_path),
