@@ -1914,3 +1914,37 @@ def test_another_vendors_gpu_named_with_a_failed_cuinit():
 ])
 def test_gpu_names_as_people_write_them(text, name):
     assert explain_report(text).environment["gpus"][0]["name"] == name
+
+
+def test_a_cudnn_function_missing_from_the_cudnn_loaded():
+    symbol = ("F tensorflow/stream_executor/cuda/cuda_dnn.cc:221] Check failed: s.ok() could not find {} in"
+              " cudnn DSO; dlerror: /opt/conda/lib/python3.5/site-packages/tensorflow/python/"
+              "_pywrap_tensorflow.so: undefined symbol: {}")
+    assert set(failing(symbol.format("cudnnCreate", "cudnnCreate"))) == {"cudnn.missing"}  # none loaded
+    other = symbol.format("cudnnConvolutionBackwardFilter_v2", "cudnnConvolutionBackwardFilter_v2")
+    assert set(failing(other)) == {"cudnn.version-mismatch"}  # a cuDNN of another release
+    assert "cudnn.version-mismatch" in failing(holdout("holdout15", "W427"))  # as a person retells it
+
+
+def test_tensorflows_windows_self_check_names_the_dll_it_could_not_load():
+    found = failing(holdout("holdout15", "W424"))  # "- Could not load 'cudart64_80.dll'. The GPU version ..."
+    assert found["tensorflow.import-failed"].caused_by == "cuda.libraries-missing"
+    assert "cudnn.missing" in failing("Tensorflow looks for `libcudnn.so.6` and does not find it")
+    assert not failing("Tensorflow looks for `libcudnn.so.8` and finds it")
+
+
+def test_memory_freed_by_killing_the_notebook_was_held_by_it():
+    found = failing(holdout("holdout15", "W114"))
+    assert found["gpu.out-of-memory"].caused_by == "gpu.memory-held-by-other-processes"
+    oom = "failed to allocate 2.96G (3179741184 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY: out of memory\n"
+    assert "gpu.memory-held-by-other-processes" not in failing(oom + "after closing the file it worked")
+
+
+def test_the_first_reservation_of_the_whole_gpu_retried_smaller_is_no_failure():
+    text = holdout("holdout15", "W113")  # "Total memory: 10.91GiB", then "failed to allocate 10.91G"
+    assert not failing(text)
+    assert "gpu.out-of-memory" in failing(text.replace("failed to allocate 10.91G (11715084288",
+                                                       "failed to allocate 6.00G (6442450944"))
+    again = text.replace("What does it mean?", "E tensorflow/stream_executor/cuda/cuda_driver.cc:1002] failed"
+                         " to allocate 9.82G (10543575552 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY")
+    assert "gpu.out-of-memory" in failing(again)  # the retry failed too

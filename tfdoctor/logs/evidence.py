@@ -62,17 +62,25 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("dlopen-failed", "dlerror", rf"dlerror:\s{{0,2}}'?({_LIB})\b", ("library",)),
     _sig("dlopen-failed", ".dll", rf"({_LIB})'?;? (?:dlerror: \S{{0,80}} )?not found", ("library",)),
     _sig("dlopen-failed", "unable to load cudnn dso", r"Unable to load cuDNN DSO", library="libcudnn"),
+    # TensorFlow 1.x looking up a cuDNN function: cudnnCreate, which every cuDNN has, not found means no
+    # cuDNN was loaded (the lookup fell to TensorFlow's own library)
+    _sig("dlopen-failed", "cudnn dso", r"could not find cudnnCreate in cudnn DSO", library="libcudnn"),
     # a person's summary naming the library as missing (a title: "... - libcuda.so.1 missing", "crashes
     # without libcuda.so")
     _sig("dlopen-failed", ("missing", "without", "find", "no lib", "not found"),
          rf"(?:\bmissing:?|\bwithout|\bno|\bcan'?t find|\bcannot find|\bcould(?: not|n'?t) find)\s{{1,3}}`?"
-         rf"({_LIB})(?![\w.])|({_LIB})`?\s{{1,3}}(?:is\s{{1,3}})?(?:missing|not found)\b",
-         ("library", "library")),
+         rf"({_LIB})(?![\w.])|({_LIB})`?\s{{1,3}}(?:is\s{{1,3}})?(?:missing|not found)\b|"
+         # "Tensorflow looks for `libcudnn.so.6` and does not find it"
+         rf"({_LIB})`?\s{{1,3}}and\s{{1,3}}(?:does\s{{1,3}}not|doesn'?t|can'?t|cannot|could\s{{1,3}}not|"
+         rf"couldn'?t)\s{{1,3}}find",
+         ("library", "library", "library")),
     # cuDNN's own loader (8.x): its sub-libraries and the zlib DLL its Windows build needs
     _sig("dlopen-failed", "could not locate zlibwapi", r"Could not locate (zlibwapi\.dll)", ("library",)),
     # TensorFlow 1.x / 2.0's own check on Windows, before it loads anything
-    _sig("dlopen-failed", "tensorflow requires that this dll be installed",
-         rf"Could not find '({_LIB})'\. TensorFlow requires that this DLL be installed", ("library",)),
+    # (and tensorflow_self_check.py's: "Could not load 'cudart64_80.dll'. The GPU version of TensorFlow
+    # requires that this DLL be installed ...")
+    _sig("dlopen-failed", ("tensorflow requires that this dll be installed", "the gpu version of tensorflow"),
+         rf"Could not (?:find|load) '({_LIB})'\. (?:The GPU version of )?TensorFlow", ("library",)),
     # a library of the right name but an older release, missing a symbol TensorFlow calls
     _sig("dlopen-failed", "could not load symbol", rf"Could not load symbol \w{{1,80}} from ({_LIB})",
          ("library",)),
@@ -198,6 +206,10 @@ SIGNATURES: tuple[Signature, ...] = (
     # only when the two disagree (the signature above reads the whole message first)
     _sig("cudnn-version", "loaded runtime cudnn library",
          r"Loaded runtime CuDNN library:?\s{0,4}(\d[\d.]{0,12}\d)", ("loaded",)),
+    # another function missing from the cuDNN that was loaded ("could not find
+    # cudnnConvolutionBackwardFilter_v2 in cudnn DSO; dlerror: ..."): a cuDNN of another release
+    _sig("cudnn-version", "cudnn dso", r"(?<!\w)(?!cudnnCreate\b)(\w{4,60}) (?:in )?cudnn DSO;? dlerror",
+         ("symbol",)),
     # XLA's own check of the cuDNN it loaded (JAX, TensorFlow's XLA): on one line, or a heading whose
     # versions follow on lines of their own (tfdoctor/logs/__init__.py reads them)
     _sig("cudnn-version", "found cudnn version",
@@ -235,7 +247,8 @@ SIGNATURES: tuple[Signature, ...] = (
          # copying an input to a GPU that has no memory left for it
          r"Dst tensor is not initialized|"
          r"Out of memory while trying to allocate|"
-         r"failed to allocate .{1,40} from device"),
+         r"failed to allocate [\d.]{1,12}[KMGT]? \((\d{1,15}) bytes\) from device|"
+         r"failed to allocate .{1,40} from device", ("bytes",)),
     # the BFC allocator's dump, printed only when an allocation failed: it may be all a paste shows
     # (its "ran out of memory ... The caller indicates that this is not a failure" warning is not)
     _sig("oom", ("total chunks", "sum total of in-use chunks", "see logs for memory state",
@@ -264,14 +277,17 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("held-said", ("not released", "not freed", "not deallocated", "not being released",
                        "not being freed", "release the memory", "free the memory", "deallocate", "zombie",
                        "occupying", "another tab", "another notebook", "other notebook", "another kernel",
-                       "memory cache"),
+                       "memory cache", "killing", "closing", "shutting down", "restarting"),
          r"\bmemory\b[^.\n]{0,40}?\b(?:is|was|are|were|isn't|wasn't|gets?|got)?\s?not (?:being )?"
          r"(?:released|freed|deallocated)\b|"
          r"\b(?:does not|doesn't|did not|didn't|won't|will not|never)\s(?:release|free|deallocate)\b"
          r"[^.\n]{0,40}?\bmemory\b|"
          r"\bzombie\b[^.\n]{0,60}?\b(?:occupy|occupies|occupying|holds?|holding|keeps?|using)\b|"
          r"\b(?:Jupyter|notebook|kernel)\b[^.\n]{0,40}?\b(?:in )?another (?:tab|window|terminal)\b|"
-         r"\bempty the memory cache\b"),
+         r"\bempty the memory cache\b|"
+         # "I ran it again after killing the notebook and it worked"
+         r"\b(?:after|by|once)\s(?:I\s)?(?:killing|closing|shutting down|restarting)\s(?:the|my|that|all|an?)\s"
+         r"(?:other\s|running\s|old\s|previous\s|idle\s)?(?:jupyter\s|ipython\s)?(?:notebook|kernel|process)"),
     _sig("memory-free", "freememory",
          r"totalMemory:\s{0,3}(\d{1,6}(?:\.\d{1,3})?)\s{0,2}([GM]i?B)\s{1,4}freeMemory:\s{0,3}(\d{1,6}(?:\.\d{1,3})?)"
          r"\s{0,2}([GM]i?B)", ("total", "total_unit", "free", "free_unit")),

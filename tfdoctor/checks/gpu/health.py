@@ -750,6 +750,13 @@ def out_of_memory(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     items = fc.log_items(facts, "oom")
     if not items:
         return []
+    if _whole_gpu_retried(facts, items):
+        return [Finding(
+            "gpu.out-of-memory", Status.PASS,
+            "TensorFlow's first try to reserve all of the GPU's memory failed, and it reserved less",
+            detail="TensorFlow 1.x reserves nearly the whole GPU at start; the driver and the display hold a"
+            " little of it, so that one request fails and the allocator retries with less. Nothing failed"
+            " after it.", facts=("log.evidence",), evidence=fc.quote(facts, items))]
     return [
         Finding(
             "gpu.out-of-memory",
@@ -766,6 +773,16 @@ def out_of_memory(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             evidence=fc.quote(facts, items),
         )
     ]
+
+
+def _whole_gpu_retried(facts: dict[str, Any], items: list[dict[str, Any]]) -> bool:
+    """The log's one failed allocation asked for the GPU's whole memory (as TensorFlow's device line gives
+    it): the allocator's first reservation, which it retries smaller (each further failure is logged)."""
+    totals = [_to_mib(i["total"], i.get("total_unit")) for i in fc.log_items(facts, "memory-total")
+              if i.get("total")]
+    asked = [int(i["bytes"]) for i in items if i.get("bytes")]
+    return (len({i.get("line") for i in items}) == 1 and bool(asked) and bool(totals)
+            and asked[0] / 2**20 >= 0.99 * max(totals))
 
 
 _FAULTS = stackerrors.errors_for("gpu.illegal-address")
