@@ -1948,3 +1948,26 @@ def test_the_first_reservation_of_the_whole_gpu_retried_smaller_is_no_failure():
     again = text.replace("What does it mean?", "E tensorflow/stream_executor/cuda/cuda_driver.cc:1002] failed"
                          " to allocate 9.82G (10543575552 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY")
     assert "gpu.out-of-memory" in failing(again)  # the retry failed too
+
+
+def test_jax_falling_back_to_the_cpu_with_nothing_of_cuda_in_the_log():
+    found = failing(holdout("holdout15", "W315"))  # only the Interpreter platform: a CPU-only jaxlib
+    assert set(found) == {"tensorflow.cpu-only-build"}
+    assert "jaxlib" in found["tensorflow.cpu-only-build"].title
+    failed = "failed call to cuInit: CUDA_ERROR_UNKNOWN\nWARNING:absl:No GPU/TPU found, falling back to CPU."
+    assert "tensorflow.cpu-only-build" not in failing(failed)  # a CUDA jaxlib that could not start
+
+
+def test_the_container_toolkit_on_a_driver_older_than_it_supports():
+    found = failing(holdout("holdout15", "W008"))  # driver 367.134: "nvml error: function not found"
+    assert not found["driver.too-old"].caused_by
+    assert "418.81.07" in found["driver.too-old"].detail
+    assert "Container Toolkit" in found["driver.too-old"].title
+
+
+def test_mig_spelled_out_and_an_uncorrectable_ecc_error_as_written():
+    assert "gpu.mig-enabled" in failing(holdout("holdout15", "W009"))
+    assert not failing("Does the A100 support Multi-Instance GPU?")
+    found = failing(holdout("holdout15", "W028"))  # every pod on the GPU gets 'CUDA error: out of memory'
+    assert found["gpu.out-of-memory"].caused_by == "gpu.ecc-errors"
+    assert not failing("There are no uncorrectable ECC errors on this GPU")

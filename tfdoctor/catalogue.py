@@ -318,7 +318,8 @@ ENTRIES: dict[str, Entry] = {
         ),
     ),
     "gpu.count-ok": Entry("TensorFlow can use at least the GPUs --require-gpus asks for.", TF_GPU),
-    "gpu.out-of-memory": Entry("The GPU ran out of memory.", TF_GPU_MEMORY, _MEMORY),
+    # (an uncorrectable ECC error leaves memory the driver will not hand out until the GPU is reset)
+    "gpu.out-of-memory": Entry("The GPU ran out of memory.", TF_GPU_MEMORY, (*_MEMORY, "gpu.ecc-errors")),
     "gpu.memory-held-by-other-processes": Entry(
         "Other processes hold much of a GPU's memory; TensorFlow gets the rest.", TF_GPU_MEMORY
     ),

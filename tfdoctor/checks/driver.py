@@ -21,6 +21,8 @@ from tfdoctor.model import Finding, Status
 # The first Windows build that gives WSL 2 the GPU: Windows 10 21H2 (Windows 11 is 22000 and up);
 # https://learn.microsoft.com/en-us/windows/ai/directml/gpu-cuda-in-wsl
 WSL_GPU_BUILD = 19044
+# the oldest driver the NVIDIA Container Toolkit supports (https://github.com/NVIDIA/nvidia-docker/issues/1681)
+TOOLKIT_MIN_DRIVER = "418.81.07"
 
 
 def _evidence(facts: dict[str, Any]) -> tuple[list[str], bool]:
@@ -487,6 +489,8 @@ def _too_old(
     ngc = next((i for i in hard if i.get("kind") == "ngc-driver"), None)
     if ngc and not minimum:
         minimum = ngc.get("need")
+    if not minimum and any(i.get("why") == "toolkit" for i in hard):
+        minimum = TOOLKIT_MIN_DRIVER
     needs = [i.get("need") for i in hard if i.get("kind") == "container-cuda"] + [
         i.get("need") for i in soft]
     image = not cuda and bool(needs)  # the CUDA a container image (or a program) needs, not TensorFlow's
@@ -506,13 +510,17 @@ def _too_old(
                      f"TensorFlow {tfv or ''} was built for CUDA {cuda}".replace("  ", " ")
                      + (f" (from {cuda_source})" if cuda_source else ""))
     if minimum:
-        parts.append(f"which needs a {column} driver >= {minimum}")
+        parts.append(f"which needs a {column} driver >= {minimum}" if parts else
+                     f"It needs a {column} driver >= {minimum}")
     if driver:
         parts.append(f"this driver is {driver}")
     detail = ", ".join(parts) + "." if parts else "The CUDA runtime reported the driver as too old."
     if ngc:
         detail += f" The container image needs driver {ngc.get('need')}; the host runs {ngc.get('have')}."
-    if any(i.get("kind") == "container-cuda" for i in hard):
+    if any(i.get("why") == "toolkit" for i in hard):
+        detail += (" The NVIDIA Container Toolkit itself calls NVML functions this driver's NVML lacks: it"
+                   f" needs a driver >= {TOOLKIT_MIN_DRIVER}.")
+    elif any(i.get("kind") == "container-cuda" for i in hard):
         image = f"an image built for CUDA {cuda}" if cuda else "an image whose CUDA needs a newer driver"
         detail += (f" The NVIDIA Container Toolkit refused to start {image}: the host's driver must be"
                    " upgraded (or use an image of an older CUDA).")
@@ -538,8 +546,10 @@ def _too_old(
     elif driver and matrix is not None and cuda and newest is None:
         detail += " No TensorFlow release in the bundled matrix runs on this driver with this Python."
     status = Status.FAIL if hard or not soft else Status.WARN
+    toolkit = any(i.get("why") == "toolkit" for i in hard) and not cuda
     title = (f"NVIDIA driver {driver} is too old for CUDA {cuda}" if driver and cuda
-             else "The NVIDIA driver is too old for TensorFlow's CUDA")
+             else f"NVIDIA driver {driver or ''} is too old for the NVIDIA Container Toolkit" if toolkit
+             else "The NVIDIA driver is too old for TensorFlow's CUDA").replace("  ", " ")
     failed = [i for i in soft if i.get("error") in fc.PAST_DRIVER_ERRORS]
     if failed and not hard:
         status = Status.FAIL

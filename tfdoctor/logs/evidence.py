@@ -152,6 +152,10 @@ SIGNATURES: tuple[Signature, ...] = (
          r"(?:--require=cuda>=(\d{1,2}\.\d{1,2})[^\n]{0,600}?)?requirement error: unsatisfied condi(?:tion:"
          r"\s{0,2}(?:cuda\s{0,2}>=?\s{0,2}(\d{1,2}\.\d{1,2})|brand|driver|arch)|\W{0,8}$)",  # or wrapped here
          ("need", "need")),
+    # the toolkit's own detection calling an NVML function the host driver's NVML lacks: the toolkit needs
+    # driver >= 418.81.07 (https://github.com/NVIDIA/nvidia-docker/issues/1681)
+    _sig("container-cuda", "function not found",
+         r"nvidia-container-cli: detection error: nvml error: function not found", why="toolkit"),
     # nvidia-docker 1.0's own check of the image's CUDA against the driver's
     _sig("container-cuda", "unsupported cuda version",
          r"unsupported CUDA version: driver (\d{1,2}\.\d{1,2}) < image (\d{1,2}\.\d{1,2})", ("has", "need")),
@@ -238,6 +242,11 @@ SIGNATURES: tuple[Signature, ...] = (
          r"failed to create cublas(?: handle)?\b|(?:Blas |\b)\w{0,12}GEM[MV] launch failed|"
          r"BLAS operation using StreamExecutor without BLAS support|"
          r"cublas (?:handle|library) (?:was )?not initialized"),
+    # a GPU's uncorrectable ECC error as a person names it (CUDA_ERROR_ECC_UNCORRECTABLE's own words end in
+    # "encountered": the error codes read that)
+    _sig("cuda-error", "uncorrectable ecc",
+         r"(?<!no )(?<!zero )\buncorrectable ECC errors?\b(?! encountered)",
+         error="ECC_UNCORRECTABLE", code="CUDA_ERROR_ECC_UNCORRECTABLE"),
     # --- memory -----------------------------------------------------------------------------------
     _sig("oom", ("oom", "exhausted", "out of memory", "failed to allocate", "dst tensor is not initialized",
                  "outofmemoryerror"),
@@ -286,8 +295,8 @@ SIGNATURES: tuple[Signature, ...] = (
          r"\b(?:Jupyter|notebook|kernel)\b[^.\n]{0,40}?\b(?:in )?another (?:tab|window|terminal)\b|"
          r"\bempty the memory cache\b|"
          # "I ran it again after killing the notebook and it worked"
-         r"\b(?:after|by|once)\s(?:I\s)?(?:killing|closing|shutting down|restarting)\s(?:the|my|that|all|an?)\s"
-         r"(?:other\s|running\s|old\s|previous\s|idle\s)?(?:jupyter\s|ipython\s)?(?:notebook|kernel|process)"),
+         r"\b(?:after|by|once)\s(?:I\s)?(?:killing|closing|shutting down|restarting)\s"
+         r"(?:the|my|that|all|an?)\s(?:other\s|running\s|old\s|previous\s|idle\s)?(?:jupyter\s|ipython\s)?(?:notebook|kernel|process)"),
     _sig("memory-free", "freememory",
          r"totalMemory:\s{0,3}(\d{1,6}(?:\.\d{1,3})?)\s{0,2}([GM]i?B)\s{1,4}freeMemory:\s{0,3}(\d{1,6}(?:\.\d{1,3})?)"
          r"\s{0,2}([GM]i?B)", ("total", "total_unit", "free", "free_unit")),
@@ -539,6 +548,8 @@ SIGNATURES: tuple[Signature, ...] = (
     # TensorFlow's placement log with no device at all: a CPU-only build when nothing else in the log shows
     # its CUDA side (judged in tensorflow.cpu-only-build)
     _sig("no-known-devices", "no known devices", r"Device mapping: no known devices"),
+    # JAX's: its fallback when no GPU backend registered ("No GPU/TPU found, falling back to CPU")
+    _sig("no-known-devices", "no gpu/tpu found", r"No GPU/TPU found, falling back to CPU", framework="jax"),
     # JAX: its jaxlib without CUDA, in its words, or XLA naming the platforms the build registered, CUDA not
     # among them ("Unable to initialize backend 'gpu': ... Available platform names are: Interpreter Host")
     _sig("cpu-build", ("cuda-enabled jaxlib is not installed", "could not find registered platform"),

@@ -289,7 +289,7 @@ _MIG_SAID = ("enable", "configur", "with mig", "using mig", "mig slice", "mig pa
              "[mig-", "mig is on", "mig on", "in mig mode", "mig instances")
 _MIG_NOT = ("?", "not ", "n't", "disable", "n/a", "no mig", "without mig", " off", "none", "how to",
             "how do")
-_MIG_WORDS = (" mig", "[mig", "*mig", "(mig", "-mig-")
+_MIG_WORDS = (" mig", "[mig", "*mig", "(mig", "-mig-", "multi-instance gpu")
 # A CPU's model as /proc/cpuinfo, lscpu, a template or a sentence names it (cpu.avx-missing judges it).
 RE_CPU_MODEL = re.compile(
     r"\b((?:Intel(?:\(R\))?\s{1,2})?(?:Xeon(?:\(R\))?(?:\s{1,2}CPU)?\s{1,2}[A-Z]\d?-?\d{4}[A-Z]?(?:\s{1,2}v\d)?"
@@ -779,8 +779,9 @@ class Values:
             self._gpu(self.other_gpu, 0, name=m.group(1))
 
     def _stated_mig(self, line: str, low: str) -> None:
-        if (not line.startswith("|") and RE_MIG_WORD.search(low)
-                and (_has(low, _MIG_SAID) or RE_MIG_PROFILE.search(low)) and not _has(low, _MIG_NOT)
+        if (not line.startswith("|") and (RE_MIG_WORD.search(low) and (_has(low, _MIG_SAID)
+                                                                     or RE_MIG_PROFILE.search(low))
+                                          or "multi-instance gpu" in low) and not _has(low, _MIG_NOT)
                 or RE_MIG_PRODUCT.search(low)):
             self.set("runtime.mig_stated", line[:200], 1)
 
