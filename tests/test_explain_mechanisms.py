@@ -1971,3 +1971,30 @@ def test_mig_spelled_out_and_an_uncorrectable_ecc_error_as_written():
     found = failing(holdout("holdout15", "W028"))  # every pod on the GPU gets 'CUDA error: out of memory'
     assert found["gpu.out-of-memory"].caused_by == "gpu.ecc-errors"
     assert not failing("There are no uncorrectable ECC errors on this GPU")
+
+
+def test_xla_refusing_a_ptxas_release_it_knows_to_miscompile():
+    found = failing(holdout("holdout15", "W105"))  # "ptxas 12.3.103 has a bug that we think can affect XLA"
+    assert "12.3.103" in found["xla.ptxas-too-old"].title
+
+
+def test_ngc_images_warning_of_no_driver_on_wsl2_where_it_cannot_see_one():
+    text = holdout("holdout15", "W007")  # NGC 20.03 on WSL 2: the entrypoint looks for /proc/driver/nvidia
+    assert not failing(text)
+    assert explain_report(text).environment["tensorflow_version"] == "2.1.0"  # not the image's 20.03
+    native = text.replace("cuda on wsl2 documentation", "the docs").replace("wsl-user-guide", "guide")
+    assert "driver.missing" in failing(native)
+
+
+def test_grappler_asking_for_an_unregistered_gpu_is_noise():
+    line = ("E tensorflow/core/grappler/clusters/utils.cc:127] Not found: TF GPU device with id 0 was not"
+            " registered")
+    assert not failing(line)
+
+
+def test_cudart_warnings_on_a_machine_said_to_have_no_gpu():
+    assert not failing(holdout("holdout15", "W325"))  # "My VM doesn't have GPU acceleration"
+    warnings = holdout("holdout15", "W325").replace("My VM doesn't have GPU acceleration", "My VM has a T4")
+    assert "cuda.libraries-missing" in failing(warnings)
+    symptom = "\nTensorFlow says the machine has no GPU available"  # what TensorFlow finds, not the hardware
+    assert "cuda.libraries-missing" in failing(warnings + symptom)

@@ -674,6 +674,11 @@ NOISE: dict[str, tuple[str, tuple[tuple[str, ...], ...]]] = {
     "grappler-pass": ("a Grappler optimization pass skipped a graph it cannot rewrite: it runs"
                       " unoptimised", (("layout failed", "permutation"),
                                        *((f"{p} failed:",) for p in _GRAPPLER_PASSES))),
+    # grappler/clusters/utils.cc asking for the properties of a GPU the session has not registered yet
+    # (TensorFlow 1.x, logged at error level): Grappler plans without them and the GPU runs as usual
+    "grappler-device-properties": ("Grappler looked up a GPU before the session registered it: it plans"
+                                   " without the GPU's properties",
+                                   (("tf gpu device with id", "was not registered"),)),
     # XLA's slow_operation_alarm.cc, logged at error level: an autotuning attempt or a compile is slow
     # ("Trying algorithm eng0{} for conv ... is taking a while...", "The operation took 2.1s", "Very slow
     # compile?")

@@ -85,10 +85,12 @@ def libraries_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     if unseen:  # installed where this TensorFlow does not look: the log's failed dlopen says the same
         return [unreachable(facts, unseen, used, items=items)]
     stub_only = fc.noise_seen(facts, "cudart-stub-notice") and not fc.gpu_shown(facts)
-    if items and stub_only and fc.other_failure(facts):
+    no_gpu = fc.get(facts, "system", "no_gpu_stated")
+    if items and stub_only and (fc.other_failure(facts) or no_gpu):
         return [skipped("cuda.libraries-missing", "CUDA libraries not loaded, and no GPU shown",
                         "TensorFlow's own note says the CUDA runtime it could not load matters only on a"
-                        " machine with a GPU; this output shows none, and fails for another reason.", used)]
+                        " machine with a GPU; this output shows none, and "
+                        + ("says the machine has none." if no_gpu else "fails for another reason."), used)]
     if items:
         return [_missing(facts, matrix, cuda, names, log_major, [], items, used)]
     if fc.get(facts, "runtime", "xla_gpus") and not fc.gpu_shown(facts) \

@@ -94,6 +94,9 @@ def _log_absence(facts: dict[str, Any]) -> tuple[list[str], bool, set[str], list
     items = fc.log_items(facts, "no-driver")
     if fc.gpus(facts)[0]:  # a GPU is listed: the driver took one on, whatever failed with another
         items = [i for i in items if i.get("why") != "adapter"]
+    if fc.platform(facts) == "wsl2":  # NGC images look for /proc/driver/nvidia, which WSL 2 has not: their
+        # start-up warning is wrong there (https://docs.nvidia.com/cuda/wsl-user-guide/index.html)
+        items = [i for i in items if not i.get("ngc")]
     for item in items:
         words, direct, kind = _WHY.get(str(item.get("why")), ("no NVIDIA driver", False, None))
         if words not in notes:

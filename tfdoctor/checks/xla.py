@@ -63,7 +63,9 @@ def ptxas_version(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     have = next((i.get("have") for i in items if i.get("have")), None)
     cu = v.major(fc.tf_cuda(facts, matrix)[0]) or 12
     isa = next((i for i in items if i.get("ptx_need")), None)
-    title = (f"ptxas does not know sm_{target} (this GPU)" if target else
+    buggy = next((i for i in items if i.get("buggy")), None)
+    title = (f"XLA refuses ptxas {buggy['have']}, a release it knows to miscompile" if buggy else
+             f"ptxas does not know sm_{target} (this GPU)" if target else
              f"ptxas knows PTX {isa['ptx_have']}, older than the PTX {isa['ptx_need']} it was given"
              if isa else
              f"ptxas {have} is older than TensorFlow needs" if have else "ptxas is too old for this GPU")
@@ -73,8 +75,10 @@ def ptxas_version(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             Status.FAIL if hard else Status.WARN,
             title,
             detail="XLA compiles kernels with the first ptxas it finds (the nvidia-cuda-nvcc wheel, CUDA_DIR,"
-            " or PATH); this one predates the GPU's architecture or TensorFlow's CUDA, so compilation fails"
-            " or falls back to the driver.",
+            " or PATH); "
+            + ("XLA stops rather than use this release." if buggy and len(items) == 1 else
+               "this one predates the GPU's architecture or TensorFlow's CUDA, so compilation fails or falls"
+               " back to the driver."),
             plan=rm.nvcc_plan(facts, cu, why="a current ptxas for XLA; or put a newer CUDA toolkit's bin"
                               " first on PATH (export PATH=/usr/local/cuda-12.8/bin:$PATH)"),
             facts=("log.evidence", "nvcc.version"),

@@ -99,7 +99,8 @@ SIGNATURES: tuple[Signature, ...] = (
          why="smi"),
     _sig("no-driver", "kernel driver does not appear", r"kernel driver does not appear to be running",
          why="kernel"),
-    _sig("no-driver", "driver was not detected", r"NVIDIA Driver was not detected", why="container"),
+    _sig("no-driver", "driver was not detected", r"NVIDIA Driver was not detected", why="container",
+         ngc=True),
     # a podman without CDI (before 4.1) takes the CDI device name for a file: the container gets no GPU
     _sig("no-driver", "stat nvidia.com/gpu", r"stat nvidia\.com/gpu=[\w,.-]{1,40}: no such file or directory",
          why="container"),
@@ -378,6 +379,11 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("ptxas-old", "unsupported .version",
          r"Unsupported \.version (\d{1,2}\.\d{1,2}); current version is '(\d{1,2}\.\d{1,2})'",
          ("ptx_need", "ptx_have")),
+    # XLA refusing a ptxas release it knows to miscompile ("ptxas 12.3.103 has a bug that we think can affect
+    # XLA. Please use a different version.")
+    _sig("ptxas-old", "has a bug that we think can affect xla",
+         r"ptxas (\d{1,2}\.\d{1,2}(?:\.\d{1,4})?) has a bug that we think can affect XLA", ("have",),
+         buggy=True),
     _sig("ptxas-old", ("ptxas too old", "ptxas does not support", "cuda software stack is old"),
          r"ptxas too old|ptxas does not support CC|Your CUDA software stack is old", soft=True),
     # --- NCCL -------------------------------------------------------------------------------------

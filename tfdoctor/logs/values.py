@@ -122,7 +122,8 @@ RE_TF_FIELD = re.compile(
     r"\b(?:Tensor ?Flow|tf)(?:[- ](?:gpu|cpu))?(?:\s{1,3}version)?[*_]{0,2}\s{0,3}(?:\(use command below\))?"
     r"\s{0,3}[:=]\s{0,3}(?:tensorflow(?:-gpu|-cpu)?\s{1,3})?(?:v\s?)?"
     r"(?:tf\s{0,2})?(?:v\d[\w.-]{0,40}\s{1,4})?"
-    r"(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:[-_.]?(?:rc|dev|post|alpha|beta)\d{1,10})?)\b"
+    # (TensorFlow's majors are 0-2: NGC's image tags, tensorflow:20.03-tf2, are year.month)
+    r"([0-2]\.\d{1,3}(?:\.\d{1,3})?(?:[-_.]?(?:rc|dev|post|alpha|beta)\d{1,10})?)\b"
     r"(?![.\d]{0,8}-[1-9]\d{0,5}-g[0-9a-f]{6})",  # (a git describe, v1.12.1-45908-g9af48cb079: past the tag)
     re.IGNORECASE,
 )
@@ -249,6 +250,14 @@ RE_OTHER_GPU = re.compile(r"\b(Intel ?(?:\(R\) ?)?(?:UHD|HD|Iris(?: Xe| Plus| Pr
                           r"(?: ?\d{3,4})?|"
                           r"(?:AMD )?Radeon(?: ?(?:RX|Pro|HD|R[579]|VII))?(?: ?\d{3,4}[A-Z]{0,2})?)",
                           re.IGNORECASE)
+# a person saying the machine has no GPU at all ("My VM doesn't have GPU acceleration", "I don't have a GPU",
+# "a CPU-only server"), not that TensorFlow finds none
+_MACHINE = r"(?:vm|machine|laptop|computer|pc|server|node|system|instance|box|host|mac|macbook)"
+RE_NO_GPU_SAID = re.compile(
+    rf"(?:\b(?:i|my|this|the|our) ?{_MACHINE}? (?:does(?: not|n'?t)|do(?: not|n'?t)) have (?:an? |any )?|"
+    rf"\b{_MACHINE} (?:has|with) no )(?:dedicated |discrete )?gpus?\b"
+    r"(?! (?:available|found|detected|visible|device|support))|"
+    rf"\bcpu[- ]only {_MACHINE}\b", re.IGNORECASE)
 _OTHER_GPU_WORDS = ("radeon", "uhd", "iris", "intel hd", "intel(r) hd", "intel (r) hd")
 _PROSE_GPU_WORDS = ("rtx", "gtx", "tesla", "titan", "quadro", "a100", "h100", "h200", "b200", "v100", "p100",
                     "k80", "l40", "a10", "a16", "a30", "a40", "a800", "h800", "p40", "m40", "m60", "t4")
@@ -777,6 +786,10 @@ class Values:
         m = RE_OTHER_GPU.search(line) if not self.other_gpu else None
         if m:
             self._gpu(self.other_gpu, 0, name=m.group(1))
+
+    def _no_gpu_said(self, line: str, low: str) -> None:
+        if "?" not in low and RE_NO_GPU_SAID.search(line):
+            self.set("system.no_gpu_stated", line[:200], 1)
 
     def _stated_mig(self, line: str, low: str) -> None:
         if (not line.startswith("|") and (RE_MIG_WORD.search(low) and (_has(low, _MIG_SAID)
@@ -1334,6 +1347,8 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (("libcuda.so.", "libnvidia-ml.so.", "nvidia_driver_"), Values._driver_files),
     (_PROSE_GPU_WORDS, Values._prose_gpu),
     (_OTHER_GPU_WORDS, Values._other_gpu),
+    (("have a gpu", "have any gpu", "have gpu", "have a dedicated gpu", "have a discrete gpu", "with no ",
+      "has no ", "cpu-only", "cpu only"), Values._no_gpu_said),
     (_MIG_WORDS, Values._stated_mig),
     (("exclusive",), Values._stated_mode),
     (("ld_library_path",), Values._ld_path),
