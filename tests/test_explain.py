@@ -586,6 +586,18 @@ MODULE = "$ module load TensorFlow/1.2.1-CrayGNU-2016.11-cuda-8.0-Python-3.5.2" 
          "6"),
         ("\tlibcudnn.so.8 => not found", "cudnn_version", None),
         ("cudnn64_8.dll not found", "cudnn_version", None),
+        # a dash or "v." before TensorFlow's version, a package in parentheses, the nightly's own name; the
+        # kernel module's banner quoted in a sentence; a field name in backticks
+        ("tensorflow - 1.8.0", "tensorflow_version", "1.8.0"),
+        ("I'm using Tensorflow v. 1.8.0 and  NVIDIA UNIX x86_64 Kernel Module  390.67", "driver_version",
+         "390.67"),
+        ("I'm using Tensorflow v. 1.8.0 and  NVIDIA UNIX x86_64 Kernel Module  390.67", "tensorflow_version",
+         "1.8.0"),
+        ("ResNet-50 using tensorflow-gpu (1.0.0) [nightly build on Mar 2nd]", "tensorflow_version", "1.0.0"),
+        ("tf-nightly-gpu 1.14.1 failed call to cuInit: CUDA_ERROR_UNKNOWN", "tensorflow_version", "1.14.1"),
+        ("- TensorFlow: tf-nightly (2.21.0-dev20250729)", "tensorflow_version", "2.21.0-dev20250729"),
+        ("`python`: 3.11.11", "python_version", "3.11.11"),
+        ("docker run --gpus all nvcr.io/nvidia/tensorflow:20.03-tf2-py3", "tensorflow_version", None),
     ],
 )
 def test_values_a_person_can_see_are_read(text, key, value):

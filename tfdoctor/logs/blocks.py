@@ -28,7 +28,7 @@ TRIGGERS = (
     "nvidia-smi", "driver version:", "kmd version:", "persistence-m", "0000:", "mig devices",  # the banner
     "<nvidia_smi_log", "compute_cap", "pci.bus_id",  # -q -x XML, --query-gpu CSV
     # /proc/driver/nvidia/version, and the kernel log's line as the module loads (dmesg, journalctl)
-    "cuda compilation tools", "nvrm version:", "nvrm: loading nvidia unix", "linux version ",
+    "cuda compilation tools", "nvrm version:", "nvidia unix", "linux version ",
     "name=", "id=", "id_like=", "version_id=",  # os-release
     "build_info", "ordereddict(", "'cuda_version'", "'is_cuda_build'",
     "flags",  # /proc/cpuinfo's "flags : fpu vme ..." (lscpu's "Flags:")
@@ -110,7 +110,7 @@ class Blocks:
             if parsed["version"]:
                 self.nvcc = parsed
                 self.at.setdefault("nvcc", self.line_no)
-        elif "nvrm version:" in low or "nvrm: loading nvidia unix" in low:
+        elif "nvrm version:" in low or "nvidia unix" in low and "kernel module" in low:  # (or as quoted)
             version = system_probe.parse_driver_version(line)
             if version:
                 self.at.setdefault("system", self.line_no)

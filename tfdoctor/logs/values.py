@@ -120,7 +120,7 @@ RE_FETCHED = re.compile(r"(?:Using cached|Downloading) (protobuf|numpy|keras|tf_
                         r"(\d{1,4}(?:\.\d{1,6}){1,3})-", re.IGNORECASE)
 RE_TF_FIELD = re.compile(
     r"\b(?:Tensor ?Flow|tf)(?:[- ](?:gpu|cpu))?(?:\s{1,3}version)?[*_]{0,2}\s{0,3}(?:\(use command below\))?"
-    r"\s{0,3}[:=]\s{0,3}(?:tensorflow(?:-gpu|-cpu)?\s{1,3})?(?:v\s?)?"
+    r"\s{0,3}(?:[:=]|\s-)\s{0,3}(?:tensorflow(?:-gpu|-cpu)?\s{1,3})?(?:v\.?\s?)?"
     r"(?:tf\s{0,2})?(?:v\d[\w.-]{0,40}\s{1,4})?"
     # (TensorFlow's majors are 0-2: NGC's image tags, tensorflow:20.03-tf2, are year.month)
     r"([0-2]\.\d{1,3}(?:\.\d{1,3})?(?:[-_.]?(?:rc|dev|post|alpha|beta)\d{1,10})?)\b"
@@ -136,11 +136,12 @@ RE_VERSION_VALUE = re.compile(r"(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?"
 RE_GIT_VERSION = re.compile(r"\bv\d{1,2}\.\d{1,3}\.\d{1,3}(?:-rc\d{1,2})?-\d{1,6}-g[0-9a-f]{6,40}\W{1,6}"
                             r"(\d{1,2}\.\d{1,3}\.\d{1,3})")
 # ("tensorflow(0.12)", but not pip search's "tensorflow (1.12.0)  - ...", which names what PyPI has)
-RE_TF_PROSE = re.compile(r"\b(?:tf|tensorflow)(?:[- ]?gpu)?(?:\(|\s{0,2})"
+RE_TF_PROSE = re.compile(r"\b(?:tf|tensorflow)(?:-nightly)?(?:[- ]?gpu)?"
+                         r"(?:\s?\((?![\d.]{1,12}\)\s{1,40}-\s)|\s{0,2})"
                          r"(?:(?:updated|upgraded|downgraded)\s{1,2})?"
                          r"(?:to\s{1,2}(?:the\s{1,2}latest\s{1,2})?)?(?:version\s{0,2}(?:is\s{0,2})?)?`?"
-                         r"v?([0-2]\.\d{1,2}"
-                         r"(?:\.\d{1,2})?(?:-?(?:rc|alpha|beta)\d{1,2})?)\b", re.IGNORECASE)
+                         r"(?:v\.?\s?)?([0-2]\.\d{1,2}"
+                         r"(?:\.\d{1,2})?(?:-?(?:rc|alpha|beta)\d{1,2}|[-.]dev\d{8})?)\b", re.IGNORECASE)
 # an add-on's import check names the TensorFlow installed (TensorFlow Probability, TensorFlow Addons)
 RE_ADDON_SAW = re.compile(r"\b(?:Detected an installation of version|"
                           r"versions? of TensorFlow you are currently using is)\s{1,3}"
@@ -151,7 +152,7 @@ RE_DOCKER_TAG = re.compile(r"\btensorflow/tensorflow:(\d{1,2}\.\d{1,3}\.\d{1,3})
                            r"\blibtensorflow(?:-gpu|-cpu)?-(?:linux|windows|darwin)-\w{1,8}-(\d{1,2}\.\d{1,3}\.\d{1,3})\.")
 RE_QUOTED_VERSION = re.compile(r"^'(\d{1,2}\.\d{1,3}\.\d{1,3}\S{0,12})'$")
 RE_PY_BANNER = re.compile(r"(?:^|\s)Python (\d\.\d{1,2}\.\d{1,2})(?:\s{1,3}[(|]|$)")
-RE_PY_FIELD = re.compile(r"(?<![A-Za-z0-9]-)\bpython[*_]{0,2}(?:[ _]version)?[*_]{0,2}\s{0,3}"
+RE_PY_FIELD = re.compile(r"(?<![A-Za-z0-9]-)\bpython[*_`]{0,2}(?:[ _]version)?[*_`]{0,2}\s{0,3}"
                          r"(?:[:=]|==)\s{0,3}\(?"
                          r"(?:py(?:thon)?\s{0,2})?"
                          r"v?(\d\.\d{1,2}(?:\.\d{1,2})?)(?!\.?\d)",
@@ -925,7 +926,7 @@ class Values:
         m = RE_DIST_SPACE.search(line) or RE_DIST_DASH.search(line)
         if m and line[max(0, m.start() - 1):m.start()] not in ("/", "\\"):
             self.set("tensorflow.version", m.group(2), 5 if m.re is RE_DIST_SPACE else 2)
-        elif "tensorflow" in low or "tf " in low or "tf2" in low:
+        elif "tensorflow" in low or "tf " in low or "tf2" in low or "tf-nightly" in low:
             m = RE_TF_PROSE.search(RE_GIT_DESCRIBE.sub(" ", line) if "-g" in line else line)
             if m and "/" not in line[max(0, m.start() - 1):m.end() + 1]:
                 self.set("tensorflow.version", m.group(1), 1)
