@@ -1998,3 +1998,11 @@ def test_cudart_warnings_on_a_machine_said_to_have_no_gpu():
     assert "cuda.libraries-missing" in failing(warnings)
     symptom = "\nTensorFlow says the machine has no GPU available"  # what TensorFlow finds, not the hardware
     assert "cuda.libraries-missing" in failing(warnings + symptom)
+
+
+def test_a_gpu_newer_than_tensorflows_cuda_that_computes_wrongly():
+    found = failing(holdout("holdout15", "W126"))  # TF 1.14 on an RTX 3090: "images ... totally noisy"
+    assert set(found) == {"gpu.compute-capability-unsupported"}
+    slow_only = holdout("holdout15", "W126").replace("generated totally noisy", "generated fine")
+    assert set(failing(slow_only)) == {"gpu.compute-capability-ptx-jit"}
+    assert not failing("The model does not learn when using the GPU")  # a GPU TensorFlow's CUDA knows

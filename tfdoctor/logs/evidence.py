@@ -248,6 +248,14 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("cuda-error", "uncorrectable ecc",
          r"(?<!no )(?<!zero )\buncorrectable ECC errors?\b(?! encountered)",
          error="ECC_UNCORRECTABLE", code="CUDA_ERROR_ECC_UNCORRECTABLE"),
+    # a person saying the GPU computes wrongly: no error, but a model that does not learn or noise for images
+    # (judged only where the GPU is newer than TensorFlow's CUDA: its libraries' kernels misbehave there)
+    _sig("wrong-results", ("learn", "noisy", "garbage", "nonsense"),
+         r"\b(?:model|network|net|training|it)\b[^.\n]{0,30}?"
+         r"\b(?:does not|doesn't|did not|didn't|won't|will not) learn\b|"
+         r"\b(?:totally |all |completely )?(?:noisy|garbage|nonsense) (?:images?|outputs?|results?)\b|"
+         r"\b(?:generated|outputs?|results?|images?) (?:are |is )?(?:generated )?"
+         r"(?:totally |all |completely )?(?:noisy|garbage|nonsense)\b"),
     # --- memory -----------------------------------------------------------------------------------
     _sig("oom", ("oom", "exhausted", "out of memory", "failed to allocate", "dst tensor is not initialized",
                  "outofmemoryerror"),
