@@ -2006,3 +2006,19 @@ def test_a_gpu_newer_than_tensorflows_cuda_that_computes_wrongly():
     slow_only = holdout("holdout15", "W126").replace("generated totally noisy", "generated fine")
     assert set(failing(slow_only)) == {"gpu.compute-capability-ptx-jit"}
     assert not failing("The model does not learn when using the GPU")  # a GPU TensorFlow's CUDA knows
+
+
+@pytest.mark.parametrize("said", [
+    "But after install keras, tensorflow only can find CPU.",  # holdout6 M122
+    "My model was running fine on GPU, but after installing this package as mentioned in the README , now my"
+    " model started running on CPU only.",  # holdout6 M123
+])
+def test_a_package_installed_after_tensorflow_left_it_on_the_cpu(said):
+    found = failing(said)
+    assert set(found) == {"tensorflow.conflicting-installs"}
+    assert "pip list" in found["tensorflow.conflicting-installs"].fix
+
+
+def test_cuda_installed_before_the_cpu_is_no_package_conflict():
+    assert not failing("after installing CUDA 11.2 tensorflow runs on the CPU")
+    assert not failing("after installing keras, it runs on the GPU")

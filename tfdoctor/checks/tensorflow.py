@@ -348,7 +348,7 @@ def conflicting_installs(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     file, so the import is a mix -> fail. Mixed cu11/cu12 wheels and Keras mismatches leave TF
     computing on the GPU but break imports or uninstalls -> warn."""
     used = ("tensorflow.distributions", "tensorflow.version", "system.env", "log.evidence")
-    conflicts = _pip_conflicts(facts, used)
+    conflicts = _pip_conflicts(facts, used) or _pulled_cpu_build(facts, used)
     if fc.section(facts, "tensorflow") is None:
         return conflicts or [
             skipped(
@@ -415,6 +415,36 @@ def conflicting_installs(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     if not conflicts:  # (pip or the add-on itself already said which one refuses this TensorFlow)
         findings += _addons(facts, matrix, dists, used)
     return conflicts + findings if not any(f.status == Status.FAIL for f in findings) else findings
+
+
+# what a person installs that is not a Python package (its install cannot pull in another TensorFlow)
+_NOT_PACKAGES = ("cuda", "cudnn", "driver", "nvidia", "toolkit", "windows", "ubuntu", "update")
+
+
+def _pulled_cpu_build(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding]:
+    """A person saying TensorFlow fell back to the CPU once a package was installed: its requirement on
+    `tensorflow` installed the CPU-only build over (or beside) the GPU one."""
+    items = [i for i in fc.log_items(facts, "cpu-after-install")
+             if not any(w in str(i.get("package", "")).lower() for w in _NOT_PACKAGES)]
+    if not items:
+        return []
+    package = str(items[0].get("package") or "a package")
+    return [Finding(
+        "tensorflow.conflicting-installs",
+        Status.FAIL,
+        f"Installing {package} left TensorFlow on the CPU, as written here",
+        detail="A package that requires `tensorflow` makes pip install the CPU-only build (tensorflow before"
+        " 2.1, tensorflow-cpu, tensorflow-intel) over or beside the GPU one already there; whichever wrote"
+        " its files last is what imports.",
+        plan=rm.plan(facts, P.system(f"{rm.python_cmd(facts)} -m pip list", "look for two TensorFlow"
+                                     " packages (tensorflow and tensorflow-gpu, or a -cpu/-intel one)"),
+                     P.note("uninstall them all, then install the GPU build once; install the other package"
+                            " with --no-deps so it cannot pull TensorFlow in again")),
+        docs=cat.TF_PIP,
+        facts=used,
+        evidence=fc.quote(facts, items),
+        confidence="likely",
+    )]
 
 
 def _one_tf(facts: dict[str, Any], tf_dists: dict[str, str]) -> str:

@@ -570,6 +570,14 @@ SIGNATURES: tuple[Signature, ...] = (
          r"""a CUDA-enabled jaxlib is not installed|"""
          r"""Could not find registered platform with name: \\?"(?:cuda|gpu)\\?"\.? Available platform names"""
          r""" are: (?![^\n]{0,120}\bCUDA\b)""", framework="jax"),
+    # a person saying TensorFlow fell back to the CPU after a package was installed ("after install keras,
+    # tensorflow only can find CPU"): the package's requirement pulled in a CPU-only tensorflow over the GPU
+    # one (the check leaves out CUDA, cuDNN and driver installs)
+    _sig("cpu-after-install", "after ",
+         r"\bafter (?:i |we )?(?:pip3? |conda )?install(?:ed|ing)? ([\w .'-]{2,40}?)"
+         r"(?:,| as |\s(?:now|then|the|my|tensorflow|tf|it)\b)"
+         r"[^.\n]{0,60}?\b(?:only (?:can )?(?:finds?|sees?|uses?|shows?|detects?)(?: the)? cpu|"
+         r"(?:runs?|running|started running|works?|working) on (?:the )?cpu)\b", ("package",)),
     _sig("pip-no-version", "satisfies the requirement",
          # (tensorflow-io-gcs-filesystem: a dependency of TensorFlow's wheels, with wheels per Python)
          r"Could not find a version that satisfies the requirement (tensorflow[-_]gpu|tensorflow[-_]cpu|"
