@@ -44,6 +44,7 @@ SPLITS = {
     "holdout13": CORPUS / "holdout13",
     "holdout14": CORPUS / "holdout14",
     "holdout15": CORPUS / "holdout15",
+    "holdout16": CORPUS / "holdout16",
 }
 
 
