@@ -2022,3 +2022,45 @@ def test_a_package_installed_after_tensorflow_left_it_on_the_cpu(said):
 def test_cuda_installed_before_the_cpu_is_no_package_conflict():
     assert not failing("after installing CUDA 11.2 tensorflow runs on the CPU")
     assert not failing("after installing keras, it runs on the GPU")
+
+
+# --- learnt from holdout16 ---------------------------------------------------------------------------
+
+
+def test_nvml_that_cannot_start_beside_an_insufficient_driver_is_no_driver():
+    found = failing(holdout("holdout16", "X005"))  # a GPU serving image started without --gpus
+    assert set(found) == {"driver.missing"}
+    insufficient = "CUDA driver version is insufficient for CUDA runtime version"
+    assert "driver.too-old" in failing(insufficient)  # alone: the driver is there, and old
+
+
+def test_a_stub_libcuda_where_the_host_runs_no_kernel_driver():
+    found = failing(holdout("holdout16", "X001"))  # a GPU image on a Kubernetes node with no GPU
+    assert not found["driver.missing"].caused_by
+    assert "cuda.container-driver-libraries" not in found
+
+
+def test_pytorchs_words_for_an_unknown_cuda_error():
+    assert set(failing(holdout("holdout16", "X310"))) == {"cuda.init-failed"}
+
+
+def test_jax_naming_its_platforms_wrapped_over_lines():
+    found = failing(holdout("holdout16", "X315"))  # "Could not find \\n registered platform ...: Host"
+    assert set(found) == {"tensorflow.cpu-only-build"}
+
+
+def test_tensorflow_0x_wording_of_a_cudnn_mismatch():
+    found = failing(holdout("holdout16", "X410"))  # "... 4008 but source was compiled against 4007"
+    assert found["cudnn.init-failed"].caused_by == "cudnn.version-mismatch"
+
+
+def test_nearly_no_free_memory_at_start_on_a_gpu_of_its_own():
+    found = failing(holdout("holdout16", "X325"))  # 106 of 3011 MiB free on one GPU, 228 of 11438 on another
+    assert set(found) == {"gpu.memory-held-by-other-processes"}
+    assert not failing(holdout("holdout9", "Q132"))  # a Jetson shares the system's memory
+
+
+def test_tensorflow_before_1_2_had_cuda_on_macos():
+    assert "tensorflow.cpu-only-build" not in failing(holdout("holdout16", "X116"))  # TF 0.9, GTX 960
+    newer = holdout("holdout16", "X116").replace("tensorflow version: 0.9.0", "tensorflow version: 1.5.0")
+    assert "tensorflow.cpu-only-build" in failing(newer)

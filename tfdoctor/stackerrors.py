@@ -524,6 +524,8 @@ OLDER_MESSAGES = {
     "all cuda-capable devices are busy or unavailable": "cudaErrorDevicesUnavailable",
     "cudageterrorstring symbol": "cudaErrorInsufficientDriver",
     "driver/library version mismatch": "NVML_ERROR_LIB_RM_VERSION_MISMATCH",
+    # PyTorch's words for cudaErrorUnknown when it counts the devices (torch/csrc/cuda, c10/cuda)
+    "cuda unknown error - this may be due to an incorrectly set up environment": "cudaErrorUnknown",
 }
 
 # Words a line must hold for a bare message of each API to count (a message is plain English: "out of

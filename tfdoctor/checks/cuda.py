@@ -553,7 +553,10 @@ def container_driver_libraries(facts: dict[str, Any], matrix: Any) -> list[Findi
         return [_image_driver_library(facts, container or "docker", shadowed)]
     stub = [i for i in fc.log_items(facts, "stub-libcuda") if not _driver_dir_first(str(i.get("text", "")))]
     stub += fc.cuda_errors(facts, "STUB_LIBRARY")
-    if container and stub:  # the image puts the toolkit's stub ahead of the host's injected libcuda
+    # the image puts the toolkit's stub ahead of the host's injected libcuda; where the host has no kernel
+    # driver running, nothing was injected and the stub is all there is (driver.missing says so)
+    no_kernel = any(i.get("why") == "kernel" for i in fc.log_items(facts, "no-driver"))
+    if container and stub and not no_kernel:
         return [_image_driver_library(facts, container, stub, stub=True)]
     if not container:
         return []

@@ -122,6 +122,11 @@ def _log_absence(facts: dict[str, Any]) -> tuple[list[str], bool, set[str], list
         notes.append(f"the GPU here is not an NVIDIA GPU ({named[0]})")  # a ROCm or oneAPI build saw it
         strong = True
         kinds.add("other-vendor")
+    insufficient = fc.cuda_errors(facts, "INSUFFICIENT_DRIVER")
+    if insufficient and fc.log_items(facts, "nvml-init-failed"):  # an old driver's NVML still starts
+        notes.append("NVML cannot start and CUDA finds no usable driver: no driver is reachable here")
+        strong = True
+        items += [i for i in insufficient if i not in items]
     failed = fc.log_items(facts, "cuinit", "cuda-error") or fc.get(facts, "runtime", "tf_visible_gpus") == 0
     if fc.container_without_gpus(facts) and (failed or items):
         notes.append("the container was started without the GPU (no --gpus, NVIDIA runtime or CDI device)")
@@ -396,7 +401,8 @@ def _too_old_evidence(facts: dict[str, Any]) -> tuple[list[dict[str, Any]], list
         # use, and is refused on GPUs it does not support (804) or by a driver branch it does not
         # cover (803); with the library and kernel versions shown to differ, that split says more
         hard += fc.cuda_errors(facts, *_COMPAT)
-    if fc.container_without_gpus(facts):  # CUDA's "insufficient driver" there is no driver at all
+    if fc.container_without_gpus(facts) or fc.log_items(facts, "nvml-init-failed"):
+        # CUDA's "insufficient driver" there is no driver at all (an old driver's NVML still starts)
         hard = [i for i in hard if i.get("error") != "INSUFFICIENT_DRIVER"]
     soft = fc.log_items(facts, "driver-cuda-older")
     past = fc.toolkit_past_driver(facts)

@@ -108,7 +108,10 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     build = fc.build_info(facts)
     dists = fc.distributions(facts)
     cpu_dists = [d for d in CPU_DISTS if d in dists and d not in META_PARTS]
-    if plat == "macos" and not fc.get(facts, "runtime", "gpus"):  # TF 1.0/1.1 and source builds had CUDA
+    # TensorFlow's macOS wheels had CUDA up to 1.1 ("As of version 1.2, TensorFlow no longer provides GPU
+    # support on macOS": its install guide for macOS), as source builds may
+    old_mac_gpu = bool(v.vtuple(version)) and v.vtuple(version)[:2] < (1, 2)
+    if plat == "macos" and not fc.get(facts, "runtime", "gpus") and not old_mac_gpu:
         if not fc.gpu_context(facts):  # the output is about something else (a failure, a question)
             return [skipped("tensorflow.cpu-only-build", f"TensorFlow {version} on macOS (CPU only)",
                             "TensorFlow has no CUDA GPU support on macOS; this output is not about a GPU.",

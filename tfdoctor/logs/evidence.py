@@ -173,6 +173,9 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("image-driver-lib", "file exists",
          r"mount error: file creation failed: \S{0,300}?/"
          r"(lib(?:cuda|nvidia-[\w-]{1,30})\.so(?:\.\d{1,6}){0,4}): file exists", ("library",)),
+    # NVML failing to start with no reason given ("Error: Failed to initialize NVML"): beside CUDA's
+    # "insufficient driver", no driver is reachable at all (tfdoctor/checks/driver.py)
+    _sig("nvml-init-failed", "failed to initialize nvml", r"Failed to initialize NVML\W{0,3}$"),
     # --- user-space driver library and kernel module disagree ------------------------------------
     _sig("lib-mismatch", "mismatch",
          r"Driver ?/ ?library version mismatch|"
@@ -204,9 +207,10 @@ SIGNATURES: tuple[Signature, ...] = (
          r"was detected", ("need", "have")),
     # --- cuDNN, cuBLAS ------------------------------------------------------------------------------
     # the second anchor: a paste that broke "CuDNN l|ibrary" across lines
-    _sig("cudnn-version", ("cudnn library", "source was compiled with"),
+    _sig("cudnn-version", ("cudnn library", "source was compiled with", "source was compiled against"),
          r"(?<![\d.])(\d[\d.]{0,12})(?:\s{0,4}\(compatibility version \d{1,8}\))?"
-         r"\s{0,4}but (?:the )?source was compiled with:?\s{0,4}(\d[\d.]{0,12}\d)", ("loaded", "compiled")),
+         r"\s{0,4}but (?:the )?source was compiled (?:with|against):?\s{0,4}(\d[\d.]{0,12}\d)",
+         ("loaded", "compiled")),
     # the same message cut before the version compiled with: TensorFlow prints "Loaded runtime CuDNN library"
     # only when the two disagree (the signature above reads the whole message first)
     _sig("cudnn-version", "loaded runtime cudnn library",
@@ -566,10 +570,10 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("no-known-devices", "no gpu/tpu found", r"No GPU/TPU found, falling back to CPU", framework="jax"),
     # JAX: its jaxlib without CUDA, in its words, or XLA naming the platforms the build registered, CUDA not
     # among them ("Unable to initialize backend 'gpu': ... Available platform names are: Interpreter Host")
-    _sig("cpu-build", ("cuda-enabled jaxlib is not installed", "could not find registered platform"),
-         r"""a CUDA-enabled jaxlib is not installed|"""
-         r"""Could not find registered platform with name: \\?"(?:cuda|gpu)\\?"\.? Available platform names"""
-         r""" are: (?![^\n]{0,120}\bCUDA\b)""", framework="jax"),
+    _sig("cpu-build", ("cuda-enabled jaxlib is not installed", "registered platform with name"),
+         r"""a CUDA-enabled jaxlib is not installed|"""  # (the message may wrap after "Could not find")
+         r"""(?:Could not find )?registered platform with name: \\?"(?:cuda|gpu)\\?"\.? """
+         r"""Available platform names are:(?![^\n]{0,120}\bCUDA\b)""", framework="jax"),
     # a person saying TensorFlow fell back to the CPU after a package was installed ("after install keras,
     # tensorflow only can find CPU"): the package's requirement pulled in a CPU-only tensorflow over the GPU
     # one (the check leaves out CUDA, cuDNN and driver installs)

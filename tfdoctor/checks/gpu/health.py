@@ -25,6 +25,8 @@ REASON_WORDS = {
 HOT_MARGIN_C = 3  # warn this close to the slowdown temperature
 HELD_FRACTION = 0.5  # warn when other processes hold this much of a GPU's memory
 MIN_FREE_MIB = 1024  # below this TensorFlow cannot even set up cuBLAS/cuDNN workspaces
+SCARCE_FRACTION = 0.1  # this little free at start is held by others, whether or not the log shows a failure
+_INTEGRATED = ("tegra", "jetson", "xavier", "orin")  # GPUs that share the system's memory
 
 
 def _d(g: dict[str, Any], key: str) -> dict[str, Any]:
@@ -707,7 +709,12 @@ def _held_at_start(facts: dict[str, Any]) -> list[Finding]:
                 evidence=fc.quote(facts, ctx),
             )
         ]
-    if not items or not failed:  # little free memory is a cause only where something then failed
+    if not failed:  # little free memory is a cause only where something then failed, or nearly none was
+        # free on a GPU of its own (an integrated one, Jetson's, shares the system's memory)
+        names = " ".join(str(g.get("name") or "") for g in fc.tf_gpus(facts)[0]).lower()
+        items = [] if any(w in names for w in _INTEGRATED) else [
+            (i, free, total) for i, free, total in items if free / total < SCARCE_FRACTION]
+    if not items:
         return []
     item, free, total = items[0]
     return [
