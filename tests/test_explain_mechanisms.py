@@ -2064,3 +2064,8 @@ def test_tensorflow_before_1_2_had_cuda_on_macos():
     assert "tensorflow.cpu-only-build" not in failing(holdout("holdout16", "X116"))  # TF 0.9, GTX 960
     newer = holdout("holdout16", "X116").replace("tensorflow version: 0.9.0", "tensorflow version: 1.5.0")
     assert "tensorflow.cpu-only-build" in failing(newer)
+
+
+def test_an_invalid_device_ordinal_under_mig_follows_from_it():
+    found = failing(holdout("holdout16", "X014"))  # ranks 1.. ask for device 1.. on a MIG-partitioned A100
+    assert found["cuda.init-failed"].caused_by == "gpu.mig-enabled"

@@ -185,6 +185,7 @@ ENTRIES: dict[str, Entry] = {
             "gpu.lost",
             "gpu.compute-mode-prohibited",
             "gpu.compute-mode-exclusive",
+            "gpu.mig-enabled",  # a process reaches one MIG instance: "invalid device ordinal" for the rest
         ),
     ),
     "cuda.nvcc-differs": Entry(
