@@ -2069,3 +2069,9 @@ def test_tensorflow_before_1_2_had_cuda_on_macos():
 def test_an_invalid_device_ordinal_under_mig_follows_from_it():
     found = failing(holdout("holdout16", "X014"))  # ranks 1.. ask for device 1.. on a MIG-partitioned A100
     assert found["cuda.init-failed"].caused_by == "gpu.mig-enabled"
+
+
+def test_a_kernel_lookup_whose_registered_devices_have_xla_gpu_but_no_gpu():
+    found = failing(holdout("holdout16", "X113"))  # "Registered devices: [CPU, XLA_CPU, XLA_GPU]"
+    assert found["log.unrecognized"].caused_by == "cuda.libraries-missing"
+    assert not failing("Registered devices: [CPU, GPU, XLA_CPU, XLA_GPU]")

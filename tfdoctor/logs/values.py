@@ -206,6 +206,9 @@ RE_DEVICE_DESC = re.compile(r'physical_device_desc: "device: (\d{1,3}), name: ([
 RE_XLA_GPU = re.compile(r"physical_device:XLA_GPU:\d{1,3}|device_type:\s{0,2}\"XLA_GPU\"|"
                         # Keras's device list ("only has: ['/cpu:0', '/xla_gpu:0']"), a person's words
                         r"'/xla_gpu:\d{1,3}'|\bdevice type is XLA_GPU\b", re.IGNORECASE)
+# the device types a kernel lookup had to choose from ("No OpKernel was registered ... Registered devices:
+# [CPU, XLA_CPU, XLA_GPU]"): XLA's GPU device without TensorFlow's own means TensorFlow registered no GPU
+RE_REGISTERED_DEVICES = re.compile(r"Registered devices: \[([\w, ]{1,120})\]")
 RE_PHYSICAL_GPU = re.compile(r"PhysicalDevice\(name='/physical_device:GPU:(\d{1,3})'")
 RE_ADDING_VISIBLE = re.compile(r"Adding visible gpu devices?: ([\d, ]{1,200})$")
 RE_CVD = re.compile(
@@ -1095,6 +1098,11 @@ class Values:
             listed = len(RE_XLA_GPU.findall(line))
             if listed:
                 self.set("runtime.xla_gpus", listed, 2)
+            m = RE_REGISTERED_DEVICES.search(line)
+            types = {t.strip() for t in m.group(1).split(",")} if m else set()
+            if "XLA_GPU" in types and "GPU" not in types:
+                self.set("runtime.xla_gpus", 1, 1)
+                self.set("runtime.tf_visible_gpus", 0, 3)
         m = RE_ADDING_VISIBLE.search(line)
         if m:
             self.visible.update(int(x) for x in re.findall(r"\d{1,3}", m.group(1)))
