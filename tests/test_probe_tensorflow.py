@@ -160,6 +160,7 @@ def test_real_venv_tensorflow():
     assert facts["version"] == metadata.version("tensorflow")
     assert facts["location"] == location
     assert facts["python_version"] == ".".join(map(str, sys.version_info[:3]))
+    assert facts["python_bits"] == (64 if sys.maxsize > 2**32 else 32)
     assert facts["build_info"] == dict(oracle)
     assert facts["build_info"]["cuda_version"] == "12.5.1"
     assert facts["build_info"]["cudnn_version"] == "9"

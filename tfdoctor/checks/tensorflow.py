@@ -692,6 +692,19 @@ def python_supported(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             facts=used,
             evidence=fc.quote(facts, built),
         )]
+    if fc.get(facts, "tensorflow", "python_bits") == 32:
+        return [Finding(
+            "tensorflow.python-unsupported",
+            Status.FAIL,
+            f"A 32-bit Python{f' {pyv}' if pyv else ''}: TensorFlow has wheels for 64-bit Python only",
+            detail="pip finds no TensorFlow for a 32-bit interpreter, and a TensorFlow copied into one cannot"
+            " load its native module (DLL load failed, No module named '_pywrap_tensorflow').",
+            plan=rm.plan(facts, P.note("Install the 64-bit Python (python.org's \"Windows installer"
+                                       " (64-bit)\") of a version TensorFlow supports, then install"
+                                       " TensorFlow into it")),
+            docs=cat.TF_PIP,
+            facts=used + ("tensorflow.python_bits",),
+        )]
     if not _py(pyv) or len(_py(pyv)) < 2:
         return [
             skipped(

@@ -165,6 +165,10 @@ RE_PY_PATH = re.compile(r"[/\\]python(\d\.\d{1,2})[/\\]|[/\\](?:Python|PY[/\\])(
                         # python-3.8.5-env/, a tool cache's Python/3.10.19/x64, python/2.7.10-anaconda/
                         r"python3?[-/\\](\d\.\d{1,2}\.\d{1,2})(?:-[a-z]{1,12}|[/\\]|$)",
                         re.IGNORECASE)
+# a Windows Python's width: its install folder ("...\Python37-32\...") or its banner ("[MSC v.1916 32 bit
+# (Intel)]", "64 bit (AMD64)")
+RE_PY_BITS = re.compile(r"[/\\]Python3\d{1,2}(-32)[/\\]|"
+                        r"\[MSC v\.\d{4} (32|64) bit \((?:Intel|AMD64|ARM64)\)\]", re.IGNORECASE)
 RE_PY_TAG = re.compile(r"-cp(\d)(\d{1,2})-")
 RE_HEADING = re.compile(r"^[\s#>*-]{0,12}(tensorflow version|python version|"
                         r"os platform and "
@@ -935,6 +939,9 @@ class Values:
                 self.set("tensorflow.version", m.group(1), 1)
 
     def _python(self, line: str, low: str) -> None:
+        m = RE_PY_BITS.search(line)
+        if m:
+            self.set("tensorflow.python_bits", 32 if m.group(1) else int(m.group(2)), 3)
         m = RE_PY_BANNER.search(line)
         if m:
             self.set("tensorflow.python_version", m.group(1), 5)

@@ -27,8 +27,9 @@ from tfdoctor.worker.worker import elf_dynamic
 
 _MARK = "TFDOCTOR-STATIC "
 SNIPPET = r"""
-import json, os, sys
+import json, os, struct, sys
 out = {"python": sys.executable, "python_version": "%d.%d.%d" % tuple(sys.version_info[:3]),
+       "python_bits": 8 * struct.calcsize("P"),
        "distributions": [], "location": None, "build_info_text": None}
 try:
     from importlib import metadata
@@ -278,6 +279,7 @@ def empty_facts(python: str) -> dict[str, Any]:
     return {
         "python": python,
         "python_version": None,
+        "python_bits": None,
         "installed": None,
         "version": None,
         "location": None,
@@ -299,6 +301,7 @@ def static_facts(python: str, data: dict[str, Any], libraries: list[dict[str, An
     dists, dups = select_distributions(data.get("distributions") or [])
     facts.update(
         python_version=data.get("python_version"),
+        python_bits=data.get("python_bits"),
         installed=data.get("location") is not None,
         version=tensorflow_version(dists),
         location=data.get("location"),
