@@ -2075,3 +2075,8 @@ def test_a_kernel_lookup_whose_registered_devices_have_xla_gpu_but_no_gpu():
     found = failing(holdout("holdout16", "X113"))  # "Registered devices: [CPU, XLA_CPU, XLA_GPU]"
     assert found["log.unrecognized"].caused_by == "cuda.libraries-missing"
     assert not failing("Registered devices: [CPU, GPU, XLA_CPU, XLA_GPU]")
+
+
+def test_cudnn_failing_after_a_kernel_fault_follows_from_it():
+    found = failing(holdout("holdout16", "X120"))  # LAUNCH_FAILED, then CUDNN_STATUS_INTERNAL_ERROR
+    assert found["cudnn.init-failed"].caused_by == "gpu.illegal-address"

@@ -225,6 +225,7 @@ ENTRIES: dict[str, Entry] = {
             "gpu.out-of-memory",
             *_MEMORY,
             "gpu.compute-capability-unsupported",
+            "gpu.illegal-address",  # a kernel fault loses the CUDA context: every later call fails
         ),
     ),
     "cublas.init-failed": Entry(
@@ -237,6 +238,7 @@ ENTRIES: dict[str, Entry] = {
             "cuda.libraries-missing",
             "gpu.compute-capability-unsupported",
             "driver.too-old",
+            "gpu.illegal-address",
         ),
     ),
     # --- tensorflow, keras, python ----------------------------------------------------------------
