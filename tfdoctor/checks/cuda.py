@@ -346,22 +346,22 @@ def nvcc_vs_tf(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     ]
 
 
-INHERITED = ("$LD_LIBRARY_PATH", "${LD_LIBRARY_PATH}")
+_INHERITED = ("$LD_LIBRARY_PATH", "${LD_LIBRARY_PATH}")
 
 
-def appended_after_inherited(facts: dict[str, Any]) -> list[str]:
+def _appended_after_inherited(facts: dict[str, Any]) -> list[str]:
     """The entries an LD_LIBRARY_PATH assignment puts after the value it inherited
     ("$LD_LIBRARY_PATH:$CONDA_PREFIX/lib"): a library of the same name earlier on the inherited path
     loads instead of theirs. (A live environment holds the expanded value: none there.)"""
     entries = str(fc.env(facts).get("LD_LIBRARY_PATH") or "").split(":")
-    at = next((i for i, e in enumerate(entries) if e in INHERITED), None)
-    return [e for e in entries[at + 1:] if e and e not in INHERITED] if at is not None else []
+    at = next((i for i, e in enumerate(entries) if e in _INHERITED), None)
+    return [e for e in entries[at + 1:] if e and e not in _INHERITED] if at is not None else []
 
 
 @check("cuda.ld-library-path-shadowing")
 def ld_library_path_shadowing(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     used = ("libraries.shadowing", "libraries.ld_library_path", "system.env", "runtime.cudnn_version")
-    appended = appended_after_inherited(facts)
+    appended = _appended_after_inherited(facts)
     loaded, built = v.norm_cudnn(fc.get(facts, "runtime", "cudnn_version")), fc.tf_cudnn(facts, matrix)
     if appended and loaded and built and v.vtuple(loaded)[:2] < v.vtuple(built)[:2]:
         first = ":".join(appended) + ":$LD_LIBRARY_PATH"

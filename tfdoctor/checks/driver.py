@@ -174,13 +174,12 @@ def driver_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     # NVML's answer in WSL 2 when Windows passes no GPU in (NVML_ERROR_OPERATING_SYSTEM)
     blocked = "blocked by the operating system" in str(fc.get(facts, "nvml", "error") or "").lower()
     if plat == "wsl2" and (tcc and len(tcc) == len(listed) or blocked and not tcc):
-        named = ", ".join(f"GPU {g.get('index')} ({g.get('name')})" for g in tcc[:4]) or "NVML: \"GPU" \
-            " access blocked by the operating system\""
+        said = ", ".join(f"GPU {g.get('index')} ({g.get('name')}) is in TCC mode" for g in tcc[:4]) if tcc \
+            else "NVML says \"GPU access blocked by the operating system\""
         return [Finding(
             "driver.missing", Status.FAIL, "WSL 2 reaches no GPU in TCC mode",
-            detail=f"{named}: Windows passes only GPUs in WDDM mode into WSL 2, not those in TCC"
-            " (compute-only) mode, the default of data-center GPUs"
-            + (" (NVML there: \"GPU access blocked by the operating system\")." if tcc else "."),
+            detail=f"{said}: Windows passes only GPUs in WDDM mode into WSL 2, not those in TCC"
+            " (compute-only) mode, the default of data-center GPUs.",
             plan=rm.plan(facts, P.note("In an administrator PowerShell on Windows: `nvidia-smi -i 0 -dm WDDM`"
                                        " (for each GPU), then reboot; or run TensorFlow on a GPU in WDDM"
                                        " mode")),

@@ -763,8 +763,8 @@ class Values:
     def _driver_files(self, line: str, low: str) -> None:
         """Driver libraries named with their version (an `ls -l` of the library folder, `ldd`):
         two versions of libcuda or libnvidia-ml side by side are two user-space drivers (CUDA's
-        forward-compatibility copy under .../compat/ is meant to be another version); nvidia-docker 1's volume
-        of the driver's libraries."""
+        forward-compatibility copy under .../compat/ is meant to be another version); and the driver version
+        of nvidia-docker 1's volume of the driver's libraries (nvidia_driver_<version>)."""
         m = RE_DRIVER_VOLUME.search(line) if "nvidia_driver_" in low else None
         if m:
             self.set("system.driver_volume", m.group(1), 3)
