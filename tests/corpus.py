@@ -45,6 +45,7 @@ SPLITS = {
     "holdout14": CORPUS / "holdout14",
     "holdout15": CORPUS / "holdout15",
     "holdout16": CORPUS / "holdout16",
+    "holdout17": CORPUS / "holdout17",
 }
 
 
