@@ -189,7 +189,7 @@ RECORDED_WITHOUT_CC = {
     "NVIDIA GeForce RTX 3060": "8.6",
     "RTX A6000": "8.6",
     "H800": "9.0",
-    "GEFORCE GTX 4090": None,  # no such GPU (a typo for RTX 4090): never a guess
+    "GEFORCE GTX 4090": "8.9",  # a typo for RTX 4090: no GeForce GTX has a 20-50 series number to confuse
     "NVIDIA GeForce GT 710": None,  # Fermi or Kepler by variant: left out of the matrix on purpose
 }
 

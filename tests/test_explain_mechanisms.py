@@ -2080,3 +2080,64 @@ def test_a_kernel_lookup_whose_registered_devices_have_xla_gpu_but_no_gpu():
 def test_cudnn_failing_after_a_kernel_fault_follows_from_it():
     found = failing(holdout("holdout16", "X120"))  # LAUNCH_FAILED, then CUDNN_STATUS_INTERNAL_ERROR
     assert found["cudnn.init-failed"].caused_by == "gpu.illegal-address"
+
+
+# --- learnt from holdout17 ---------------------------------------------------------------------------
+
+
+def test_cudnn_sub_libraries_from_two_installs():
+    # a CUDA toolkit's cuDNN reached through LD_LIBRARY_PATH beside the pip wheel's
+    found = failing(holdout("holdout17", "Y417"))
+    assert set(found) == {"cuda.ld-library-path-shadowing"}
+    assert "/usr/local/cuda-12.1/lib" in found["cuda.ld-library-path-shadowing"].title
+    assert "libcudnn_cnn_infer.so.8" in found["cuda.ld-library-path-shadowing"].title
+    # the other wording of the same loader error
+    assert set(failing(holdout("holdout17", "Y418"))) == {"cuda.ld-library-path-shadowing"}
+    # a conda environment's cuDNN: not LD_LIBRARY_PATH's
+    assert set(failing(holdout("holdout17", "Y419"))) == {"cuda.loaded-not-pip"}
+    # a sub-library that is simply absent is still cuDNN missing
+    absent = ("Could not load library libcudnn_cnn_infer.so.8. Error: libcudnn_cnn_infer.so.8: cannot open"
+              " shared object file: No such file or directory")
+    assert set(failing(absent)) == {"cudnn.missing"}
+
+
+def test_cudnn_and_cufft_finding_no_memory_for_their_work():
+    assert set(failing(holdout("holdout17", "Y407"))) == {"gpu.out-of-memory"}  # a cuFFT plan
+    found = failing(holdout("holdout17", "Y103"))  # cuDNN's scratch space, beside a ptxas the driver replaces
+    assert found["gpu.out-of-memory"].status == Status.FAIL
+    assert found["xla.toolchain-missing"].status == Status.WARN
+
+
+def test_a_person_calling_the_allocators_benign_notice_running_out_of_memory():
+    assert not failing(holdout("holdout17", "Y112"))
+    assert "gpu.out-of-memory" in failing("Training ran out of memory and stopped.")
+
+
+def test_notices_that_are_not_failures():
+    unparsed = next(ln for ln in holdout("holdout17", "Y305").splitlines() if "could not be parsed" in ln)
+    assert not failing(unparsed)
+    ignored_true = unparsed.replace('"False"', '"True"')
+    assert "log.unrecognized" in failing(ignored_true)  # a request for memory growth that was ignored
+    assert not failing("2021-06-16 07:55:36.860499: W tensorflow/core/platform/profile_utils/cpu_utils.cc"
+                       ":108] Failed to find bogomips or clock in /proc/cpuinfo;"
+                       " cannot determine CPU frequency")
+
+
+def test_a_nan_loss_on_a_gpu_newer_than_tensorflows_cuda():
+    found = failing(holdout("holdout17", "Y121"))  # "GTX 3090" (an RTX 3090), TensorFlow 1.15
+    assert found["gpu.compute-capability-unsupported"].status == Status.FAIL
+    assert found["log.program-error"].caused_by == "gpu.compute-capability-unsupported"
+    assert not failing("epoch 3: loss: nan")  # a NaN alone is the program's
+
+
+def test_memory_another_program_holds_as_written():
+    found = failing(holdout("holdout17", "Y315"))  # "all works when the app is not running"
+    assert found["cudnn.init-failed"].caused_by == "gpu.memory-held-by-other-processes"
+
+
+def test_tensorflow_imported_from_the_user_site_inside_a_conda_env():
+    found = failing(holdout("holdout17", "Y017"))
+    assert "/.local/lib/python3.8/site-packages/tensorflow" in found["tensorflow.conflicting-installs"].title
+    assert found["cuda.libraries-missing"].caused_by == "tensorflow.conflicting-installs"
+    frame = '  File "/home/u/.local/lib/python3.8/site-packages/tensorflow/__init__.py", line 1, in <module>'
+    assert "tensorflow.conflicting-installs" not in failing(frame)  # no conda environment shown

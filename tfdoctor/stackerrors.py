@@ -710,6 +710,17 @@ NOISE: dict[str, tuple[str, tuple[tuple[str, ...], ...]]] = {
     # device, so the placer moved some; the graph runs
     "colocation": ("TensorFlow's placer moved some ops of a resource to another device than requested: the"
                    " graph still runs", (("failed to place the graph without changing the devices",),)),
+    # stream_executor/gpu/asm_compiler.cc when it cannot run ptxas: the driver compiles the PTX instead
+    "ptx-driver-fallback": ("XLA found no ptxas and leaves PTX compilation to the driver: a slower first"
+                            " compile, not a failure", (("relying on driver to perform ptx compilation",),)),
+    # profile_utils/cpu_utils.cc where /proc/cpuinfo has no clock (ARM boards such as Jetson, some VMs)
+    "cpu-frequency": ("TensorFlow could not read the CPU's clock from /proc/cpuinfo: it uses it only for cost"
+                      " estimates", (("failed to find bogomips",), ("cannot determine cpu frequency",))),
+    # gpu_bfc_allocator.cc: a value other than "true"/"false" is ignored for the config's own, which is off;
+    # "False" asked for that already (an ignored "True" is not harmless: it stays unrecognised)
+    "allow-growth-unparsed-false": ("TF_FORCE_GPU_ALLOW_GROWTH=False is not a value TensorFlow parses; it"
+                                    " keeps memory growth off, as asked",
+                                    (("tf_force_gpu_allow_growth", 'could not be parsed: "false"'),)),
     "declared-benign": ("the library itself says the message is harmless",
                         (("this is benign",), ("indicates that this is not a failure",),
                          ("can be safely ignored",))),

@@ -358,9 +358,56 @@ def _appended_after_inherited(facts: dict[str, Any]) -> list[str]:
     return [e for e in entries[at + 1:] if e and e not in _INHERITED] if at is not None else []
 
 
+# Folders the loader searches by itself (ldconfig's cache): a library there is found without LD_LIBRARY_PATH
+_SYSTEM_DIRS = ("/usr/lib", "/usr/lib64", "/lib", "/lib64", "/usr/lib/x86_64-linux-gnu",
+                "/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/lib/aarch64-linux-gnu")
+
+
+def _mixed_cudnn(facts: dict[str, Any]) -> list[dict[str, Any]]:
+    """cuDNN sub-libraries that could not load beside another cuDNN's ("undefined symbol ..., version
+    libcudnn_cnn_infer.so.8"), each with the folder its copy came from ("" when the loader did not say)."""
+    return [{**i, "folder": posixpath.normpath(str(i.get("folder") or "")).rstrip("/") if i.get("folder")
+             else ""} for i in fc.log_items(facts, "cudnn-mixed")]
+
+
+def _reached_by_path(folder: str) -> bool:
+    """A folder only LD_LIBRARY_PATH puts on the loader's path (a CUDA toolkit's lib64), not a conda env's
+    or the system's own."""
+    return bool(folder) and folder not in _SYSTEM_DIRS and not _conda_dir(folder)
+
+
+def _conda_dir(folder: str) -> bool:
+    return "/envs/" in folder + "/" or "conda" in folder
+
+
+def _mixed_finding(facts: dict[str, Any], fid: str, items: list[dict[str, Any]], fix: P.Plan,
+                   used: tuple[str, ...]) -> Finding:
+    item = items[0]
+    where = f" from {item['folder']}" if item["folder"] else ""
+    return Finding(
+        fid,
+        Status.FAIL,
+        f"Two cuDNN installs are mixed: {item.get('library')}{where} does not fit the"
+        f" {item.get('other')} loaded before it",
+        detail="cuDNN 8 is split into sub-libraries that must all come from one release; one of them was"
+        " found in another cuDNN than the rest, so convolutions fail on the GPU.",
+        plan=fix,
+        docs=cat.TF_PIP,
+        facts=used + ("log.evidence",),
+        evidence=fc.quote(facts, items),
+    )
+
+
 @check("cuda.ld-library-path-shadowing")
 def ld_library_path_shadowing(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     used = ("libraries.shadowing", "libraries.ld_library_path", "system.env", "runtime.cudnn_version")
+    mixed = [i for i in _mixed_cudnn(facts) if _reached_by_path(i["folder"])]
+    if mixed:
+        drop = shlex.quote(mixed[0]["folder"])
+        kept = f"$(echo \"$LD_LIBRARY_PATH\" | tr ':' '\\n' | grep -Fvx {drop} | paste -sd:)"
+        return [_mixed_finding(facts, "cuda.ld-library-path-shadowing", mixed, rm.plan(facts, P.env(
+            "LD_LIBRARY_PATH", kept, f"drops {mixed[0]['folder']}, so the cuDNN your framework was installed"
+            " with (its pip wheel) loads whole")), used)]
     appended = _appended_after_inherited(facts)
     loaded, built = v.norm_cudnn(fc.get(facts, "runtime", "cudnn_version")), fc.tf_cudnn(facts, matrix)
     if appended and loaded and built and v.vtuple(loaded)[:2] < v.vtuple(built)[:2]:
@@ -501,6 +548,17 @@ def loaded_not_pip(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         if wheel:
             found.append((lib, wheel, *_came_from(facts, str(lib["path"]))))
     if not found:
+        mixed = [i for i in _mixed_cudnn(facts) if not _reached_by_path(i["folder"])]
+        if mixed:
+            if _conda_dir(mixed[0]["folder"]):
+                fix = rm.plan(facts, P.system("conda list | grep -i cudnn", "remove the conda cudnn"
+                                              " package (conda remove --force cudnn), so the pip wheel's"
+                                              " cuDNN loads"))
+            else:
+                fix = rm.plan(facts, P.system("ldconfig -p | grep libcudnn", "remove the other cuDNN from the"
+                                              " loader's path (its libcudnn8 package), or put the pip wheel's"
+                                              " folder first"))
+            return [_mixed_finding(facts, "cuda.loaded-not-pip", mixed, fix, used)]
         return _older_than_built(facts, dists, used)
     lib, (wheel, have), how, entry = found[0]
     loaded_version = str(lib.get("version") or "")

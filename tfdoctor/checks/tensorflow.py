@@ -414,6 +414,7 @@ def conflicting_installs(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             )
         )
     findings += _duplicates(facts, used)
+    findings += _user_site(facts, used + ("tensorflow.location", "system.conda"))
     findings += _keras(facts, dists, used)
     if not conflicts:  # (pip or the add-on itself already said which one refuses this TensorFlow)
         findings += _addons(facts, matrix, dists, used)
@@ -520,6 +521,30 @@ def _pip_conflicts(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding
             evidence=fc.quote(facts, items),
         )
     ]
+
+
+def _user_site(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding]:
+    """TensorFlow imported from the user's own site-packages (pip install --user: ~/.local, or
+    %APPDATA%\\Python) while a conda environment is active: Python searches the user site before the
+    environment's, so that copy shadows the one installed in the environment."""
+    where = str(fc.get(facts, "tensorflow", "location") or "")
+    user = "/.local/lib/python" in where or "\\appdata\\roaming\\python\\" in where.lower()
+    if not (user and fc.in_conda(facts)):
+        return []
+    return [Finding(
+        "tensorflow.conflicting-installs",
+        Status.WARN,
+        f"TensorFlow is imported from the user site ({where}), not from the conda environment",
+        detail="A `pip install --user` (or a pip run outside the environment) put TensorFlow in the user's"
+        " own site-packages, which Python searches before the environment's: that copy, built for other CUDA"
+        " libraries than the environment holds, is the one imported.",
+        plan=rm.plan(facts, P.system(f"{rm.python_cmd(facts)} -m pip uninstall --yes tensorflow"
+                                     " tensorflow-gpu", "removes the copy Python finds first, the"
+                                     " user site's; then tf.__file__ names the environment's"),
+                     P.env("PYTHONNOUSERSITE", "1", "or keep the user site out of this environment")),
+        docs=cat.TF_PIP,
+        facts=used,
+    )]
 
 
 def _duplicates(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding]:

@@ -20,7 +20,9 @@ def toolchain(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     items = fc.log_items(facts, "xla-tools")
     if not items:
         return []
-    hard = [i for i in items if not any(s in str(i.get("text")).lower() for s in _SOFT)]
+    fallback = fc.noise_seen(facts, "ptx-driver-fallback")  # no ptxas, and the driver compiles instead
+    hard = [i for i in items if not any(s in str(i.get("text")).lower() for s in _SOFT)
+            and not (fallback and i.get("what") == "ptxas")]
     what = sorted({str(i.get("what")) for i in items if i.get("what")})
     cu = v.major(fc.tf_cuda(facts, matrix)[0]) or 12
     tfv = fc.tf_version(facts)

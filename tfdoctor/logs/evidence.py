@@ -62,6 +62,13 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("dlopen-failed", "dlerror", rf"dlerror:\s{{0,2}}'?({_LIB})\b", ("library",)),
     _sig("dlopen-failed", ".dll", rf"({_LIB})'?;? (?:dlerror: \S{{0,80}} )?not found", ("library",)),
     _sig("dlopen-failed", "unable to load cudnn dso", r"Unable to load cuDNN DSO", library="libcudnn"),
+    # cuDNN 8's loader finding a sub-library that needs a symbol of another sub-library already loaded
+    # ("Could not load library libcudnn_cnn_train.so.8. Error: /usr/local/cuda/lib64/libcudnn_cnn_train.so.8:
+    # undefined symbol: _ZN5cudnn..., version libcudnn_cnn_infer.so.8"): the two come from two cuDNN installs
+    _sig("cudnn-mixed", "could not load library",
+         r"Could not load library (libcudnn\w{0,30}\.so(?:\.\d{1,6}){0,3})\. Error: "
+         r"([^\s:]{0,300}?)libcudnn\w{0,30}\.so(?:\.\d{1,6}){0,3}: (?:undefined )?symbol:? \S{1,400}?, "
+         r"version (libcudnn\w{0,30}(?:\.so(?:\.\d{1,6}){0,3})?)", ("library", "folder", "other")),
     # TensorFlow 1.x looking up a cuDNN function: cudnnCreate, which every cuDNN has, not found means no
     # cuDNN was loaded (the lookup fell to TensorFlow's own library)
     _sig("dlopen-failed", "cudnn dso", r"could not find cudnnCreate in cudnn DSO", library="libcudnn"),
@@ -260,6 +267,12 @@ SIGNATURES: tuple[Signature, ...] = (
          r"\b(?:totally |all |completely )?(?:noisy|garbage|nonsense) (?:images?|outputs?|results?)\b|"
          r"\b(?:generated|outputs?|results?|images?) (?:are |is )?(?:generated )?"
          r"(?:totally |all |completely )?(?:noisy|garbage|nonsense)\b"),
+    # ... or a loss that turns NaN (the person's words, or TensorFlow's CheckNumerics on the loss)
+    _sig("wrong-results", ("loss nan", "loss is nan", "loss: nan", "loss:nan", "loss = nan", "loss=nan",
+                           "loss is inf or nan", "loss becomes nan", "loss goes to nan", "loss turns nan",
+                           "loss is always nan", "loss always nan", "nan loss"),
+         r"\bloss(?: is| becomes| goes to| turns)?(?:\s?[=:])?\s?(?:always )?(?:NaN|inf or nan)\b|"
+         r"\bNaN loss\b"),
     # --- memory -----------------------------------------------------------------------------------
     _sig("oom", ("oom", "exhausted", "out of memory", "failed to allocate", "dst tensor is not initialized",
                  "outofmemoryerror"),
@@ -271,6 +284,11 @@ SIGNATURES: tuple[Signature, ...] = (
          r"Out of memory while trying to allocate|"
          r"failed to allocate [\d.]{1,12}[KMGT]? \((\d{1,15}) bytes\) from device|"
          r"failed to allocate .{1,40} from device", ("bytes",)),
+    # cuDNN finding no memory for an algorithm's workspace, and cuFFT for a plan's
+    _sig("oom", ("scratch space", "cufft batched plan"),
+         r"CUDNN failed to allocate the scratch space|"
+         r"Failed to make cuFFT batched plan|"
+         r"failed to initialize batched cufft plan with customized allocator"),
     # the BFC allocator's dump, printed only when an allocation failed: it may be all a paste shows
     # (its "ran out of memory ... The caller indicates that this is not a failure" warning is not)
     _sig("oom", ("total chunks", "sum total of in-use chunks", "see logs for memory state",
@@ -286,7 +304,7 @@ SIGNATURES: tuple[Signature, ...] = (
     # same line, to say the caller does not treat it as a failure: a named notice, never evidence)
     # a person saying a run failed for lack of memory ("fails with an out of memory issue", "Encountering OOM
     # issues", "training ran out of GPU memory")
-    _sig("oom", ("oom", "out of memory", "out-of-memory", "out of gpu memory"),
+    _sig("oom", ("oom", "out of memory", "out-of-memory", "out of gpu memory"), said=True, pattern=
          r"\b(?:fails?|failed|failing|crash(?:es|ed)?|dies|died|stops?|stopped|abort(?:s|ed)?)\b[^.\n]{0,40}?"
          r"\b(?:OOM|out[- ]of[- ](?:GPU )?memory)\b|"
          r"\b(?:encounter(?:ing|ed|s)?|getting|hitting|having|running into)\b[^.\n]{0,20}?"
@@ -299,7 +317,8 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("held-said", ("not released", "not freed", "not deallocated", "not being released",
                        "not being freed", "release the memory", "free the memory", "deallocate", "zombie",
                        "occupying", "another tab", "another notebook", "other notebook", "another kernel",
-                       "memory cache", "killing", "closing", "shutting down", "restarting"),
+                       "memory cache", "killing", "closing", "shutting down", "restarting", "not running",
+                       "is closed", "was closed"),
          r"\bmemory\b[^.\n]{0,40}?\b(?:is|was|are|were|isn't|wasn't|gets?|got)?\s?not (?:being )?"
          r"(?:released|freed|deallocated)\b|"
          r"\b(?:does not|doesn't|did not|didn't|won't|will not|never)\s(?:release|free|deallocate)\b"
@@ -307,6 +326,9 @@ SIGNATURES: tuple[Signature, ...] = (
          r"\bzombie\b[^.\n]{0,60}?\b(?:occupy|occupies|occupying|holds?|holding|keeps?|using)\b|"
          r"\b(?:Jupyter|notebook|kernel)\b[^.\n]{0,40}?\b(?:in )?another (?:tab|window|terminal)\b|"
          r"\bempty the memory cache\b|"
+         # "all works when the app is not running": another program's GPU memory
+         r"\b(?:works?|worked|runs?|ran)\b[^.\n]{0,30}?\bwhen (?:the |my |that |this )?"
+         r"[\w-]{1,20}(?: [\w-]{1,20})? (?:is|was) (?:not running|closed)\b|"
          # "I ran it again after killing the notebook and it worked"
          r"\b(?:after|by|once)\s(?:I\s)?(?:killing|closing|shutting down|restarting)\s"
          r"(?:the|my|that|all|an?)\s(?:other\s|running\s|old\s|previous\s|idle\s)?(?:jupyter\s|ipython\s)?(?:notebook|kernel|process)"),

@@ -170,6 +170,10 @@ RE_PY_PATH = re.compile(r"[/\\]python(\d\.\d{1,2})[/\\]|[/\\](?:Python|PY[/\\])(
 RE_PY_BITS = re.compile(r"[/\\]Python3\d{1,2}(-32)[/\\]|"
                         r"\[MSC v\.\d{4} (32|64) bit \((?:Intel|AMD64|ARM64)\)\]", re.IGNORECASE)
 RE_PY_TAG = re.compile(r"-cp(\d)(\d{1,2})-")
+# the folder TensorFlow was imported from, as a traceback's frames show it (the first one shown is the one
+# imported): what the tensorflow probe records as its location
+RE_TF_LOCATION = re.compile(r"(?:^|[\"'\s])((?:[A-Za-z]:)?[^\s\"':]{0,300}?[/\\](?:site|dist)-packages[/\\]"
+                            r"tensorflow)[/\\]")
 RE_HEADING = re.compile(r"^[\s#>*-]{0,12}(tensorflow version|python version|"
                         r"os platform and "
                         r"distribution|tensorflow installed from|cuda/cudnn version|gpu model and memory)"
@@ -957,6 +961,9 @@ class Values:
         m = RE_PY_TAG.search(line)
         if m and "tensorflow" in low:
             self.set("tensorflow.python_version", f"{m.group(1)}.{m.group(2)}", 2)
+        m = RE_TF_LOCATION.search(line) if "packages" in low else None
+        if m:
+            self.set("tensorflow.location", m.group(1), 2)
 
     def _packages(self, line: str, low: str) -> None:
         m = RE_FETCHED.match(line) if low.startswith(("using cached ", "downloading ")) else None

@@ -755,6 +755,8 @@ def _to_mib(value: Any, unit: Any = None) -> float:
 def out_of_memory(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     """The GPU ran out of memory (TensorFlow's log or the worker's error says so)."""
     items = fc.log_items(facts, "oom")
+    if all(i.get("said") for i in items) and fc.noise_seen(facts, "declared-benign"):
+        items = []  # a person calling the allocator's notice, quoted beside it, running out of memory
     if not items:
         return []
     if _whole_gpu_retried(facts, items):
