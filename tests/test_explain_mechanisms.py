@@ -862,7 +862,8 @@ def test_two_protobuf_runtimes_registering_one_descriptor():
 
 def test_condas_build_string_says_which_tensorflow_it_is():
     found = failing(nine("Q125"))  # tensorflow-base eigen_py38: CPU only; tensorflow-gpu a metapackage
-    assert set(found) == {"tensorflow.cpu-only-build"}
+    assert {i for i, f in found.items() if not f.caused_by} == {"tensorflow.cpu-only-build"}
+    assert found["runtime.no-gpu-visible"].caused_by == "tensorflow.cpu-only-build"  # with GPUs named
     two = failing(holdout("holdout", "H014"))  # conda-forge's tensorflow and defaults' tensorflow-gpu
     assert "tensorflow.conflicting-installs" in two
     gpu = "tensorflow-base            2.3.0           gpu_py38h7c0fa0d_0\n"
@@ -2046,7 +2047,7 @@ def test_pytorchs_words_for_an_unknown_cuda_error():
 
 def test_jax_naming_its_platforms_wrapped_over_lines():
     found = failing(holdout("holdout16", "X315"))  # "Could not find \\n registered platform ...: Host"
-    assert set(found) == {"tensorflow.cpu-only-build"}
+    assert {i for i, f in found.items() if not f.caused_by} == {"tensorflow.cpu-only-build"}
 
 
 def test_tensorflow_0x_wording_of_a_cudnn_mismatch():
@@ -2141,3 +2142,12 @@ def test_tensorflow_imported_from_the_user_site_inside_a_conda_env():
     assert found["cuda.libraries-missing"].caused_by == "tensorflow.conflicting-installs"
     frame = '  File "/home/u/.local/lib/python3.8/site-packages/tensorflow/__init__.py", line 1, in <module>'
     assert "tensorflow.conflicting-installs" not in failing(frame)  # no conda environment shown
+
+
+def test_a_placement_refused_because_no_gpu_is_registered():
+    found = failing(holdout("holdout17", "Y318"))  # TensorFlow 1.0.1 beside a GTX 1070 Theano uses
+    assert set(found) == {"runtime.no-gpu-visible"}
+    assert "no devices matching" in found["runtime.no-gpu-visible"].detail
+    no_kernel = ("Cannot assign a device for operation 'x': Could not satisfy explicit device specification"
+                 " '/device:GPU:0' because no supported kernel for GPU devices is available.")
+    assert "runtime.no-gpu-visible" not in failing("GPU model and memory: GTX 1070\n" + no_kernel)
