@@ -2151,3 +2151,12 @@ def test_a_placement_refused_because_no_gpu_is_registered():
     no_kernel = ("Cannot assign a device for operation 'x': Could not satisfy explicit device specification"
                  " '/device:GPU:0' because no supported kernel for GPU devices is available.")
     assert "runtime.no-gpu-visible" not in failing("GPU model and memory: GTX 1070\n" + no_kernel)
+
+
+def test_conda_cuda_packages_of_two_majors_in_one_environment():
+    found = failing(holdout("holdout17", "Y414"))  # cuda-nvcc 12.4 beside cudatoolkit 11.8
+    assert 'conda install "cuda-nvcc=11.8"' in found["tensorflow.conflicting-installs"].plan.commands()
+    assert found["gpu.compute-capability-unsupported"].caused_by == "tensorflow.conflicting-installs"
+    same = "cuda-nvcc    11.8.89   0    nvidia\ncudatoolkit    11.8.0    h09e9_13    conda-forge\n"
+    assert "tensorflow.conflicting-installs" not in failing(same)
+    assert "tensorflow.conflicting-installs" in failing(same.replace("11.8.89", "12.4.131"))

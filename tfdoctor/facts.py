@@ -203,6 +203,18 @@ def distributions(facts: dict[str, Any]) -> dict[str, str]:
     return merged
 
 
+# conda packages that carry one CUDA release each (conda-forge's and NVIDIA's channels)
+CONDA_CUDA = ("cudatoolkit", "cuda-version", "cuda-nvcc", "cuda-cudart", "cuda-runtime", "cuda-toolkit")
+
+
+def conda_cuda_majors(facts: dict[str, Any]) -> dict[str, str]:
+    """{conda CUDA package: version} when those installed belong to more than one CUDA major, else {}."""
+    dists = distributions(facts)
+    found = {name: dists[name] for name in CONDA_CUDA if name in dists}
+    majors = {version.split(".")[0] for version in found.values() if version[:1].isdigit()}
+    return found if len(majors) > 1 else {}
+
+
 def tf_installed(facts: dict[str, Any]) -> bool:
     return bool(get(facts, "tensorflow", "installed"))
 

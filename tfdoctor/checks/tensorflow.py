@@ -414,6 +414,7 @@ def conflicting_installs(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             )
         )
     findings += _duplicates(facts, used)
+    findings += _conda_cuda_mix(facts, used)
     findings += _user_site(facts, used + ("tensorflow.location", "system.conda"))
     findings += _keras(facts, dists, used)
     if not conflicts:  # (pip or the add-on itself already said which one refuses this TensorFlow)
@@ -521,6 +522,29 @@ def _pip_conflicts(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding
             evidence=fc.quote(facts, items),
         )
     ]
+
+
+def _conda_cuda_mix(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding]:
+    """conda CUDA packages of two CUDA majors in one environment (an unpinned cuda-nvcc from NVIDIA's
+    channel beside cudatoolkit 11.8): compilers and libraries of different releases meet in one process."""
+    mixed = fc.conda_cuda_majors(facts)
+    if not mixed:
+        return []
+    base = mixed.get("cuda-version") or mixed.get("cudatoolkit") or next(iter(mixed.values()))
+    want = ".".join(base.split(".")[:2])
+    odd = sorted(n for n, ver in mixed.items() if ver.split(".")[0] != base.split(".")[0])
+    listed = ", ".join(f"{n} {ver}" for n, ver in mixed.items())
+    return [Finding(
+        "tensorflow.conflicting-installs",
+        Status.WARN,
+        f"conda CUDA packages of several CUDA majors in one environment: {listed}",
+        detail=f"The environment's CUDA is {want}; {', '.join(odd)} of another major brings its own compiler"
+        " or libraries, and kernels one release builds fail to load with the other's.",
+        plan=rm.plan(facts, P.system("conda install " + " ".join(f'"{n}={want}"' for n in odd),
+                                     f"the same CUDA {want} as the rest of the environment")),
+        docs=cat.TF_PIP,
+        facts=used,
+    )]
 
 
 def _user_site(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding]:

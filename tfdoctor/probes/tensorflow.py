@@ -74,6 +74,8 @@ _EXACT = {
     "tensorflow-text",
     "numpy",  # TensorFlow before 2.18 is built against NumPy 1.x
     "protobuf",
+    # conda's CUDA packages, as a pasted `conda list` shows them (tfdoctor/facts.py CONDA_CUDA)
+    "cudatoolkit", "cuda-version", "cuda-nvcc", "cuda-cudart", "cuda-runtime", "cuda-toolkit",
 }
 _PREFIXES = ("tf-nightly", "tensorflow-io", "nvidia-")
 # Which distribution's version is "the TensorFlow version", most specific first.

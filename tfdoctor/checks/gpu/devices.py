@@ -385,7 +385,9 @@ def _from_log(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]) -> list
                     " (`tfdoctor matrix --gpu NAME`)")),
                 facts=used,
                 evidence=fc.quote(facts, ignored + failed + jit),
-                caused_by="driver.minor-version-compat" if past_driver else None,
+                # with the GPU unknown, CUDA packages of two majors in the environment explain it better
+                caused_by="driver.minor-version-compat" if past_driver else
+                "tensorflow.conflicting-installs" if not cc and fc.conda_cuda_majors(facts) else None,
             )
         ]
     return [
