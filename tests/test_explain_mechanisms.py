@@ -2160,3 +2160,9 @@ def test_conda_cuda_packages_of_two_majors_in_one_environment():
     same = "cuda-nvcc    11.8.89   0    nvidia\ncudatoolkit    11.8.0    h09e9_13    conda-forge\n"
     assert "tensorflow.conflicting-installs" not in failing(same)
     assert "tensorflow.conflicting-installs" in failing(same.replace("11.8.89", "12.4.131"))
+
+
+def test_a_kernel_image_refused_after_xla_said_its_ptxas_does_not_know_the_gpu():
+    found = failing(holdout("holdout17", "Y113"))  # "ptxas does not support CC 8.9", then INVALID_IMAGE
+    assert found["gpu.compute-capability-unsupported"].caused_by == "xla.ptxas-too-old"
+    assert not found["xla.ptxas-too-old"].caused_by

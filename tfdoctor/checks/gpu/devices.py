@@ -385,9 +385,11 @@ def _from_log(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]) -> list
                     " (`tfdoctor matrix --gpu NAME`)")),
                 facts=used,
                 evidence=fc.quote(facts, ignored + failed + jit),
-                # with the GPU unknown, CUDA packages of two majors in the environment explain it better
+                # with the GPU unknown, CUDA packages of two majors in the environment explain it better;
+                # XLA's code for a GPU its ptxas does not know is what the driver then refuses
                 caused_by="driver.minor-version-compat" if past_driver else
-                "tensorflow.conflicting-installs" if not cc and fc.conda_cuda_majors(facts) else None,
+                "tensorflow.conflicting-installs" if not cc and fc.conda_cuda_majors(facts) else
+                "xla.ptxas-too-old" if not ignored and fc.log_items(facts, "ptxas-old") else None,
             )
         ]
     return [
