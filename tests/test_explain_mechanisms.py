@@ -2151,6 +2151,11 @@ def test_a_placement_refused_because_no_gpu_is_registered():
     no_kernel = ("Cannot assign a device for operation 'x': Could not satisfy explicit device specification"
                  " '/device:GPU:0' because no supported kernel for GPU devices is available.")
     assert "runtime.no-gpu-visible" not in failing("GPU model and memory: GTX 1070\n" + no_kernel)
+    fatal = ("F tensorflow/stream_executor/lib/statusor.cc:34] Attempting to fetch value instead of handling"
+             " error Internal: no supported devices found for platform CUDA")
+    named = failing("GPU model and memory: Tesla T4\n" + fatal)
+    assert {i for i, f in named.items() if not f.caused_by} == {"runtime.no-gpu-visible"}
+    assert set(failing(fatal)) == {"log.unrecognized"}  # no GPU named: what it means stays open
 
 
 def test_conda_cuda_packages_of_two_majors_in_one_environment():

@@ -212,7 +212,9 @@ RE_NO_GPUS = re.compile(r"\bGPUs?\b[^\n\[]{0,60}[?:=]\s{0,3}\[\]\s{0,3}$|"
 # devices", an op without a GPU kernel): TensorFlow 0.x-2.x
 RE_NO_GPU_REGISTERED = re.compile(
     r"Could not satisfy explicit device specification '[^'\n]{0,80}GPU:\d{1,3}' because no devices matching"
-    r" that specification are registered", re.IGNORECASE)
+    r" that specification are registered|"
+    # StreamExecutor asked for a CUDA device where none is usable (TensorFlow 1.x's XLA device, JAX)
+    r"no supported devices found for platform CUDA", re.IGNORECASE)
 # device_lib.list_local_devices(): a GPU TensorFlow registered, as its description
 RE_DEVICE_DESC = re.compile(r'physical_device_desc: "device: (\d{1,3}), name: ([^,"]{1,120}), pci bus id: '
                             r'([^,"]{1,40})(?:, compute capability: (\d{1,2}\.\d))?')
@@ -1127,7 +1129,8 @@ class Values:
             self.visible.update(int(x) for x in re.findall(r"\d{1,3}", m.group(1)))
         if RE_NO_GPUS.search(line):
             self.set("runtime.tf_visible_gpus", 0, 5)
-        m = RE_NO_GPU_REGISTERED.search(line) if "no devices matching" in low else None
+        m = RE_NO_GPU_REGISTERED.search(line) if "no devices matching" in low or "no supported d" in low \
+            else None
         if m:
             self.set("runtime.tf_visible_gpus", 0, 5)
             self.set("runtime.gpu_reason", m.group(0), 1)
@@ -1362,7 +1365,7 @@ _GPU_TRIGGERS = (
     "cuda capable device", "capability major/minor", *(f"device {i}" for i in range(10)), "(uuid:",
     ": nvidia", ": geforce", ": tesla", ": quadro", ": titan", ": grid", ": rtx", ": gtx", "product name",
     "num gpus", "physical_device:gpu", "adding visible gpu device", "[]", "skipping registering gpu devices",
-    "xla_gpu", "pcibusid", "no devices matching",
+    "xla_gpu", "pcibusid", "no devices matching", "no supported devices found",
 )
 _PLATFORM_TRIGGERS = ("gpu", "cuda", "nvidia", "wsl", "microsoft", *_WINDOWS_KEYS, *_LINUX_KEYS, *_MACOS_KEYS,
                       "conda", "/envs/", "forge", *_CONTAINER_KEYS, *_OS_KEYS, "cuda_visible_devices")
