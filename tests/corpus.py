@@ -46,6 +46,7 @@ SPLITS = {
     "holdout15": CORPUS / "holdout15",
     "holdout16": CORPUS / "holdout16",
     "holdout17": CORPUS / "holdout17",
+    "holdout18": CORPUS / "holdout18",
 }
 
 
