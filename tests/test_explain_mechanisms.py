@@ -2171,3 +2171,14 @@ def test_a_kernel_image_refused_after_xla_said_its_ptxas_does_not_know_the_gpu()
     found = failing(holdout("holdout17", "Y113"))  # "ptxas does not support CC 8.9", then INVALID_IMAGE
     assert found["gpu.compute-capability-unsupported"].caused_by == "xla.ptxas-too-old"
     assert not found["xla.ptxas-too-old"].caused_by
+
+
+# --- learnt from holdout18 ---------------------------------------------------------------------------
+
+
+def test_a_driver_too_old_for_the_cuda_pytorch_was_built_with():
+    found = failing(holdout("holdout18", "Z007"))  # collect_env: CUDA 10.2 build, driver 410.104
+    assert set(found) == {"driver.too-old"}
+    assert "PyTorch was built for CUDA 10.2" in found["driver.too-old"].detail
+    new_enough = holdout("holdout18", "Z007").replace("410.104", "450.51.06")
+    assert "driver.too-old" not in failing(new_enough)

@@ -424,12 +424,17 @@ def driver_new_enough(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     )
     hard, soft = _too_old_evidence(facts)
     driver, _ = fc.driver_version(facts)
+    cuda, cuda_source = fc.tf_cuda(facts, matrix)
+    tfv = fc.tf_version(facts) or "(not installed)"
+    framework = f"TensorFlow {tfv}"
+    torch = fc.text(fc.get(facts, "runtime", "pytorch_cuda"))
+    if not cuda and not fc.tf_installed(facts) and torch:  # PyTorch's environment report instead
+        cuda, cuda_source, framework = torch, "PyTorch's collect_env", "PyTorch"
     why = None
     if not driver:
         why = "No driver version is known (see driver.missing)."
-    elif fc.platform(facts) == "macos" or fc.is_cuda_build(facts) is False:
+    elif framework != "PyTorch" and (fc.platform(facts) == "macos" or fc.is_cuda_build(facts) is False):
         why = "The installed TensorFlow is not a CUDA build."
-    cuda, cuda_source = fc.tf_cuda(facts, matrix)
     if why is None and not cuda:
         why = ("TensorFlow is not installed." if not fc.tf_installed(facts)
                else "TensorFlow's CUDA version is unknown.")
@@ -445,7 +450,6 @@ def driver_new_enough(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         if hard or soft:
             return [_too_old(facts, matrix, driver, cuda, None, hard, soft, used)]
         return [skipped("driver.too-old", "Driver version not compared with TensorFlow's CUDA", why, used)]
-    tfv = fc.tf_version(facts) or "(not installed)"
     column = {"wsl2": "Windows (WSL2)", "windows": "Windows"}.get(platform, "Linux")
     if ok and not hard and not (caveat and soft):
         if caveat is None:
@@ -453,7 +457,7 @@ def driver_new_enough(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 Finding(
                     "driver.cuda-compatible",
                     Status.PASS,
-                    f"Driver {driver} runs CUDA {cuda}, which TensorFlow {tfv} was built for",
+                    f"Driver {driver} runs CUDA {cuda}, which {framework} was built for",
                     detail=f"Minimum {column} driver for CUDA {cuda}: {minimum or 'unknown'}"
                     f" (CUDA version from {cuda_source}).",
                     facts=used,
@@ -475,7 +479,8 @@ def driver_new_enough(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 confidence="certain",
             )
         ]
-    return [_too_old(facts, matrix, driver, cuda, minimum, hard, soft if ok else [], used, cuda_source)]
+    return [_too_old(facts, matrix, driver, cuda, minimum, hard, soft if ok else [], used, cuda_source,
+                     framework)]
 
 
 def _too_old(
@@ -488,6 +493,7 @@ def _too_old(
     soft: list[dict[str, Any]],
     used: tuple[str, ...],
     cuda_source: str = "",
+    framework: str = "",
 ) -> Finding:
     """driver.too-old when CUDA cannot run; driver.minor-version-compat (a warning) when only PTX JIT or XLA
     is limited."""
@@ -514,8 +520,9 @@ def _too_old(
     limit = rm.driver_branch_limit(facts, matrix)
     parts = []
     if cuda:
+        who = framework or f"TensorFlow {tfv or ''}"
         parts.append(f"This needs CUDA {cuda}" if image else
-                     f"TensorFlow {tfv or ''} was built for CUDA {cuda}".replace("  ", " ")
+                     f"{who} was built for CUDA {cuda}".replace("  ", " ")
                      + (f" (from {cuda_source})" if cuda_source else ""))
     if minimum:
         parts.append(f"which needs a {column} driver >= {minimum}" if parts else
@@ -544,14 +551,15 @@ def _too_old(
                             f" TensorFlow release built for the CUDA R{last} supports"
                             " (`tfdoctor matrix --driver"
                             f" {last}`), or a newer GPU")]
-    newest = _newest_runnable(matrix, facts, driver, platform) if driver and matrix is not None else None
+    newest = (_newest_runnable(matrix, facts, driver, platform)
+              if driver and matrix is not None and framework != "PyTorch" else None)
     if newest is not None and cuda and v.major_minor(newest.cuda) != v.major_minor(cuda):
         detail += (f" The newest TensorFlow this driver runs on this Python is {newest.version}"
                    f" (CUDA {newest.cuda}).")
         steps.append(P.note(f". Or keep the driver and move to TensorFlow {newest.version} (a downgrade from"
                             f" {tfv or 'yours'}):"
                             f" {rm.pip_install(facts, rm.tf_requirement(newest.version))}"))
-    elif driver and matrix is not None and cuda and newest is None:
+    elif driver and matrix is not None and cuda and newest is None and framework != "PyTorch":
         detail += " No TensorFlow release in the bundled matrix runs on this driver with this Python."
     status = Status.FAIL if hard or not soft else Status.WARN
     toolkit = any(i.get("why") == "toolkit" for i in hard) and not cuda

@@ -170,6 +170,9 @@ RE_PY_PATH = re.compile(r"[/\\]python(\d\.\d{1,2})[/\\]|[/\\](?:Python|PY[/\\])(
 RE_PY_BITS = re.compile(r"[/\\]Python3\d{1,2}(-32)[/\\]|"
                         r"\[MSC v\.\d{4} (32|64) bit \((?:Intel|AMD64|ARM64)\)\]", re.IGNORECASE)
 RE_PY_TAG = re.compile(r"-cp(\d)(\d{1,2})-")
+# PyTorch's collect_env: the CUDA its build needs (the driver is judged against it where TensorFlow's is not
+# shown)
+RE_PYTORCH_CUDA = re.compile(r"CUDA used to build PyTorch:\s{0,4}(\d{1,2}\.\d{1,2})\b", re.IGNORECASE)
 # the folder TensorFlow was imported from, as a traceback's frames show it (the first one shown is the one
 # imported): what the tensorflow probe records as its location
 RE_TF_LOCATION = re.compile(r"(?:^|[\"'\s])((?:[A-Za-z]:)?[^\s\"':]{0,300}?[/\\](?:site|dist)-packages[/\\]"
@@ -1015,6 +1018,11 @@ class Values:
                 if command and name != "tf":  # the package a person installed, pinned
                     self.pinned.setdefault(tf_probe.normalize(name), pm.group(2))
 
+    def _pytorch_cuda(self, line: str, low: str) -> None:
+        m = RE_PYTORCH_CUDA.search(line)
+        if m:
+            self.set("runtime.pytorch_cuda", m.group(1), 6)
+
     def _requirer(self, line: str, low: str) -> None:
         m = RE_REQUIRER.match(line)  # pip's resolver names an installed distribution
         if m:
@@ -1379,6 +1387,7 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (_PACKAGE_TRIGGERS, Values._packages),
     (("is_cuda_build", "cuda_version", "cudnn_version", "compute_capabilities"), Values._build_info),
     ((" requires ", " has requirement "), Values._requirer),
+    (("used to build pytorch",), Values._pytorch_cuda),
     (("successfully opened",), Values._opened),
     (("libcuda.so.", "libnvidia-ml.so.", "nvidia_driver_"), Values._driver_files),
     (_PROSE_GPU_WORDS, Values._prose_gpu),
