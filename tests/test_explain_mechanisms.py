@@ -2182,3 +2182,11 @@ def test_a_driver_too_old_for_the_cuda_pytorch_was_built_with():
     assert "PyTorch was built for CUDA 10.2" in found["driver.too-old"].detail
     new_enough = holdout("holdout18", "Z007").replace("410.104", "450.51.06")
     assert "driver.too-old" not in failing(new_enough)
+
+
+def test_an_nvidia_smi_newer_than_the_driver_it_reports():
+    found = failing(holdout("holdout18", "Z016"))  # NVIDIA-SMI 450.66, Driver Version: 418.67
+    assert set(found) == {"nvml.nvidia-smi-disagrees"}
+    assert "nvml.nvidia-smi-disagrees" not in failing(holdout("holdout3", "K032"))  # WSL 2's older nvidia-smi
+    docker = holdout("holdout", "H036")  # 390.48 beside 390.59: one branch
+    assert "nvml.nvidia-smi-disagrees" not in failing(docker)

@@ -8,6 +8,7 @@ from typing import Any
 from tfdoctor import catalogue as cat
 from tfdoctor import facts as fc
 from tfdoctor import plan as P
+from tfdoctor import versions as v
 from tfdoctor.checks import check
 from tfdoctor.checks import remedies as rm
 from tfdoctor.model import Finding, Status
@@ -63,6 +64,25 @@ def bindings(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                                              " again; a mode that shuts out the owner too was set by a broken"
                                              " udev rule or NVreg_DeviceFileMode (containers: start with"
                                              " --gpus all)")),
+            )
+        )
+    tool, driver = fc.text(smi.get("smi_version")), fc.text(smi.get("driver_version"))
+    if tool and driver and (v.major(tool) or 0) > (v.major(driver) or 0):
+        # a newer nvidia-smi than the driver it talks to: another, newer driver's user-space files are
+        # installed (WSL 2's and a container's injected nvidia-smi are never newer than the driver)
+        out.append(
+            Finding(
+                "nvml.nvidia-smi-disagrees",
+                Status.WARN,
+                f"nvidia-smi {tool} is newer than the driver it reports ({driver})",
+                detail=f"The nvidia-smi binary belongs to driver {tool}, the running driver is {driver}: the"
+                " user-space files of two driver releases are installed, so tools and CUDA may load the"
+                " wrong ones and report versions the driver does not have.",
+                plan=rm.plan(facts, P.system("cat /proc/driver/nvidia/version; which -a nvidia-smi",
+                                             "keep the driver files of the running kernel module's release"
+                                             " (reinstall that driver, or reboot into the newer one)")),
+                docs=cat.NV_SMI,
+                facts=("nvidia_smi.smi_version", "nvidia_smi.driver_version"),
             )
         )
     smi_version = smi.get("driver_version")

@@ -518,11 +518,12 @@ class Reader:
         such a failure it is only another nvidia-smi binary, a container's or WSL2's, and NVML
         evidently worked.)"""
         smi = sections.get("nvidia_smi") or {}
-        have, lib = smi.pop("smi_version", None), smi.get("driver_version")
-        provenance.pop("nvidia_smi.smi_version", None)
+        have, lib = smi.get("smi_version"), smi.get("driver_version")
         failed = any(i["kind"] in ("cuinit", "cuda-error") and i.get("error") not in _DEVICE_ERRORS
                      for i in self.items)
         if have and lib and have != lib and failed and "lib-mismatch" not in self.counts:
+            smi.pop("smi_version")  # it becomes the split it shows, below
+            provenance.pop("nvidia_smi.smi_version", None)
             line = self.values.values.get("nvidia_smi.driver_version", (None, 0, 0))[2]
             self.items.append({"kind": "lib-mismatch", "line": line, "library": have, "kernel": lib,
                                "text": f"NVIDIA-SMI {have} with Driver Version {lib}"})
