@@ -2190,3 +2190,24 @@ def test_an_nvidia_smi_newer_than_the_driver_it_reports():
     assert "nvml.nvidia-smi-disagrees" not in failing(holdout("holdout3", "K032"))  # WSL 2's older nvidia-smi
     docker = holdout("holdout", "H036")  # 390.48 beside 390.59: one branch
     assert "nvml.nvidia-smi-disagrees" not in failing(docker)
+
+
+def test_more_words_of_known_mechanisms():
+    assert set(failing(holdout("holdout18", "Z212"))) == {"python.protobuf-mismatch"}  # a field it lacks
+    assert set(failing(holdout("holdout18", "Z217"))) == {"keras.keras3-api-change"}  # title, no colon
+    assert set(failing(holdout("holdout18", "Z221"))) == {"cpu.avx-missing"}  # R's "caught illegal operation"
+
+
+def test_the_templates_cuda_cudnn_field_names_cuda_first():
+    def read(text: str) -> dict:
+        return explain_report(text, MATRIX).environment
+
+    assert read("- CUDA/cuDNN version: 10.1/7.6")["cudnn_version"] == "7.6"
+    assert read("- CUDA/cuDNN version: 10.1/7.6")["nvcc_version"] == "10.1"
+    assert read("CUDA/cuDNN version: 9.0 / 7")["cudnn_version"] == "7"
+    assert read("- CUDA/cuDNN version: cuDNN 7.6, CUDA 10.1")["cudnn_version"] == "7.6"
+    assert not read("- CUDA/cuDNN version: 11.4").get("cudnn_version")
+    archive = "CUDA/cuDNN version: cuda_10.0.130_410.48_linux, cudnn-10.0-linux-x64"
+    assert not read(archive).get("cudnn_version")
+    # with the toolkit stated, an XLA_GPU-only device list still means the CUDA libraries did not load
+    assert "cuda.libraries-missing" in failing(holdout("holdout16", "X421"))

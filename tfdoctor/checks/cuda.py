@@ -93,7 +93,7 @@ def libraries_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                         + ("says the machine has none." if no_gpu else "fails for another reason."), used)]
     if items:
         return [_missing(facts, matrix, cuda, names, log_major, [], items, used)]
-    if fc.get(facts, "runtime", "xla_gpus") and not fc.gpu_shown(facts) \
+    if fc.get(facts, "runtime", "xla_gpus") and not fc.get(facts, "runtime", "gpus") \
             and not fc.get(facts, "runtime", "tf_visible_gpus") and not fc.log_items(facts, "dlopen-failed"):
         # (where the log names the library that failed, that failure is the finding)
         return [Finding(

@@ -469,9 +469,11 @@ SIGNATURES: tuple[Signature, ...] = (
     # SIGILL as shells print it (bash "Illegal instruction", zsh "illegal hardware instruction") and
     # Windows' STATUS_ILLEGAL_INSTRUCTION
     _sig("avx", ("illegal instruction", "illegal hardware instruction", "these aren't available",
-                 "0xc000001d", "-1073741795", "3221225501"),
-         r"Illegal (?:hardware )?instruction|compiled to use \w{2,12}(?:\.\d)? instructions, but these aren't"
-         r" available|0xC000001D|-1073741795|\b3221225501\b"),  # (0xC000001D signed, and unsigned)
+                 "0xc000001d", "-1073741795", "3221225501", "caught illegal operation"),
+         # (R's own words for SIGILL: " *** caught illegal operation ***")
+         r"Illegal (?:hardware )?instruction|caught illegal operation|"
+         r"compiled to use \w{2,12}(?:\.\d)? instructions, but these aren't available|"
+         r"0xC000001D|-1073741795|\b3221225501\b"),  # (0xC000001D signed, and unsigned)
     # a person's own reading of /proc/cpuinfo or the CPU's datasheet (AVX, not AVX2 or AVX-512)
     _sig("avx", ("support avx", "support the avx", "have avx", "have the avx"),
          r"\b(?:CPU|processor|machine|Xeon|Celeron|Pentium|Atom|Opteron)\b[^.\n]{0,80}?"
@@ -537,6 +539,8 @@ SIGNATURES: tuple[Signature, ...] = (
          r"Protobuf (?:Gencode|gencode) version|Detected (?:mismatched|incompatible) Protobuf|"
          r"(?:requires|compiled against) version [\d.]{1,12} of the Protocol Buffer runtime library|"
          r"Couldn't build proto file into descriptor pool|"
+         # generated code asking the runtime for a field an older (or newer) descriptor.proto lacks
+         r"Couldn't find field google\.protobuf\.\w{1,60}|"
          r"module 'google\.(?:protobuf|_upb)\.\w{1,40}' has no attribute|"
          # protobuf 6 (5.x deprecations removed) under code generated for an older one
          r"'(?:MessageFactory|SymbolDatabase|DescriptorPool)' object has no attribute '\w{1,40}'"),
@@ -553,7 +557,7 @@ SIGNATURES: tuple[Signature, ...] = (
          # Keras 3's own modules (keras/src, and keras/_tf_keras behind tf.keras) lacking a Keras 2 name
          r"module '(?:keras\._tf_keras|keras\.src)[\w.]{0,60}' has no attribute|"
          # Keras 3's own refusals of Keras 2 arguments (layer.py, base_optimizer.py), even without frames
-         r"Unrecognized keyword arguments passed to \w{1,60}:|Argument\(s\) not recognized: \{|"
+         r"Unrecognized keyword arguments passed to \w{1,60}(?::|$)|Argument\(s\) not recognized: \{|"
          # Keras 3 builds a Sequential without an Input only when called: Keras 2 code reading its input
          r"has never been called and thus has no defined (?:input|output)|"
          # Keras 2 itself wanted (tf_keras is Keras 2 for TensorFlow 2.16+, where keras is Keras 3)

@@ -71,6 +71,9 @@ RE_DRIVER_VALUE = re.compile(rf"(?<![\d.])({DRIVER})(?![\d.])")
 RE_CUDA_IN_VALUE = re.compile(r"\bCUDA\s{0,3}(?:Version\s{0,3}:?\s{0,3}|v)?(\d{1,2}\.\d{1,2})\b",
                               re.IGNORECASE)
 RE_SHORT_VERSION = re.compile(r"(?<![\d.])v?(\d{1,2}\.\d{1,2}(?:\.\d{1,3}){0,2})(?![\d.])")
+# one number of the issue template's "CUDA/cuDNN version: 10.1/7.6" (cuDNN may be its major alone)
+RE_FIELD_NUMBER = re.compile(r"(?<![\d.])v?(\d{1,2}(?:\.\d{1,4}){0,3})(?![\d.])")
+RE_FIELD_SPLIT = re.compile(r"\s{0,3}(?:/|,|;|&|\band\b|\+(?=\s{0,3}cudnn))\s{0,3}", re.IGNORECASE)
 # Environment modules (Lmod, Tcl modules) on clusters: "module load tensorflow/2.0.0 cuda/10.1", "ml
 # python3/3.6.3"; each NAME/VERSION names what the job gets
 RE_MODULE_LOAD = re.compile(r"\b(?:module\s{1,4}(?:load|add|swap)|ml)\s{1,4}([^\n]{1,300})")
@@ -768,11 +771,26 @@ class Values:
             self.set("tensorflow.python_version", m.group(1), 4)
         elif heading == "gpu model and memory":
             self._stated_gpu(text)
+        elif heading == "cuda/cudnn version":
+            self._cuda_cudnn_field(text)
         elif heading.startswith("os platform"):
             value = RE_OS_NOTE.sub("", text).strip(" `*:")[:80]
             if value and (RE_OS.search(value)
                           or re.search(r"linux|windows|mac|ubuntu|centos|debian", value, re.I)):
                 self.set("system.os", value, 4)  # as the person wrote it
+
+    def _cuda_cudnn_field(self, text: str) -> None:
+        """The issue template's "CUDA/cuDNN version": the CUDA first, then cuDNN ("10.1/7.6", "9.0 / 7",
+        "CUDA 10.1, cuDNN 7.6"), an archive's name ("cudnn-10.0-linux-x64") not read as cuDNN."""
+        parts = [p for p in RE_FIELD_SPLIT.split(text[:160]) if p.strip()][:2]
+        if len(parts) == 2 and "cudnn" in parts[0].lower() and "cudnn" not in parts[1].lower():
+            parts.reverse()  # "cuDNN 7.6 / CUDA 10.1"
+        numbers = [RE_FIELD_NUMBER.search(p) for p in parts]
+        if numbers and numbers[0] and "." in numbers[0].group(1):
+            self.set("nvcc.version", ".".join(numbers[0].group(1).split(".")[:2]), 2)
+        cudnn = numbers[1] if len(numbers) == 2 else None
+        if cudnn and "cudnn-" not in parts[1].lower() and int(cudnn.group(1).split(".")[0]) <= 9:
+            self.set("runtime.cudnn_version", cudnn.group(1), 3)
 
     def _driver_files(self, line: str, low: str) -> None:
         """Driver libraries named with their version (an `ls -l` of the library folder, `ldd`):
@@ -864,7 +882,10 @@ class Values:
             self.set("system.env.LD_LIBRARY_PATH", m.group(2), 3)
 
     def _cudnn_stated(self, line: str, low: str) -> None:
-        """The cuDNN a person names, an archive they unpacked, or the one ldd resolves."""
+        """The cuDNN a person names, an archive they unpacked, or the one ldd resolves (the issue template's
+        "CUDA/cuDNN version" field is read as a heading)."""
+        if "cuda/cudnn" in low:
+            return
         m = RE_LDD_CUDNN.match(line) or RE_CUDNN_ARCHIVE.search(line)
         if m:
             self.set("runtime.cudnn_version", m.group(1), 2)
