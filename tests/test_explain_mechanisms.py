@@ -2211,3 +2211,12 @@ def test_the_templates_cuda_cudnn_field_names_cuda_first():
     assert not read(archive).get("cudnn_version")
     # with the toolkit stated, an XLA_GPU-only device list still means the CUDA libraries did not load
     assert "cuda.libraries-missing" in failing(holdout("holdout16", "X421"))
+
+
+def test_a_cudnn_built_for_another_cuda_major():
+    found = failing(holdout("holdout18", "Z323"))  # cuDNN's loader wants libcublasLt.so.12; nvcc 11.8
+    assert set(found) == {"cudnn.version-mismatch"}
+    assert set(failing(corpus("124"))) == {"cudnn.version-mismatch"}  # TensorFlow 2.13 (CUDA 11.8)
+    # the same loader line where the environment is CUDA 12: cuBLAS 12 itself is missing
+    twelve = "Cuda compilation tools, release 12.2, V12.2.140\n" + line_of("124", "libcublasLt.so.12")
+    assert set(failing(twelve)) == {"cuda.libraries-missing"}

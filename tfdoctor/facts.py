@@ -255,6 +255,15 @@ def tf_cuda(facts: dict[str, Any], matrix: Any) -> tuple[str | None, str]:
     return None, ""
 
 
+def cudnn_for_other_cuda(facts: dict[str, Any], matrix: Any) -> tuple[list[dict[str, Any]], str | None]:
+    """cuDNN's loader missing the cuBLAS/NVRTC of one CUDA major where the environment's CUDA (TensorFlow's
+    build, else the toolkit shown) is of another: a cuDNN built for that other CUDA. (items, CUDA shown)"""
+    items = log_items(facts, "cudnn-needs")
+    cuda = tf_cuda(facts, matrix)[0] or text(get(facts, "nvcc", "version")) if items else None
+    major = v.major(cuda)
+    return ([i for i in items if major and str(i.get("major")) != str(major)], cuda) if major else ([], None)
+
+
 def tf_cudnn(facts: dict[str, Any], matrix: Any) -> str | None:
     """The cuDNN the installed TensorFlow was built with: its build info, else its matrix row."""
     release = tf_release(matrix, facts)
@@ -344,7 +353,7 @@ _GPU_KINDS = frozenset({
     "dlopen-failed", "gpu-libs-skipped", "cudart-stub", "dnn-not-found", "no-driver", "lib-mismatch",
     "cuinit", "cuda-error", "cudnn-version", "cudnn-failed", "cublas-failed", "oom", "cc-jit", "cc-ignored",
     "cpu-build", "ptx-target", "xla-tools", "ptxas-old", "nccl-error", "nccl-unsupported", "ctx-oom",
-    "cudnn-mixed",
+    "cudnn-mixed", "cudnn-needs",
 })
 
 

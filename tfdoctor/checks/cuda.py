@@ -67,6 +67,10 @@ def libraries_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         "log.evidence",
     )
     names, log_major, items = _missing_from_log(facts)
+    other = {i.get("line") for i in fc.cudnn_for_other_cuda(facts, matrix)[0]}
+    if other:  # cuDNN's own loader asking for another CUDA's library: cudnn.version-mismatch says so
+        items = [i for i in items if i.get("line") not in other]
+        names = list(dict.fromkeys(str(i.get("library")) for i in items if i.get("library")))
     cuda, why = cuda_target(facts, matrix)
     missing, found, unseen = [], [], []
     cu = v.major(cuda) if cuda else None

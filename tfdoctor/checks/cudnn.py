@@ -45,6 +45,22 @@ def _wheel_major(facts: dict[str, Any], matrix: Any, compiled: str | None) -> in
 
 def _from_log(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]) -> Finding | None:
     """cudnn.version-mismatch / cudnn.missing from TensorFlow's own words in the log."""
+    other, cuda = fc.cudnn_for_other_cuda(facts, matrix)
+    if other:
+        built = other[0].get("major")
+        return Finding(
+            "cudnn.version-mismatch",
+            Status.FAIL,
+            f"The cuDNN installed is built for CUDA {built}; this environment is CUDA {cuda}",
+            detail=f"cuDNN's loader looks for {other[0].get('library')}, a CUDA {built} library: each cuDNN"
+            f" build is made for one CUDA major, and this one is not CUDA {v.major(cuda)}'s.",
+            plan=rm.plan(facts, P.system(f"install the cuDNN build for CUDA {v.major(cuda)}",
+                                         f"nvidia-cudnn-cu{v.major(cuda)} (pip), cudnn with"
+                                         f" cuda-version={v.major_minor(cuda)} (conda), or the libcudnn"
+                                         f" package whose version ends in +cuda{v.major_minor(cuda)} (apt)")),
+            facts=used,
+            evidence=fc.quote(facts, other),
+        )
     mismatch = fc.log_items(facts, "cudnn-version")
     if mismatch:
         item = mismatch[0]

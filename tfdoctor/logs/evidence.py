@@ -62,6 +62,11 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("dlopen-failed", "dlerror", rf"dlerror:\s{{0,2}}'?({_LIB})\b", ("library",)),
     _sig("dlopen-failed", ".dll", rf"({_LIB})'?;? (?:dlerror: \S{{0,80}} )?not found", ("library",)),
     _sig("dlopen-failed", "unable to load cudnn dso", r"Unable to load cuDNN DSO", library="libcudnn"),
+    # cuDNN's loader (not TensorFlow's "Could not load dynamic library") missing the cuBLAS or NVRTC of the
+    # CUDA its build is for: "Could not load library libcublasLt.so.12. Error: ..."
+    _sig("cudnn-needs", "could not load library",
+         r"Could not load library (lib(?:cublasLt|cublas|nvrtc)\.so\.(\d{1,2}))(?:\.|$)",
+         ("library", "major")),
     # cuDNN 8's loader finding a sub-library that needs a symbol of another sub-library already loaded
     # ("Could not load library libcudnn_cnn_train.so.8. Error: /usr/local/cuda/lib64/libcudnn_cnn_train.so.8:
     # undefined symbol: _ZN5cudnn..., version libcudnn_cnn_infer.so.8"): the two come from two cuDNN installs
