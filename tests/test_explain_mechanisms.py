@@ -2220,3 +2220,14 @@ def test_a_cudnn_built_for_another_cuda_major():
     # the same loader line where the environment is CUDA 12: cuBLAS 12 itself is missing
     twelve = "Cuda compilation tools, release 12.2, V12.2.140\n" + line_of("124", "libcublasLt.so.12")
     assert set(failing(twelve)) == {"cuda.libraries-missing"}
+
+
+def test_nccl_without_room_in_dev_shm():
+    found = failing(holdout("holdout18", "Z120"))  # "creating shared memory segment /dev/shm/nccl-..."
+    assert "--shm-size" in " ".join(found["nccl.error"].plan.commands())
+    assert "shared-memory" not in failing("NCCL error: unhandled system error")["nccl.error"].title
+
+
+def test_a_quoted_dll_a_title_says_it_could_not_find():
+    # a title: "Could not find 'cudart64_100.dll'"
+    assert set(failing(holdout("holdout18", "Z404"))) == {"cuda.libraries-missing"}

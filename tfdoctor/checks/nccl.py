@@ -37,6 +37,20 @@ def collective_errors(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             facts=("log.evidence",),
             evidence=fc.quote(facts, [i for i in errors if i.get("why") == "iommu"]),
         )]
+    shm = [i for i in errors if i.get("why") == "shm"]
+    if shm:
+        return [Finding(
+            "nccl.error",
+            Status.FAIL,
+            "NCCL cannot create its shared-memory segment: /dev/shm is too small",
+            detail="NCCL moves data between the GPUs of one machine through /dev/shm; a container gets 64 MB"
+            " of it by default, too little for NCCL's buffers.",
+            plan=rm.plan(facts, P.system("docker run --shm-size=1g ...", "or --ipc=host; in Kubernetes, an"
+                                         " emptyDir volume with medium: Memory mounted at /dev/shm")),
+            docs=cat.NV_NCCL_TROUBLE,
+            facts=("log.evidence",),
+            evidence=fc.quote(facts, shm),
+        )]
     return [
         Finding(
             "nccl.error",

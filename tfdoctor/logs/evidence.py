@@ -80,7 +80,8 @@ SIGNATURES: tuple[Signature, ...] = (
     # a person's summary naming the library as missing (a title: "... - libcuda.so.1 missing", "crashes
     # without libcuda.so")
     _sig("dlopen-failed", ("missing", "without", "find", "no lib", "not found"),
-         rf"(?:\bmissing:?|\bwithout|\bno|\bcan'?t find|\bcannot find|\bcould(?: not|n'?t) find)\s{{1,3}}`?"
+         rf"(?:\bmissing:?|\bwithout|\bno|\bcan'?t find|\bcannot find|\bcould(?: not|n'?t) find)"
+         rf"\s{{1,3}}[`'\"]?"
          rf"({_LIB})(?![\w.])|({_LIB})`?\s{{1,3}}(?:is\s{{1,3}})?(?:missing|not found)\b|"
          # "Tensorflow looks for `libcudnn.so.6` and does not find it"
          rf"({_LIB})`?\s{{1,3}}and\s{{1,3}}(?:does\s{{1,3}}not|doesn'?t|can'?t|cannot|could\s{{1,3}}not|"
@@ -433,6 +434,11 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("nccl-error", "ncclallreduce",
          r"\[\[\{{0,2}node [^\]]{0,120}?Nccl(?:AllReduce|Reduce|Broadcast|AllGather)"),
     _sig("nccl-warn", "nccl warn", r"\bNCCL WARN\b(.{0,160})", ("text",)),
+    # NCCL's shared-memory transport without room in /dev/shm (a container's 64 MB default): "Error while
+    # creating shared memory segment /dev/shm/nccl-pZafXL (size 7340384)", "failed to extend /dev/shm/..."
+    _sig("nccl-error", "/dev/shm/nccl",
+         r"(?:creating shared memory segment|failed to extend|unable to allocate shared memory|Cannot"
+         r" allocate)[^\n]{0,40}?/dev/shm/nccl", why="shm"),
     # the kernel's IOMMU refusing a device's DMA (Intel VT-d "DMAR", AMD-Vi): GPU peer-to-peer traffic
     # through it faults, and NCCL's all-reduce hangs or fails (NCCL's troubleshooting guide: IOMMU, PCI ACS)
     _sig("nccl-error", ("dmar", "io_page_fault"),
