@@ -2231,3 +2231,13 @@ def test_nccl_without_room_in_dev_shm():
 def test_a_quoted_dll_a_title_says_it_could_not_find():
     # a title: "Could not find 'cudart64_100.dll'"
     assert set(failing(holdout("holdout18", "Z404"))) == {"cuda.libraries-missing"}
+
+
+def test_jax_listing_its_gpus_after_a_fallback_it_quotes():
+    assert not failing(holdout("holdout18", "Z313"))  # "No GPU/TPU found" quoted; jax.devices: cuda(id=0..9)
+    assert "tensorflow.cpu-only-build" in failing("No GPU/TPU found, falling back to CPU.")
+
+
+def test_a_kernel_lookup_whose_registered_devices_have_no_gpu():
+    found = failing(holdout("holdout18", "Z409"))  # "Registered devices: [CPU]" on an RTX 3070
+    assert {i for i, f in found.items() if not f.caused_by} == {"runtime.no-gpu-visible"}

@@ -67,6 +67,9 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         return [replace(finding, evidence=fc.quote(facts, missing))]
     cpu_log = fc.log_items(facts, "cpu-build")
     unmapped = fc.log_items(facts, "no-known-devices")
+    if fc.get(facts, "runtime", "jax_gpus"):  # JAX lists a GPU after all: its fallback was another run's
+        cpu_log = [i for i in cpu_log if i.get("framework") != "jax"]
+        unmapped = [i for i in unmapped if i.get("framework") != "jax"]
     if not cpu_log and unmapped and not fc.gpu_evidence(facts) and not fc.get(facts, "runtime", "gpus"):
         # a CUDA build names a GPU in its placement log, or says in the log why it could not use one
         version = fc.tf_version(facts) or "?"

@@ -173,6 +173,8 @@ RE_PY_PATH = re.compile(r"[/\\]python(\d\.\d{1,2})[/\\]|[/\\](?:Python|PY[/\\])(
 RE_PY_BITS = re.compile(r"[/\\]Python3\d{1,2}(-32)[/\\]|"
                         r"\[MSC v\.\d{4} (32|64) bit \((?:Intel|AMD64|ARM64)\)\]", re.IGNORECASE)
 RE_PY_TAG = re.compile(r"-cp(\d)(\d{1,2})-")
+# JAX's device list naming a GPU ("jax.devices (10 total, 10 local): [cuda(id=0) ...]", "[CudaDevice(id=0)]")
+RE_JAX_GPU = re.compile(r"\b(?:cuda|gpu)\(id=\d{1,3}\)|\b(?:Gpu|Cuda)Device\(id=\d{1,3}")
 # PyTorch's collect_env: the CUDA its build needs (the driver is judged against it where TensorFlow's is not
 # shown)
 RE_PYTORCH_CUDA = re.compile(r"CUDA used to build PyTorch:\s{0,4}(\d{1,2}\.\d{1,2})\b", re.IGNORECASE)
@@ -1044,6 +1046,11 @@ class Values:
         if m:
             self.set("runtime.pytorch_cuda", m.group(1), 6)
 
+    def _jax_devices(self, line: str, low: str) -> None:
+        listed = len(RE_JAX_GPU.findall(line))
+        if listed:
+            self.set("runtime.jax_gpus", listed, 5)
+
     def _requirer(self, line: str, low: str) -> None:
         m = RE_REQUIRER.match(line)  # pip's resolver names an installed distribution
         if m:
@@ -1148,11 +1155,14 @@ class Values:
             listed = len(RE_XLA_GPU.findall(line))
             if listed:
                 self.set("runtime.xla_gpus", listed, 2)
+        if "registered devices" in low:  # a kernel lookup's list of the device types TensorFlow registered
             m = RE_REGISTERED_DEVICES.search(line)
             types = {t.strip() for t in m.group(1).split(",")} if m else set()
-            if "XLA_GPU" in types and "GPU" not in types:
-                self.set("runtime.xla_gpus", 1, 1)
+            if types and "GPU" not in types:
+                if "XLA_GPU" in types:
+                    self.set("runtime.xla_gpus", 1, 1)
                 self.set("runtime.tf_visible_gpus", 0, 3)
+                self.set("runtime.gpu_reason", line[:200], 1)
         m = RE_ADDING_VISIBLE.search(line)
         if m:
             self.visible.update(int(x) for x in re.findall(r"\d{1,3}", m.group(1)))
@@ -1394,7 +1404,7 @@ _GPU_TRIGGERS = (
     "cuda capable device", "capability major/minor", *(f"device {i}" for i in range(10)), "(uuid:",
     ": nvidia", ": geforce", ": tesla", ": quadro", ": titan", ": grid", ": rtx", ": gtx", "product name",
     "num gpus", "physical_device:gpu", "adding visible gpu device", "[]", "skipping registering gpu devices",
-    "xla_gpu", "pcibusid", "no devices matching", "no supported devices found",
+    "xla_gpu", "pcibusid", "no devices matching", "no supported devices found", "registered devices",
 )
 _PLATFORM_TRIGGERS = ("gpu", "cuda", "nvidia", "wsl", "microsoft", *_WINDOWS_KEYS, *_LINUX_KEYS, *_MACOS_KEYS,
                       "conda", "/envs/", "forge", *_CONTAINER_KEYS, *_OS_KEYS, "cuda_visible_devices")
@@ -1409,6 +1419,7 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (("is_cuda_build", "cuda_version", "cudnn_version", "compute_capabilities"), Values._build_info),
     ((" requires ", " has requirement "), Values._requirer),
     (("used to build pytorch",), Values._pytorch_cuda),
+    (("(id=",), Values._jax_devices),
     (("successfully opened",), Values._opened),
     (("libcuda.so.", "libnvidia-ml.so.", "nvidia_driver_"), Values._driver_files),
     (_PROSE_GPU_WORDS, Values._prose_gpu),
