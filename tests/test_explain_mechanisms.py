@@ -2241,3 +2241,7 @@ def test_jax_listing_its_gpus_after_a_fallback_it_quotes():
 def test_a_kernel_lookup_whose_registered_devices_have_no_gpu():
     found = failing(holdout("holdout18", "Z409"))  # "Registered devices: [CPU]" on an RTX 3070
     assert {i for i, f in found.items() if not f.caused_by} == {"runtime.no-gpu-visible"}
+
+
+def test_a_ptxas_refusal_cut_before_its_last_word():
+    assert set(failing(holdout("holdout18", "Z109"))) == {"xla.ptxas-too-old"}  # "... 'sm_86' is not defin"

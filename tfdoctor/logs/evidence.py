@@ -406,8 +406,8 @@ SIGNATURES: tuple[Signature, ...] = (
          r"Start cannot spawn child process: No such file or directory", what="ptxas"),
     # TensorFlow on Windows runs ptxas through CreateProcess; error 2 is "file not found"
     _sig("xla-tools", "createprocess failed", r"CreateProcess failed\. Error code: 2\b", what="ptxas"),
-    _sig("ptxas-old", "ptxas fatal", r"ptxas fatal\s{0,3}:\s{0,3}Value 'sm_(\d{2,3}[af]?)' is not defined",
-         ("target",)),
+    _sig("ptxas-old", "ptxas fatal", r"ptxas fatal\s{0,3}:\s{0,3}Value 'sm_(\d{2,3}[af]?)' is not def",
+         ("target",)),  # (a paste may cut "defined")
     _sig("ptxas-old", "but tf requires ptxas",
          r"You are using ptxas (\d[\w.]{0,12}),? but TF requires ptxas (\d[\w.]{0,12})", ("have", "need")),
     _sig("ptxas-old", "older than",
