@@ -529,6 +529,16 @@ def test_tensorflow_and_tensorflow_cpu_conflict_fails():
     assert "uninstall -y tensorflow tensorflow-cpu" in f.fix
 
 
+def test_tensorflow_imported_from_the_user_site_in_a_conda_env_warns():
+    user_site = "/home/ana/.local/lib/python3.11/site-packages/tensorflow"
+    facts = with_(healthy(), tensorflow={"location": user_site},
+                  system={"env": {"CONDA_PREFIX": "/home/ana/miniconda3/envs/tf"}})
+    f = one(tf_checks.conflicting_installs(facts, MATRIX))
+    assert (f.id, f.status) == ("tensorflow.conflicting-installs", Status.WARN)
+    assert "PYTHONNOUSERSITE" in f.fix
+    assert tf_checks.conflicting_installs(with_(healthy(), tensorflow={"location": user_site}), MATRIX) == []
+
+
 def test_windows_tensorflow_intel_metapackage_is_not_a_conflict():
     facts = with_(
         healthy(),
