@@ -259,9 +259,11 @@ def cudnn_for_other_cuda(facts: dict[str, Any], matrix: Any) -> tuple[list[dict[
     """cuDNN's loader missing the cuBLAS/NVRTC of one CUDA major where the environment's CUDA (TensorFlow's
     build, else the toolkit shown) is of another: a cuDNN built for that other CUDA. (items, CUDA shown)"""
     items = log_items(facts, "cudnn-needs")
-    cuda = tf_cuda(facts, matrix)[0] or text(get(facts, "nvcc", "version")) if items else None
+    cuda = (tf_cuda(facts, matrix)[0] or text(get(facts, "nvcc", "version"))) if items else None
     major = v.major(cuda)
-    return ([i for i in items if major and str(i.get("major")) != str(major)], cuda) if major else ([], None)
+    if not major:
+        return [], None
+    return [i for i in items if str(i.get("major")) != str(major)], cuda
 
 
 def tf_cudnn(facts: dict[str, Any], matrix: Any) -> str | None:

@@ -370,8 +370,8 @@ _SYSTEM_DIRS = ("/usr/lib", "/usr/lib64", "/lib", "/lib64", "/usr/lib/x86_64-lin
 def _mixed_cudnn(facts: dict[str, Any]) -> list[dict[str, Any]]:
     """cuDNN sub-libraries that could not load beside another cuDNN's ("undefined symbol ..., version
     libcudnn_cnn_infer.so.8"), each with the folder its copy came from ("" when the loader did not say)."""
-    return [{**i, "folder": posixpath.normpath(str(i.get("folder") or "")).rstrip("/") if i.get("folder")
-             else ""} for i in fc.log_items(facts, "cudnn-mixed")]
+    return [{**i, "folder": posixpath.normpath(str(i["folder"])) if i.get("folder") else ""}
+            for i in fc.log_items(facts, "cudnn-mixed")]
 
 
 def _reached_by_path(folder: str) -> bool:

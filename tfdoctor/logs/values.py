@@ -178,10 +178,9 @@ RE_JAX_GPU = re.compile(r"\b(?:cuda|gpu)\(id=\d{1,3}\)|\b(?:Gpu|Cuda)Device\(id=
 # PyTorch's collect_env: the CUDA its build needs (the driver is judged against it where TensorFlow's is not
 # shown)
 RE_PYTORCH_CUDA = re.compile(r"CUDA used to build PyTorch:\s{0,4}(\d{1,2}\.\d{1,2})\b", re.IGNORECASE)
-# the folder TensorFlow was imported from, as a traceback's frames show it (the first one shown is the one
-# imported): what the tensorflow probe records as its location
-RE_TF_LOCATION = re.compile(r"(?:^|[\"'\s])((?:[A-Za-z]:)?[^\s\"':]{0,300}?[/\\](?:site|dist)-packages[/\\]"
-                            r"tensorflow)[/\\]")
+# the end of the folder TensorFlow was imported from, as a traceback's frames show it (the first one shown is
+# the one imported): what the tensorflow probe records as its location
+RE_TF_PACKAGE = re.compile(r"[/\\](?:site|dist)-packages[/\\]tensorflow[/\\]")
 RE_HEADING = re.compile(r"^[\s#>*-]{0,12}(tensorflow version|python version|"
                         r"os platform and "
                         r"distribution|tensorflow installed from|cuda/cudnn version|gpu model and memory)"
@@ -994,9 +993,10 @@ class Values:
         m = RE_PY_TAG.search(line)
         if m and "tensorflow" in low:
             self.set("tensorflow.python_version", f"{m.group(1)}.{m.group(2)}", 2)
-        m = RE_TF_LOCATION.search(line) if "packages" in low else None
-        if m:
-            self.set("tensorflow.location", m.group(1), 2)
+        m = RE_TF_PACKAGE.search(line) if "packages" in low else None
+        if m:  # the path runs back from there to a space or a quote (at most 300 characters)
+            start = max(line.rfind(c, max(0, m.start() - 300), m.start()) for c in " \"'") + 1
+            self.set("tensorflow.location", line[start:m.end() - 1], 2)
 
     def _packages(self, line: str, low: str) -> None:
         m = RE_FETCHED.match(line) if low.startswith(("using cached ", "downloading ")) else None
@@ -1047,9 +1047,19 @@ class Values:
             self.set("runtime.pytorch_cuda", m.group(1), 6)
 
     def _jax_devices(self, line: str, low: str) -> None:
-        listed = len(RE_JAX_GPU.findall(line))
+        listed = len(RE_JAX_GPU.findall(line)) if "device" in low else 0
         if listed:
             self.set("runtime.jax_gpus", listed, 5)
+
+    def _registered_devices(self, line: str, low: str) -> None:
+        """A kernel lookup's list of the device types TensorFlow registered: without GPU, it has none."""
+        m = RE_REGISTERED_DEVICES.search(line)
+        types = {t.strip() for t in m.group(1).split(",")} if m else set()
+        if types and "GPU" not in types:
+            if "XLA_GPU" in types:
+                self.set("runtime.xla_gpus", 1, 1)
+            self.set("runtime.tf_visible_gpus", 0, 3)
+            self.set("runtime.gpu_reason", line[:200], 1)
 
     def _requirer(self, line: str, low: str) -> None:
         m = RE_REQUIRER.match(line)  # pip's resolver names an installed distribution
@@ -1155,14 +1165,6 @@ class Values:
             listed = len(RE_XLA_GPU.findall(line))
             if listed:
                 self.set("runtime.xla_gpus", listed, 2)
-        if "registered devices" in low:  # a kernel lookup's list of the device types TensorFlow registered
-            m = RE_REGISTERED_DEVICES.search(line)
-            types = {t.strip() for t in m.group(1).split(",")} if m else set()
-            if types and "GPU" not in types:
-                if "XLA_GPU" in types:
-                    self.set("runtime.xla_gpus", 1, 1)
-                self.set("runtime.tf_visible_gpus", 0, 3)
-                self.set("runtime.gpu_reason", line[:200], 1)
         m = RE_ADDING_VISIBLE.search(line)
         if m:
             self.visible.update(int(x) for x in re.findall(r"\d{1,3}", m.group(1)))
@@ -1404,7 +1406,7 @@ _GPU_TRIGGERS = (
     "cuda capable device", "capability major/minor", *(f"device {i}" for i in range(10)), "(uuid:",
     ": nvidia", ": geforce", ": tesla", ": quadro", ": titan", ": grid", ": rtx", ": gtx", "product name",
     "num gpus", "physical_device:gpu", "adding visible gpu device", "[]", "skipping registering gpu devices",
-    "xla_gpu", "pcibusid", "no devices matching", "no supported devices found", "registered devices",
+    "xla_gpu", "pcibusid", "no devices matching", "no supported devices found",
 )
 _PLATFORM_TRIGGERS = ("gpu", "cuda", "nvidia", "wsl", "microsoft", *_WINDOWS_KEYS, *_LINUX_KEYS, *_MACOS_KEYS,
                       "conda", "/envs/", "forge", *_CONTAINER_KEYS, *_OS_KEYS, "cuda_visible_devices")
@@ -1420,6 +1422,7 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     ((" requires ", " has requirement "), Values._requirer),
     (("used to build pytorch",), Values._pytorch_cuda),
     (("(id=",), Values._jax_devices),
+    (("registered devices:",), Values._registered_devices),
     (("successfully opened",), Values._opened),
     (("libcuda.so.", "libnvidia-ml.so.", "nvidia_driver_"), Values._driver_files),
     (_PROSE_GPU_WORDS, Values._prose_gpu),
