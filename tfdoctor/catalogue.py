@@ -167,7 +167,6 @@ ENTRIES: dict[str, Entry] = {
         "TensorFlow is a CUDA build but cannot load libcudart/libcublas/... of its CUDA major (pip wheels "
         "or system, as its loader searches them).",
         TF_PIP,
-        ("tensorflow.conflicting-installs",),  # the TensorFlow imported is not the one the libraries are for
     ),
     "cuda.libraries-ok": Entry(
         "The CUDA runtime libraries of TensorFlow's CUDA major are installed where TensorFlow loads them.",

@@ -215,6 +215,14 @@ def conda_cuda_majors(facts: dict[str, Any]) -> dict[str, str]:
     return found if len(majors) > 1 else {}
 
 
+def tf_from_user_site(facts: dict[str, Any]) -> str | None:
+    """Where TensorFlow is imported from, when that is the user's own site-packages (pip install --user:
+    ~/.local, %APPDATA%\\Python) while a conda environment is active: Python searches the user site first."""
+    where = str(get(facts, "tensorflow", "location") or "")
+    user = "/.local/lib/python" in where or "\\appdata\\roaming\\python\\" in where.lower()
+    return where if user and in_conda(facts) else None
+
+
 def tf_installed(facts: dict[str, Any]) -> bool:
     return bool(get(facts, "tensorflow", "installed"))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import posixpath
 import shlex
+from dataclasses import replace
 from typing import Any, Callable
 
 from tfdoctor import catalogue as cat
@@ -96,7 +97,10 @@ def libraries_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                         " machine with a GPU; this output shows none, and "
                         + ("says the machine has none." if no_gpu else "fails for another reason."), used)]
     if items:
-        return [_missing(facts, matrix, cuda, names, log_major, [], items, used)]
+        found = _missing(facts, matrix, cuda, names, log_major, [], items, used)
+        # a TensorFlow from the user site asks for the CUDA its own release was built with
+        return [replace(found, caused_by="tensorflow.conflicting-installs") if fc.tf_from_user_site(facts)
+                else found]
     if fc.get(facts, "runtime", "xla_gpus") and not fc.get(facts, "runtime", "gpus") \
             and not fc.get(facts, "runtime", "tf_visible_gpus") and not fc.log_items(facts, "dlopen-failed"):
         # (where the log names the library that failed, that failure is the finding)

@@ -551,12 +551,10 @@ def _conda_cuda_mix(facts: dict[str, Any], used: tuple[str, ...]) -> list[Findin
 
 
 def _user_site(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding]:
-    """TensorFlow imported from the user's own site-packages (pip install --user: ~/.local, or
-    %APPDATA%\\Python) while a conda environment is active: Python searches the user site before the
-    environment's, so that copy shadows the one installed in the environment."""
-    where = str(fc.get(facts, "tensorflow", "location") or "")
-    user = "/.local/lib/python" in where or "\\appdata\\roaming\\python\\" in where.lower()
-    if not (user and fc.in_conda(facts)):
+    """TensorFlow imported from the user's own site-packages while a conda environment is active: that copy
+    shadows the one installed in the environment."""
+    where = fc.tf_from_user_site(facts)
+    if where is None:
         return []
     return [Finding(
         "tensorflow.conflicting-installs",
