@@ -47,6 +47,7 @@ SPLITS = {
     "holdout16": CORPUS / "holdout16",
     "holdout17": CORPUS / "holdout17",
     "holdout18": CORPUS / "holdout18",
+    "holdout19": CORPUS / "holdout19",
 }
 
 
