@@ -2245,3 +2245,13 @@ def test_a_kernel_lookup_whose_registered_devices_have_no_gpu():
 
 def test_a_ptxas_refusal_cut_before_its_last_word():
     assert set(failing(holdout("holdout18", "Z109"))) == {"xla.ptxas-too-old"}  # "... 'sm_86' is not defin"
+
+
+# --- learnt from holdout19 ---------------------------------------------------------------------------
+
+
+def test_slurms_nodevfiles_wherever_the_text_shows_it():
+    found = failing(holdout("holdout19", "B004"))  # Ray: "invalid literal for int() ...: 'NoDevFiles'"
+    assert {i for i, f in found.items() if not f.caused_by} == {"gpu.hidden-by-cuda-visible-devices"}
+    assert "--gres=gpu:N" in found["gpu.hidden-by-cuda-visible-devices"].fix
+    assert not failing("CUDA_VISIBLE_DEVICES=1")  # a value alone, without a symptom: perhaps on purpose

@@ -1046,6 +1046,12 @@ class Values:
         if m:
             self.set("runtime.pytorch_cuda", m.group(1), 6)
 
+    def _slurm_no_devices(self, line: str, low: str) -> None:
+        """Slurm's CUDA_VISIBLE_DEVICES for a job step given no GPU, wherever the text shows the value (a
+        program failing to parse it: "invalid literal for int() with base 10: 'NoDevFiles'")."""
+        if "NoDevFiles" in line:
+            self.set("system.env.CUDA_VISIBLE_DEVICES", "NoDevFiles", 2)
+
     def _jax_devices(self, line: str, low: str) -> None:
         listed = len(RE_JAX_GPU.findall(line)) if "device" in low else 0
         if listed:
@@ -1422,6 +1428,7 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     ((" requires ", " has requirement "), Values._requirer),
     (("used to build pytorch",), Values._pytorch_cuda),
     (("(id=",), Values._jax_devices),
+    (("nodevfiles",), Values._slurm_no_devices),
     (("registered devices:",), Values._registered_devices),
     (("successfully opened",), Values._opened),
     (("libcuda.so.", "libnvidia-ml.so.", "nvidia_driver_"), Values._driver_files),

@@ -46,7 +46,8 @@ def hidden_by_cuda_visible_devices(facts: dict[str, Any], matrix: Any) -> list[F
     if value is None:
         return []
     symptom = fc.cuda_errors(facts, "NO_DEVICE") or fc.get(facts, "runtime", "tf_visible_gpus") == 0
-    if not fc.get(facts, "system", "env_complete") and not symptom:
+    slurm_none = value.strip() == "NoDevFiles"  # Slurm's value for a job step given no GPU: never a choice
+    if not fc.get(facts, "system", "env_complete") and not symptom and not slurm_none:
         return []  # a value a text shows without a symptom (tests often hide GPUs on purpose)
     gpus, source = fc.gpus(facts, dev_nodes=True)
     picked = fc.cuda_visible(value, gpus)
@@ -99,11 +100,8 @@ def hidden_by_cuda_visible_devices(facts: dict[str, Any], matrix: Any) -> list[F
             Status.FAIL,
             f"{len(gpus)} GPU(s) exist per {source}; CUDA and TensorFlow will see none.",
         )
-    slurm = (
-        " (SLURM sets NoDevFiles when the job got no GPUs: request them with --gres=gpu:N)"
-        if value.strip() == "NoDevFiles"
-        else ""
-    )
+    slurm = (" (SLURM sets NoDevFiles when the job got no GPUs: request them with --gres=gpu:N)" if slurm_none
+             else "")
     indices = ",".join(str(i) for i in range(len(gpus))) or "0"
     return [
         Finding(
