@@ -2255,3 +2255,10 @@ def test_slurms_nodevfiles_wherever_the_text_shows_it():
     assert {i for i, f in found.items() if not f.caused_by} == {"gpu.hidden-by-cuda-visible-devices"}
     assert "--gres=gpu:N" in found["gpu.hidden-by-cuda-visible-devices"].fix
     assert not failing("CUDA_VISIBLE_DEVICES=1")  # a value alone, without a symptom: perhaps on purpose
+
+
+def test_xlas_buffer_report_printed_on_out_of_memory():
+    assert set(failing(holdout("holdout19", "B316"))) == {"gpu.out-of-memory"}  # "XLA Label: fusion", indented
+    # absl-py's own prefix, with a 15-digit thread id, comes off before the line is read
+    assert set(failing(holdout("holdout19", "B113"))) == {"gpu.out-of-memory"}
+    assert not failing("The XLA Label: fusion heuristics are described in the docs")

@@ -290,6 +290,9 @@ SIGNATURES: tuple[Signature, ...] = (
          r"Out of memory while trying to allocate|"
          r"failed to allocate [\d.]{1,12}[KMGT]? \((\d{1,15}) bytes\) from device|"
          r"failed to allocate .{1,40} from device", ("bytes",)),
+    # XLA's report of the buffers live when an allocation failed (JAX, TensorFlow with XLA): printed only on
+    # out-of-memory ("Peak buffers:", then "Buffer 1: Size: ... XLA Label: fusion ... Shape: ...")
+    _sig("oom", ("xla label:", "peak buffers:"), r"^(?:XLA Label: [\w-]{2,40}|Peak buffers:)\s{0,4}$"),
     # cuDNN finding no memory for an algorithm's workspace, and cuFFT for a plan's
     _sig("oom", ("scratch space", "cufft batched plan"),
          r"CUDNN failed to allocate the scratch space|"
