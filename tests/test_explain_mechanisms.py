@@ -2258,7 +2258,7 @@ def test_slurms_nodevfiles_wherever_the_text_shows_it():
 
 
 def test_xlas_buffer_report_printed_on_out_of_memory():
-    assert set(failing(holdout("holdout19", "B316"))) == {"gpu.out-of-memory"}  # "XLA Label: fusion", indented
+    assert set(failing(holdout("holdout19", "B316"))) == {"gpu.out-of-memory"}  # "XLA Label: fusion"
     # absl-py's own prefix, with a 15-digit thread id, comes off before the line is read
     assert set(failing(holdout("holdout19", "B113"))) == {"gpu.out-of-memory"}
     assert not failing("The XLA Label: fusion heuristics are described in the docs")
