@@ -2262,3 +2262,8 @@ def test_xlas_buffer_report_printed_on_out_of_memory():
     # absl-py's own prefix, with a 15-digit thread id, comes off before the line is read
     assert set(failing(holdout("holdout19", "B113"))) == {"gpu.out-of-memory"}
     assert not failing("The XLA Label: fusion heuristics are described in the docs")
+
+
+def test_nvcc_refusing_the_gpus_architecture():
+    found = failing(holdout("holdout19", "B111"))  # CUDA 11.6's nvcc: "Value 'sm_89' is not defined ..."
+    assert found["xla.ptxas-too-old"].title.startswith("nvcc does not know sm_89")

@@ -66,8 +66,9 @@ def ptxas_version(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     cu = v.major(fc.tf_cuda(facts, matrix)[0]) or 12
     isa = next((i for i in items if i.get("ptx_need")), None)
     buggy = next((i for i in items if i.get("buggy")), None)
+    tool = next((i["tool"] for i in items if i.get("tool")), "ptxas")  # (nvcc itself, compiling for the GPU)
     title = (f"XLA refuses ptxas {buggy['have']}, a release it knows to miscompile" if buggy else
-             f"ptxas does not know sm_{target} (this GPU)" if target else
+             f"{tool} does not know sm_{target} (this GPU)" if target else
              f"ptxas knows PTX {isa['ptx_have']}, older than the PTX {isa['ptx_need']} it was given"
              if isa else
              f"ptxas {have} is older than TensorFlow needs" if have else "ptxas is too old for this GPU")

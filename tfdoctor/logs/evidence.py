@@ -411,6 +411,11 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("xla-tools", "createprocess failed", r"CreateProcess failed\. Error code: 2\b", what="ptxas"),
     _sig("ptxas-old", "ptxas fatal", r"ptxas fatal\s{0,3}:\s{0,3}Value 'sm_(\d{2,3}[af]?)' is not def",
          ("target",)),  # (a paste may cut "defined")
+    # nvcc itself refusing the GPU's architecture (a toolkit older than the GPU): "nvcc fatal : Value 'sm_89'
+    # is not defined for option 'gpu-architecture'"
+    _sig("ptxas-old", "for option 'gpu-architecture'",
+         r"Value '(?:sm|compute)_(\d{2,3}[af]?)' is not defined for option 'gpu-architecture'", ("target",),
+         tool="nvcc"),
     _sig("ptxas-old", "but tf requires ptxas",
          r"You are using ptxas (\d[\w.]{0,12}),? but TF requires ptxas (\d[\w.]{0,12})", ("have", "need")),
     _sig("ptxas-old", "older than",
