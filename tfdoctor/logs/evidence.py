@@ -313,12 +313,12 @@ SIGNATURES: tuple[Signature, ...] = (
     # same line, to say the caller does not treat it as a failure: a named notice, never evidence)
     # a person saying a run failed for lack of memory ("fails with an out of memory issue", "Encountering OOM
     # issues", "training ran out of GPU memory")
-    _sig("oom", ("oom", "out of memory", "out-of-memory", "out of gpu memory"), said=True, pattern=
+    _sig("oom", ("oom", "out of memory", "out-of-memory", "out of gpu memory"),
          r"\b(?:fails?|failed|failing|crash(?:es|ed)?|dies|died|stops?|stopped|abort(?:s|ed)?)\b[^.\n]{0,40}?"
          r"\b(?:OOM|out[- ]of[- ](?:GPU )?memory)\b|"
          r"\b(?:encounter(?:ing|ed|s)?|getting|hitting|having|running into)\b[^.\n]{0,20}?"
          r"\b(?:OOM|out[- ]of[- ](?:GPU )?memory)(?: errors?| issues?| problems?)|"
-         r"\b(?:ran|runs) out of (?:GPU )?memory\b"),
+         r"\b(?:ran|runs) out of (?:GPU )?memory\b", said=True),
     _sig("oom", "ran out of memory trying to allocate",
          r"ran out of memory trying to allocate \d{1,9}(?:\.\d{1,4})?\s{0,2}[KMGT]?i?B\.?\s{0,4}$"),
     # a person saying another (or a dead) process keeps GPU memory: "memory is not deallocated" after

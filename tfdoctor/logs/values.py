@@ -1404,8 +1404,8 @@ _TF_TRIGGERS = (
     *(f"tf{c}" for c in "-_ :=*(12v["), "__version__", "version.version", "-g", "tf-nightly", "tensor flow",
 )
 _PACKAGE_TRIGGERS = (*_TF_TRIGGERS, "keras", "numpy", "protobuf", "nvidia-", "intel-tensorflow",
-                     "successfully installed", "requirement already ", "package", "# name", "cudatoolkit",
-                     "cuda-version", "cuda-nvcc", "cuda-cudart", "cuda-runtime", "cuda-toolkit")
+                     "successfully installed", "requirement already ", "package", "# name",
+                     *tf_probe.CONDA_CUDA)
 _GPU_TRIGGERS = (
     "created device", "created tensorflow device", "creating tensorflow device", "your gpu", "ignoring",
     "streamexecutor device", "found device", "name: ", "major:", "totalmemory", "device query",

@@ -22,6 +22,7 @@ import warnings
 from typing import Any
 
 from tfdoctor import proc
+from tfdoctor.facts import CONDA_CUDA
 from tfdoctor.probes import Context
 from tfdoctor.worker.worker import elf_dynamic
 
@@ -74,8 +75,7 @@ _EXACT = {
     "tensorflow-text",
     "numpy",  # TensorFlow before 2.18 is built against NumPy 1.x
     "protobuf",
-    # conda's CUDA packages, as a pasted `conda list` shows them (tfdoctor/facts.py CONDA_CUDA)
-    "cudatoolkit", "cuda-version", "cuda-nvcc", "cuda-cudart", "cuda-runtime", "cuda-toolkit",
+    *CONDA_CUDA,  # conda's CUDA packages, as a pasted `conda list` shows them
 }
 _PREFIXES = ("tf-nightly", "tensorflow-io", "nvidia-")
 # Which distribution's version is "the TensorFlow version", most specific first.
