@@ -1057,8 +1057,14 @@ class Values:
         if listed:
             self.set("runtime.jax_gpus", listed, 5)
 
-    def _registered_devices(self, line: str, low: str) -> None:
-        """A kernel lookup's list of the device types TensorFlow registered: without GPU, it has none."""
+    def _no_gpu_registered(self, line: str, low: str) -> None:
+        """TensorFlow saying it registered no GPU: a placement refused for want of one, StreamExecutor finding
+        no usable CUDA device, or a kernel lookup's list of the device types registered without GPU."""
+        m = RE_NO_GPU_REGISTERED.search(line)
+        if m:
+            self.set("runtime.tf_visible_gpus", 0, 5)
+            self.set("runtime.gpu_reason", m.group(0), 1)
+            return
         m = RE_REGISTERED_DEVICES.search(line)
         types = {t.strip() for t in m.group(1).split(",")} if m else set()
         if types and "GPU" not in types:
@@ -1176,11 +1182,6 @@ class Values:
             self.visible.update(int(x) for x in re.findall(r"\d{1,3}", m.group(1)))
         if RE_NO_GPUS.search(line):
             self.set("runtime.tf_visible_gpus", 0, 5)
-        m = RE_NO_GPU_REGISTERED.search(line) if "no devices matching" in low or "no supported d" in low \
-            else None
-        if m:
-            self.set("runtime.tf_visible_gpus", 0, 5)
-            self.set("runtime.gpu_reason", m.group(0), 1)
         if "device query" in low or "cuda capable device" in low:
             self._query_lines = 40  # deviceQuery: each device's name, then its capability lines
         if low.startswith("skipping registering gpu devices"):
@@ -1412,7 +1413,7 @@ _GPU_TRIGGERS = (
     "cuda capable device", "capability major/minor", *(f"device {i}" for i in range(10)), "(uuid:",
     ": nvidia", ": geforce", ": tesla", ": quadro", ": titan", ": grid", ": rtx", ": gtx", "product name",
     "num gpus", "physical_device:gpu", "adding visible gpu device", "[]", "skipping registering gpu devices",
-    "xla_gpu", "pcibusid", "no devices matching", "no supported devices found",
+    "xla_gpu", "pcibusid",
 )
 _PLATFORM_TRIGGERS = ("gpu", "cuda", "nvidia", "wsl", "microsoft", *_WINDOWS_KEYS, *_LINUX_KEYS, *_MACOS_KEYS,
                       "conda", "/envs/", "forge", *_CONTAINER_KEYS, *_OS_KEYS, "cuda_visible_devices")
@@ -1429,7 +1430,7 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (("used to build pytorch",), Values._pytorch_cuda),
     (("(id=",), Values._jax_devices),
     (("nodevfiles",), Values._slurm_no_devices),
-    (("registered devices:",), Values._registered_devices),
+    (("registered devices:", "no devices matching", "no supported devices found"), Values._no_gpu_registered),
     (("successfully opened",), Values._opened),
     (("libcuda.so.", "libnvidia-ml.so.", "nvidia_driver_"), Values._driver_files),
     (_PROSE_GPU_WORDS, Values._prose_gpu),
