@@ -2267,3 +2267,23 @@ def test_xlas_buffer_report_printed_on_out_of_memory():
 def test_nvcc_refusing_the_gpus_architecture():
     found = failing(holdout("holdout19", "B111"))  # CUDA 11.6's nvcc: "Value 'sm_89' is not defined ..."
     assert found["xla.ptxas-too-old"].title.startswith("nvcc does not know sm_89")
+
+
+# --- learnt from the older splits, session of 2026-11-28 --------------------------------------------
+
+
+def test_ray_gives_a_task_that_requests_no_gpu_none():
+    # a Ray worker's "(pid=3343) ... cuInit: CUDA_ERROR_NO_DEVICE"
+    found = failing(holdout("holdout5", "H032"))
+    assert {i for i, f in found.items() if not f.caused_by} == {"gpu.hidden-by-cuda-visible-devices"}
+    assert "num_gpus=1" in found["gpu.hidden-by-cuda-visible-devices"].fix
+    # Tune's status: "Resources requested: 1/8 CPUs, 0/1 GPUs", no error: a warning
+    found = failing(holdout("holdout16", "X009"))
+    assert str(found["gpu.hidden-by-cuda-visible-devices"].status) == "warn"
+    # trials that hold the GPUs, or a cluster without any, or an error outside Ray: nothing about Ray
+    assert not failing("Logical resource usage: 4.0/8 CPUs, 1.0/1 GPUs\n"
+                       "Resources requested: 1/8 CPUs, 0/1 GPUs")
+    assert not failing("Resources requested: 1/8 CPUs, 0/0 GPUs")
+    plain = failing("E tensorflow/stream_executor/cuda/cuda_driver.cc:300] failed call to cuInit:"
+                    " CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected")
+    assert "gpu.hidden-by-cuda-visible-devices" not in plain

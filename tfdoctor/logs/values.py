@@ -175,6 +175,14 @@ RE_PY_BITS = re.compile(r"[/\\]Python3\d{1,2}(-32)[/\\]|"
 RE_PY_TAG = re.compile(r"-cp(\d)(\d{1,2})-")
 # JAX's device list naming a GPU ("jax.devices (10 total, 10 local): [cuda(id=0) ...]", "[CudaDevice(id=0)]")
 RE_JAX_GPU = re.compile(r"\b(?:cuda|gpu)\(id=\d{1,3}\)|\b(?:Gpu|Cuda)Device\(id=\d{1,3}")
+# Ray runs tasks and Tune trials in worker processes whose output it prefixes ("(pid=3343) ...",
+# "(TrainTrainable pid=12, ip=10.0.0.2) ...") and reports the GPUs its running trials hold of the cluster's
+# ("Resources requested: 1/8 CPUs, 0/1 GPUs", Ray 2's "Logical resource usage: 4.0/8 CPUs, 0/1 GPUs").
+# A task that requests no GPU runs with CUDA_VISIBLE_DEVICES set to none:
+# https://docs.ray.io/en/latest/ray-core/scheduling/accelerators.html
+RE_RAY_WORKER = re.compile(r"\((?:[\w.:-]{1,80} )?pid=\d{1,10}(?:, ip=[\w.:-]{1,64})?\)|\(raylet\)|\bray::\w")
+RE_RAY_GPUS = re.compile(r"(?:resources requested|logical resource usage): [^|\n]{0,120}?"
+                         r"\b(\d{1,4})(?:\.\d{1,3})?/(\d{1,4})(?:\.\d{1,3})? GPUs?\b", re.IGNORECASE)
 # PyTorch's collect_env: the CUDA its build needs (the driver is judged against it where TensorFlow's is not
 # shown)
 RE_PYTORCH_CUDA = re.compile(r"CUDA used to build PyTorch:\s{0,4}(\d{1,2}\.\d{1,2})\b", re.IGNORECASE)
@@ -1046,6 +1054,17 @@ class Values:
         if m:
             self.set("runtime.pytorch_cuda", m.group(1), 6)
 
+    def _ray(self, line: str, low: str) -> None:
+        """Output from a Ray worker, and the GPUs Ray's running trials hold of the cluster's (the most any
+        status line shows)."""
+        m = RE_RAY_GPUS.search(line)
+        if m:
+            held = max(int(m.group(1)), self.get("runtime.ray_gpus_requested") or 0)
+            self.values["runtime.ray_gpus_requested"] = (held, 5, self.line_no)
+            self.set("runtime.ray_gpus_total", int(m.group(2)), 5)
+        if RE_RAY_WORKER.search(line):
+            self.set("runtime.ray_worker", True, 5)
+
     def _slurm_no_devices(self, line: str, low: str) -> None:
         """Slurm's CUDA_VISIBLE_DEVICES for a job step given no GPU, wherever the text shows the value (a
         program failing to parse it: "invalid literal for int() with base 10: 'NoDevFiles'")."""
@@ -1430,6 +1449,7 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (("used to build pytorch",), Values._pytorch_cuda),
     (("(id=",), Values._jax_devices),
     (("nodevfiles",), Values._slurm_no_devices),
+    (("pid=", "(raylet)", "ray::", "resources requested", "logical resource usage"), Values._ray),
     (("registered devices:", "no devices matching", "no supported devices found"), Values._no_gpu_registered),
     (("successfully opened",), Values._opened),
     (("libcuda.so.", "libnvidia-ml.so.", "nvidia_driver_"), Values._driver_files),

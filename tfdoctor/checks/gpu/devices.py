@@ -44,7 +44,7 @@ def hidden_by_cuda_visible_devices(facts: dict[str, Any], matrix: Any) -> list[F
         ]
     value = _cvd(facts)
     if value is None:
-        return []
+        return _ray(facts)
     symptom = fc.cuda_errors(facts, "NO_DEVICE") or fc.get(facts, "runtime", "tf_visible_gpus") == 0
     slurm_none = value.strip() == "NoDevFiles"  # Slurm's value for a job step given no GPU: never a choice
     if not fc.get(facts, "system", "env_complete") and not symptom and not slurm_none:
@@ -116,6 +116,42 @@ def hidden_by_cuda_visible_devices(facts: dict[str, Any], matrix: Any) -> list[F
                                          " /etc/environment`")),
             docs=cat.NV_CUDA_ENV,
             facts=used,
+        )
+    ]
+
+
+def _ray(facts: dict[str, Any]) -> list[Finding]:
+    """Ray hands a task or Tune trial only the GPUs it requests (CUDA_VISIBLE_DEVICES set to them, to none
+    when it requests none): its trials hold none of the cluster's GPUs, or a worker of it found no device."""
+    requested = fc.get(facts, "runtime", "ray_gpus_requested")
+    total = fc.get(facts, "runtime", "ray_gpus_total")
+    no_device = fc.cuda_errors(facts, "NO_DEVICE")
+    if requested or total == 0:
+        return []
+    if requested == 0:
+        title = f"Ray's running trials hold 0 of the cluster's {total} GPU(s): they run without a GPU"
+    elif fc.get(facts, "runtime", "ray_worker") and no_device:
+        title = "A Ray worker found no CUDA device: Ray gave its task no GPU"
+    else:
+        return []
+    symptom = no_device or fc.get(facts, "runtime", "tf_visible_gpus") == 0
+    return [
+        Finding(
+            "gpu.hidden-by-cuda-visible-devices",
+            Status.FAIL if symptom else Status.WARN,
+            title,
+            detail="Ray sets CUDA_VISIBLE_DEVICES in each worker to the GPUs its task or trial requested,"
+            " and to none when it requested none (the default), so TensorFlow there sees no GPU even though"
+            " the machine has one.",
+            plan=rm.plan(facts, P.note("request GPUs where the work is declared: `@ray.remote(num_gpus=1)`,"
+                                       " Tune's `tune.with_resources(trainable, {'gpu': 1})` (older Tune:"
+                                       " `resources_per_trial={'gpu': 1}`), Ray Train's"
+                                       " `ScalingConfig(use_gpu=True)`")),
+            docs=cat.RAY_GPUS,
+            facts=("runtime.ray_gpus_requested", "runtime.ray_gpus_total", "runtime.ray_worker",
+                   "log.evidence"),
+            evidence=fc.quote(facts, no_device),
+            confidence="certain" if requested == 0 else "likely",
         )
     ]
 
