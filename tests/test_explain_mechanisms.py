@@ -2287,3 +2287,14 @@ def test_ray_gives_a_task_that_requests_no_gpu_none():
     plain = failing("E tensorflow/stream_executor/cuda/cuda_driver.cc:300] failed call to cuInit:"
                     " CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected")
     assert "gpu.hidden-by-cuda-visible-devices" not in plain
+
+
+def test_gpus_busy_on_a_batch_schedulers_node():
+    found = failing(holdout("holdout12", "T009"))  # #SBATCH script, then error=46 "busy or unavailable"
+    assert {i for i, f in found.items() if not f.caused_by} == {"gpu.compute-mode-exclusive"}
+    assert found["gpu.compute-mode-exclusive"].title.startswith("CUDA found the GPUs busy on a Slurm node")
+    busy = ("THCudaCheck FAIL file=/pytorch/aten/src/THC/THCTensorRandom.cu line=25 error=46 : all"
+            " CUDA-capable devices are busy or unavailable")
+    assert "gpu.compute-mode-exclusive" not in failing(busy)  # no cluster: a VM's, WSL's or vGPU's refusal
+    assert "gpu.compute-mode-exclusive" in failing("#PBS -l nodes=1:gpus=1\n" + busy)
+    assert not failing("#SBATCH --gres=gpu:1\nexport NV_GPU=$CUDA_VISIBLE_DEVICES")  # a job script alone

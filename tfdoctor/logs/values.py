@@ -183,6 +183,12 @@ RE_JAX_GPU = re.compile(r"\b(?:cuda|gpu)\(id=\d{1,3}\)|\b(?:Gpu|Cuda)Device\(id=
 RE_RAY_WORKER = re.compile(r"\((?:[\w.:-]{1,80} )?pid=\d{1,10}(?:, ip=[\w.:-]{1,64})?\)|\(raylet\)|\bray::\w")
 RE_RAY_GPUS = re.compile(r"(?:resources requested|logical resource usage): [^|\n]{0,120}?"
                          r"\b(\d{1,4})(?:\.\d{1,3})?/(\d{1,4})(?:\.\d{1,3})? GPUs?\b", re.IGNORECASE)
+# A batch scheduler's job script or environment: Slurm, PBS/Torque, LSF (GPU nodes under one usually run
+# their GPUs in Exclusive Process mode, one job's process per GPU)
+RE_SCHEDULER = re.compile(
+    r"(?P<slurm>^#SBATCH\b|\bs(?:run|batch|alloc) -|\$\{?SLURM_[A-Z]|\bslurmstepd\b)"
+    r"|(?P<pbs>^#PBS\b|\$\{?PBS_[A-Z]|\bqsub -)"
+    r"|(?P<lsf>^#BSUB\b|\$\{?LSB_[A-Z]|\bbsub -)")
 # PyTorch's collect_env: the CUDA its build needs (the driver is judged against it where TensorFlow's is not
 # shown)
 RE_PYTORCH_CUDA = re.compile(r"CUDA used to build PyTorch:\s{0,4}(\d{1,2}\.\d{1,2})\b", re.IGNORECASE)
@@ -1065,6 +1071,11 @@ class Values:
         if RE_RAY_WORKER.search(line):
             self.set("runtime.ray_worker", True, 5)
 
+    def _scheduler(self, line: str, low: str) -> None:
+        m = RE_SCHEDULER.search(line)
+        if m:
+            self.set("system.scheduler", m.lastgroup, 3)
+
     def _slurm_no_devices(self, line: str, low: str) -> None:
         """Slurm's CUDA_VISIBLE_DEVICES for a job step given no GPU, wherever the text shows the value (a
         program failing to parse it: "invalid literal for int() with base 10: 'NoDevFiles'")."""
@@ -1449,6 +1460,8 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (("used to build pytorch",), Values._pytorch_cuda),
     (("(id=",), Values._jax_devices),
     (("nodevfiles",), Values._slurm_no_devices),
+    (("#sbatch", "srun -", "sbatch -", "salloc -", "slurm_", "slurmstepd", "#pbs", "pbs_", "qsub -", "#bsub",
+      "lsb_", "bsub -"), Values._scheduler),
     (("pid=", "(raylet)", "ray::", "resources requested", "logical resource usage"), Values._ray),
     (("registered devices:", "no devices matching", "no supported devices found"), Values._no_gpu_registered),
     (("successfully opened",), Values._opened),

@@ -468,6 +468,25 @@ def sharing_and_modes(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             evidence=fc.quote(facts, [{"line": fc.as_dict(fc.get(facts, "log", "provenance")).get(
                 "runtime.compute_mode_stated"), "text": stated}] + refused),
         ))
+    scheduler = fc.get(facts, "system", "scheduler")
+    if busy and scheduler and not (exclusive or in_use or stated or any(g.get("compute_mode") for g in live)):
+        out.append(Finding(  # a batch node's GPUs: Exclusive Process, each held by one job's process
+            "gpu.compute-mode-exclusive",
+            Status.FAIL,
+            f"CUDA found the GPUs busy on a {scheduler.upper() if scheduler != 'slurm' else 'Slurm'} node:"
+            " another process holds a GPU in an exclusive compute mode",
+            detail="Batch clusters run their GPUs in Exclusive Process mode, one process per GPU; a GPU the"
+            " scheduler gave this job is still held by another process (one left from a killed job, or a job"
+            " that overrode CUDA_VISIBLE_DEVICES), so CUDA refuses a context on it.",
+            plan=rm.plan(facts, P.system("nvidia-smi --query-compute-apps=gpu_uuid,pid,process_name"
+                                         " --format=csv", "in the job: the process holding its GPU; report"
+                                         " a stale one to the cluster's admins, or use the GPU the job was"
+                                         " given (leave CUDA_VISIBLE_DEVICES as the scheduler set it)")),
+            docs=cat.NV_SMI,
+            facts=("system.scheduler", "log.evidence"),
+            evidence=fc.quote(facts, busy),
+            confidence="likely",
+        ))
     if in_use and not exclusive:  # CUDA's own word, where no compute mode is shown
         out.append(Finding(
             "gpu.compute-mode-exclusive",
