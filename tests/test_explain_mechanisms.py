@@ -2298,3 +2298,9 @@ def test_gpus_busy_on_a_batch_schedulers_node():
     assert "gpu.compute-mode-exclusive" not in failing(busy)  # no cluster: a VM's, WSL's or vGPU's refusal
     assert "gpu.compute-mode-exclusive" in failing("#PBS -l nodes=1:gpus=1\n" + busy)
     assert not failing("#SBATCH --gres=gpu:1\nexport NV_GPU=$CUDA_VISIBLE_DEVICES")  # a job script alone
+
+
+def test_a_person_saying_several_notebooks_were_open():
+    found = failing((CORPUS / "248-held-multiple-notebooks-vertex-t4-tf26.txt").read_text(encoding="utf-8"))
+    assert {i for i, f in found.items() if not f.caused_by} == {"gpu.memory-held-by-other-processes"}
+    assert not failing("I am running several instances of the model class in one script")
