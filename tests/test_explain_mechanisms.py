@@ -2304,3 +2304,13 @@ def test_a_person_saying_several_notebooks_were_open():
     found = failing((CORPUS / "248-held-multiple-notebooks-vertex-t4-tf26.txt").read_text(encoding="utf-8"))
     assert {i for i, f in found.items() if not f.caused_by} == {"gpu.memory-held-by-other-processes"}
     assert not failing("I am running several instances of the model class in one script")
+
+
+def test_cuda_visible_devices_picking_among_mixed_gpus_by_nvidia_smis_numbers():
+    found = failing(holdout("holdout12", "T237"))  # CUDA_VISIBLE_DEVICES=3 over 1080 Ti, TITAN V, V100, GP100
+    assert set(found) == {"gpu.device-order"}
+    assert "CUDA_DEVICE_ORDER=PCI_BUS_ID" in found["gpu.device-order"].fix
+    listing = "GPU 0: TITAN V\nGPU 1: Tesla V100-PCIE-16GB\nGPU 2: TITAN V\n"
+    assert "gpu.device-order" in failing(listing + "$ CUDA_VISIBLE_DEVICES=1 python train.py")
+    assert not failing(listing + "$ CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=1 python train.py")
+    assert not failing("GPU 0: TITAN V\nGPU 1: TITAN V\n$ CUDA_VISIBLE_DEVICES=1 python x.py")  # one model

@@ -249,6 +249,8 @@ RE_PHYSICAL_GPU = re.compile(r"PhysicalDevice\(name='/physical_device:GPU:(\d{1,
 RE_ADDING_VISIBLE = re.compile(r"Adding visible gpu devices?: ([\d, ]{1,200})$")
 RE_CVD = re.compile(
     r"CUDA_VISIBLE_DEVICES['\"\]]{0,2}\s{0,3}[=:]\s{0,3}(['\"\[]?)([\w,.-]{0,4096})(['\"\]]?)")
+RE_DEVICE_ORDER = re.compile(
+    r"CUDA_DEVICE_ORDER['\"\]]{0,2}\s{0,3}[=:]\s{0,3}['\"]?(PCI_BUS_ID|FASTEST_FIRST)\b")
 # an LD_LIBRARY_PATH assignment as written (export, env listing, a Dockerfile's ENV): its value unexpanded
 RE_LD_PATH = re.compile(r"\bLD_LIBRARY_PATH\s{0,3}=\s{0,3}(['\"]?)([^\s'\"]{1,4096})")
 RE_CVD_ECHOED = re.compile(r"[\w,.-]{1,4096}")  # the line under `echo $CUDA_VISIBLE_DEVICES` (MIG-<uuid>,...)
@@ -1315,6 +1317,10 @@ class Values:
             # the end), not a name cut short
             if m and (m.group(2) or m.group(1) and m.group(3) or m.end() == len(line.rstrip())):
                 self.set("system.env.CUDA_VISIBLE_DEVICES", m.group(2), 3, empty=True)
+        if "cuda_device_order" in low:
+            m = RE_DEVICE_ORDER.search(line)
+            if m:
+                self.set("system.env.CUDA_DEVICE_ORDER", m.group(1), 3)
 
     def _tool_outputs(self) -> None:
         """The versions the tool outputs in the paste state, as their probes' parsers read them: they
@@ -1446,7 +1452,8 @@ _GPU_TRIGGERS = (
     "xla_gpu", "pcibusid",
 )
 _PLATFORM_TRIGGERS = ("gpu", "cuda", "nvidia", "wsl", "microsoft", *_WINDOWS_KEYS, *_LINUX_KEYS, *_MACOS_KEYS,
-                      "conda", "/envs/", "forge", *_CONTAINER_KEYS, *_OS_KEYS, "cuda_visible_devices")
+                      "conda", "/envs/", "forge", *_CONTAINER_KEYS, *_OS_KEYS, "cuda_visible_devices",
+                      "cuda_device_order")
 READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (_HEADING_TRIGGERS, Values._heading_line),
     (("version", "nvrm", "release", "driver"), Values._versions),

@@ -74,6 +74,8 @@ def _order_shown(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding]:
     """TensorFlow's own device list numbering mixed GPUs out of PCI bus order (a log's "Found device N"
     lines with their bus ids): nvidia-smi numbers them the other way."""
     tf_gpus = [t for t in fc.as_list(fc.get(facts, "runtime", "gpus")) if isinstance(t, dict)]
+    if len(tf_gpus) < 2:
+        return _indices_chosen(facts, used)
     pcis = [fc.normalize_pci(t.get("pci_bus_id")) for t in tf_gpus]
     if (len(pcis) < 2 or not all(pcis) or pcis == sorted(pcis) or len({t.get("name") for t in tf_gpus}) < 2
             or fc.env(facts).get("CUDA_DEVICE_ORDER") == "PCI_BUS_ID" or fc.log_items(facts, "cc-ignored")):
@@ -93,6 +95,31 @@ def _order_shown(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding]:
         " GPU first; nvidia-smi and NVML count by PCI bus id.",
         plan=rm.plan(facts, P.env("CUDA_DEVICE_ORDER", "PCI_BUS_ID", "then GPU numbers agree with nvidia-smi"
                                   " everywhere")),
+        docs=cat.NV_CUDA_ENV,
+        facts=used,
+    )]
+
+
+def _indices_chosen(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding]:
+    """CUDA_VISIBLE_DEVICES choosing some of mixed GPUs that a listing (nvidia-smi, PyTorch's collect_env)
+    numbers by PCI bus id: CUDA reads those indices fastest first unless CUDA_DEVICE_ORDER says otherwise."""
+    env = fc.env(facts)
+    value = str(env.get("CUDA_VISIBLE_DEVICES") or "")
+    gpus, source = fc.gpus(facts)
+    indices = value.replace(" ", "").split(",")
+    if (len({g.get("name") for g in gpus}) < 2 or env.get("CUDA_DEVICE_ORDER") == "PCI_BUS_ID"
+            or not all(i.isdigit() for i in indices) or len(indices) >= len(gpus)):
+        return []
+    return [Finding(
+        "gpu.device-order",
+        Status.WARN,
+        f"CUDA_VISIBLE_DEVICES={value} counts these mixed GPUs fastest first, not as {source} numbers them",
+        detail="CUDA (and so CUDA_VISIBLE_DEVICES and TensorFlow's GPU:n) numbers GPUs fastest first;"
+        " nvidia-smi and NVML number them by PCI bus id, so on a machine of mixed models an index picks"
+        " another GPU than the one nvidia-smi shows under it. "
+        + ", ".join(f"{source} {g.get('index')} = {g.get('name')}" for g in gpus[:8]),
+        plan=rm.plan(facts, P.env("CUDA_DEVICE_ORDER", "PCI_BUS_ID", "set beside CUDA_VISIBLE_DEVICES: then"
+                                  " its indices are nvidia-smi's")),
         docs=cat.NV_CUDA_ENV,
         facts=used,
     )]
