@@ -1268,9 +1268,17 @@ def test_a_library_named_beside_missing_words_for_something_else_is_not_missing(
     ("$ singularity exec tf.sif python train.py\n", "singularity"),
     ("Apptainer> python -c 'import tensorflow'\n", "apptainer"),
     ("I run it in a singularity container on the cluster\n", "singularity"),
+    ("NumPy error when installed thru singularity and conda\n", "singularity"),  # holdout17 Y218
+    ("I tested nccl-tests in nvidia-pytorch docker (downloaded from nvidia-cloud)\n", "docker"),  # Z119
+    ("$ python3 docker/run_docker.py --fasta_paths=T1050.fasta --max_template_date=2020-05-14\n",
+     "docker"),  # AlphaFold's launcher
 ])
 def test_singularity_and_apptainer_are_container_engines(text, engine):
     assert environment(text)["container"] == engine
+
+
+def test_docker_named_where_it_is_not_used_is_no_container():
+    assert environment("I installed it with pip, not with docker\n").get("container") is None
 
 
 def test_singularity_without_nv_is_a_container_without_the_driver():
