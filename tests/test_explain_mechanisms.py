@@ -2322,3 +2322,16 @@ def test_cuda_visible_devices_picking_among_mixed_gpus_by_nvidia_smis_numbers():
     assert "gpu.device-order" in failing(listing + "$ CUDA_VISIBLE_DEVICES=1 python train.py")
     assert not failing(listing + "$ CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=1 python train.py")
     assert not failing("GPU 0: TITAN V\nGPU 1: TITAN V\n$ CUDA_VISIBLE_DEVICES=1 python x.py")  # one model
+
+
+@pytest.mark.parametrize("text, version", [
+    ("1.26.3 3.11.5 (main, Sep 11 2023, 13:54:46) [GCC 11.2.0] uname_result(system='Linux')", "3.11.5"),
+    ("version:        3.7.1 (default, Dec 10 2018, 22:54:23) [MSC v.1915 64 bit (AMD64)]", "3.7.1"),
+    ("3.12.0rc1 (main, Aug  7 2023, 10:00:00) [Clang 14.0.3 ]", "3.12.0"),
+])
+def test_sys_version_wherever_a_tool_prints_it(text, version):
+    assert environment(text)["python_version"] == version
+
+
+def test_a_version_in_brackets_that_is_not_sys_version():
+    assert environment("numpy 1.26.3 (installed, pinned)").get("python_version") is None

@@ -155,6 +155,10 @@ RE_DOCKER_TAG = re.compile(r"\btensorflow/tensorflow:(\d{1,2}\.\d{1,3}\.\d{1,3})
                            r"\blibtensorflow(?:-gpu|-cpu)?-(?:linux|windows|darwin)-\w{1,8}-(\d{1,2}\.\d{1,3}\.\d{1,3})\.")
 RE_QUOTED_VERSION = re.compile(r"^'(\d{1,2}\.\d{1,3}\.\d{1,3}\S{0,12})'$")
 RE_PY_BANNER = re.compile(r"(?:^|\s)Python (\d\.\d{1,2}\.\d{1,2})(?:\s{1,3}[(|]|$)")
+# sys.version as Python prints it, wherever a tool shows it (JAX's print_environment_info: "3.11.5 (main,
+# Sep 11 2023, 13:54:46) [GCC 11.2.0]", reticulate's "version: 3.7.1 (default, Dec 10 2018, 22:54:23) ...")
+RE_SYS_VERSION = re.compile(r"(?<![\w.])(\d\.\d{1,2}\.\d{1,2})(?:[abrc+]{1,2}\d{0,2})? \([\w.:/ -]{1,40}, "
+                            r"[A-Z][a-z]{2} {1,2}\d{1,2} \d{4}, \d\d:\d\d:\d\d\)")
 RE_PY_FIELD = re.compile(r"(?<![A-Za-z0-9]-)\bpython[*_`]{0,2}(?:[ _]version)?[*_`]{0,2}\s{0,3}"
                          r"(?:[:=]|==)\s{0,3}\(?"
                          r"(?:py(?:thon)?\s{0,2})?"
@@ -993,6 +997,11 @@ class Values:
             if m and "/" not in line[max(0, m.start() - 1):m.end() + 1]:
                 self.set("tensorflow.version", m.group(1), 1)
 
+    def _sys_version(self, line: str, low: str) -> None:
+        m = RE_SYS_VERSION.search(line)
+        if m:
+            self.set("tensorflow.python_version", m.group(1), 4)
+
     def _python(self, line: str, low: str) -> None:
         m = RE_PY_BITS.search(line)
         if m:
@@ -1464,6 +1473,7 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
       "python_version", "os_platform"), Values._labeled_line),
     (_TF_TRIGGERS, Values._tensorflow),
     (("python", "-cp", "\\py\\"), Values._python),
+    ((" (main, ", " (default, ", ") [gcc", ") [msc", ") [clang"), Values._sys_version),
     (_PACKAGE_TRIGGERS, Values._packages),
     (("is_cuda_build", "cuda_version", "cudnn_version", "compute_capabilities"), Values._build_info),
     ((" requires ", " has requirement "), Values._requirer),
