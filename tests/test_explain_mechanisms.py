@@ -2335,3 +2335,22 @@ def test_sys_version_wherever_a_tool_prints_it(text, version):
 
 def test_a_version_in_brackets_that_is_not_sys_version():
     assert environment("numpy 1.26.3 (installed, pinned)").get("python_version") is None
+
+
+@pytest.mark.parametrize("text, name", [
+    ("How can I save this problem? I use 3080ti /tensorflow 1.15 / python 3.7.10 / cuda 10.1", "RTX 3080ti"),
+    ("在nvidia A4000显卡上无法训练", "RTX A4000"),
+    ("the A100 in our cluster", "A100"),
+])
+def test_a_gpu_model_named_without_its_brand(text, name):
+    assert environment(text)["gpus"][0]["name"] == name
+
+
+def test_a_number_that_is_no_gpu_model():
+    assert not environment("trained for 3080 steps, then 4090 more").get("gpus")
+
+
+def test_a_gpu_named_without_its_brand_beside_a_release_that_predates_it():
+    found = failing(holdout("holdout16", "X101"))  # "I use 3080ti /tensorflow 1.15 / python 3.7.10 / ..."
+    assert {i for i, f in found.items() if not f.caused_by} == {"gpu.compute-capability-unsupported"}
+    assert environment("see /opt/tensorflow 1.15 /bin").get("tensorflow_version") is None  # a path's part

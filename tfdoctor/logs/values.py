@@ -288,7 +288,9 @@ RE_PROSE_GPU = re.compile(r"(?<![A-Za-z0-9])((?:NVIDIA )?(?:GeForce )?(?i:rtx|gt
                           r"(?: ?(?i:ti|super))?|"
                           r"(?:NVIDIA )?(?:Tesla )?(?:[AHVPBK]\d{2,3}(?:[mc](?![A-Za-z0-9]))?|L40S?)|"
                           r"(?:NVIDIA )?(?i:titan) (?i:rtx|v|xp?)|"
-                          r"Quadro (?:RTX )?[A-Z]{0,2}\d{3,4}|RTX ?A\d{4})"
+                          r"Quadro (?:RTX )?[A-Z]{0,2}\d{3,4}|RTX ?A\d{4}|"
+                          # a GeForce or RTX workstation model without its brand ("I use 3080ti", "A4000")
+                          r"(?:20[6-8]0|30[5-9]0|40[6-9]0|50[6-9]0) ?(?i:ti|super)|A[2-6]000)"
                           r"(?=s?(?![A-Za-z0-9]))(?! ?(?i:series))")  # (a plural: "4 RTXA4000s")
 # another vendor's GPU a person names ("the GPU is Intel (R) UHD Graphics 620", "AMD Radeon RX 580"): stated
 # only where no NVIDIA GPU is named
@@ -306,7 +308,8 @@ RE_NO_GPU_SAID = re.compile(
     rf"\bcpu[- ]only {_MACHINE}\b", re.IGNORECASE)
 _OTHER_GPU_WORDS = ("radeon", "uhd", "iris", "intel hd", "intel(r) hd", "intel (r) hd")
 _PROSE_GPU_WORDS = ("rtx", "gtx", "tesla", "titan", "quadro", "a100", "h100", "h200", "b200", "v100", "p100",
-                    "k80", "l40", "a10", "a16", "a30", "a40", "a800", "h800", "p40", "m40", "m60", "t4")
+                    "k80", "l40", "a10", "a16", "a30", "a40", "a800", "h800", "p40", "m40", "m60", "t4",
+                    "0ti", "0 ti", "0super", "0 super", "a2000", "a4000", "a5000", "a6000")
 # A person saying their GPU is split by MIG ("enable mig", "8*[MIG-7g.40gb]", "the GPUs have been MIGed",
 # "split 7-ways with MiG"), not asking whether to, nor saying it is off.
 RE_MIG_WORD = re.compile(r"(?<![a-z0-9-])mig(?:ed|ged)?(?![a-z])")
@@ -844,7 +847,10 @@ class Values:
         if not self.prose and not line.startswith("|"):  # (a table row is nvidia-smi's, read as such)
             m = RE_PROSE_GPU.search(line)
             if m:
-                self._gpu(self.prose, 0, name=m.group(1), compute_capability=_stated_cc(line[m.end():]))
+                name = m.group(1)
+                brandless = name[0].isdigit() or name[0] == "A" and name.endswith("000")
+                self._gpu(self.prose, 0, name=f"RTX {name}" if brandless else name,
+                          compute_capability=_stated_cc(line[m.end():]))
 
     def _other_gpu(self, line: str, low: str) -> None:
         m = RE_OTHER_GPU.search(line) if not self.other_gpu else None
@@ -994,7 +1000,8 @@ class Values:
             self.set("tensorflow.version", m.group(2), 5 if m.re is RE_DIST_SPACE else 2)
         elif "tensorflow" in low or "tf " in low or "tf2" in low or "tf-nightly" in low:
             m = RE_TF_PROSE.search(RE_GIT_DESCRIBE.sub(" ", line) if "-g" in line else line)
-            if m and "/" not in line[max(0, m.start() - 1):m.end() + 1]:
+            around = line[max(0, m.start() - 2):m.end() + 1] if m else ""  # (" / " parts words, not a path)
+            if m and "/" not in around.replace(" /", " ").replace("/ ", " "):
                 self.set("tensorflow.version", m.group(1), 1)
 
     def _sys_version(self, line: str, low: str) -> None:
