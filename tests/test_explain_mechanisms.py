@@ -2354,3 +2354,12 @@ def test_a_gpu_named_without_its_brand_beside_a_release_that_predates_it():
     found = failing(holdout("holdout16", "X101"))  # "I use 3080ti /tensorflow 1.15 / python 3.7.10 / ..."
     assert {i for i, f in found.items() if not f.caused_by} == {"gpu.compute-capability-unsupported"}
     assert environment("see /opt/tensorflow 1.15 /bin").get("tensorflow_version") is None  # a path's part
+
+
+def test_a_later_sentence_adds_the_capability_of_the_gpu_named_first():
+    text = ("This error appears on my A6000 GPU running the software.\n"
+            "UserWarning: NVIDIA RTX A6000 with CUDA capability sm_86 is not compatible with this PyTorch")
+    gpu = environment(text)["gpus"][0]
+    assert (gpu["name"], gpu["compute_capability"]) == ("RTX A6000", "8.6")
+    other = "My A6000 is slow.\nA Tesla T4 with CUDA capability sm_75 works"  # another model's capability
+    assert environment(other)["gpus"][0].get("compute_capability") is None

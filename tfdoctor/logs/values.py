@@ -474,6 +474,14 @@ _CONTAINER_KEYS = ("docker", "podman", "singularity", "apptainer", ".sif", "nvid
                    "kube", "k8s", "openshift")
 
 
+def _model(name: Any) -> str:
+    """A GPU's model without its brand words and spaces ("NVIDIA RTX A6000" and "RTX A6000": "a6000")."""
+    low = str(name or "").lower()
+    for brand in ("nvidia", "geforce", "tesla", "quadro", "rtx", "gtx"):
+        low = low.replace(brand, "")
+    return low.replace(" ", "")
+
+
 def _has(low: str, words: tuple[str, ...]) -> bool:
     return any(map(low.__contains__, words))
 
@@ -844,13 +852,22 @@ class Values:
             self.set("runtime.cuda_libraries_major", library_cuda_major(m.group(1)), 3)
 
     def _prose_gpu(self, line: str, low: str) -> None:
-        if not self.prose and not line.startswith("|"):  # (a table row is nvidia-smi's, read as such)
-            m = RE_PROSE_GPU.search(line)
-            if m:
-                name = m.group(1)
-                brandless = name[0].isdigit() or name[0] == "A" and name.endswith("000")
-                self._gpu(self.prose, 0, name=f"RTX {name}" if brandless else name,
-                          compute_capability=_stated_cc(line[m.end():]))
+        """The first GPU a person or a program's sentence names; a later sentence naming the same model may
+        add its compute capability ("my A6000 ..." then "NVIDIA RTX A6000 with CUDA capability sm_86")."""
+        held = self.prose.get(0)
+        if held and held.get("compute_capability") or line.startswith("|"):  # (a table row is nvidia-smi's)
+            return
+        m = RE_PROSE_GPU.search(line)
+        if not m:
+            return
+        name = m.group(1)
+        if name[0].isdigit() or name[0] == "A" and name.endswith("000"):  # no brand: "3080ti", "A4000"
+            name = f"RTX {name}"
+        cc = _stated_cc(line[m.end():])
+        if held is None:
+            self._gpu(self.prose, 0, name=name, compute_capability=cc)
+        elif cc and _model(held.get("name")) == _model(name):
+            held["compute_capability"] = cc
 
     def _other_gpu(self, line: str, low: str) -> None:
         m = RE_OTHER_GPU.search(line) if not self.other_gpu else None
