@@ -48,6 +48,7 @@ SPLITS = {
     "holdout17": CORPUS / "holdout17",
     "holdout18": CORPUS / "holdout18",
     "holdout19": CORPUS / "holdout19",
+    "holdout20": CORPUS / "holdout20",
 }
 
 
