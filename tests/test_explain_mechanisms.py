@@ -2363,3 +2363,18 @@ def test_a_later_sentence_adds_the_capability_of_the_gpu_named_first():
     assert (gpu["name"], gpu["compute_capability"]) == ("RTX A6000", "8.6")
     other = "My A6000 is slow.\nA Tesla T4 with CUDA capability sm_75 works"  # another model's capability
     assert environment(other)["gpus"][0].get("compute_capability") is None
+
+
+# --- learnt from holdout20 ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["D218", "D219", "D225"])
+def test_generated_code_newer_than_the_protobuf_runtime(name):
+    # "TypeError: __new__() got an unexpected keyword argument 'serialized_options'"
+    assert "python.protobuf-mismatch" in failing(holdout("holdout20", name))
+
+
+def test_create_key_from_newer_generated_code():
+    line = "TypeError: __init__() got an unexpected keyword argument 'create_key'"
+    assert set(failing(line)) == {"python.protobuf-mismatch"}
+    assert "python.protobuf-mismatch" not in failing("TypeError: f() got an unexpected keyword argument 'k'")

@@ -550,8 +550,10 @@ SIGNATURES: tuple[Signature, ...] = (
          r"module 'numpy' has no attribute '(?:object|bool|int|float|complex|str|long|unicode)'"),
     _sig("protobuf", ("descriptors cannot", "google.protobuf", "protobuf", "protocol buffer",
                       "messagefactory", "symboldatabase", "descriptorpool", "generateddatabase",
-                      "encodeddescriptordatabase", "google._upb"),
+                      "encodeddescriptordatabase", "google._upb", "serialized_options", "'create_key'"),
          r"Descriptors cannot (?:not )?be created directly|"
+         # code a newer protoc generated (3.6+: serialized_options, 3.12+: create_key), an older runtime
+         r"unexpected keyword argument '(?:serialized_options|create_key)'|"
          # two protobuf runtimes registering one file's descriptors (TensorFlow's and the pip package's)
          r"GeneratedDatabase\(\)->Add\(encoded_file_descriptor|"
          r"Invalid file descriptor data passed to EncodedDescriptorDatabase|"
