@@ -2305,6 +2305,8 @@ def test_gpus_busy_on_a_batch_schedulers_node():
             " CUDA-capable devices are busy or unavailable")
     assert "gpu.compute-mode-exclusive" not in failing(busy)  # no cluster: a VM's, WSL's or vGPU's refusal
     assert "gpu.compute-mode-exclusive" in failing("#PBS -l nodes=1:gpus=1\n" + busy)
+    found = failing(holdout("holdout20", "D113"))  # Summit: "jsrun -n 1 -r 1 -c 42 -g 6 ...", error 46
+    assert found["gpu.compute-mode-exclusive"].title.startswith("CUDA found the GPUs busy on a LSF node")
     assert not failing("#SBATCH --gres=gpu:1\nexport NV_GPU=$CUDA_VISIBLE_DEVICES")  # a job script alone
 
 

@@ -190,9 +190,9 @@ RE_RAY_GPUS = re.compile(r"(?:resources requested|logical resource usage): [^|\n
 # A batch scheduler's job script or environment: Slurm, PBS/Torque, LSF (GPU nodes under one usually run
 # their GPUs in Exclusive Process mode, one job's process per GPU)
 RE_SCHEDULER = re.compile(
-    r"(?P<slurm>^#SBATCH\b|\bs(?:run|batch|alloc) -|\$\{?SLURM_[A-Z]|\bslurmstepd\b)"
-    r"|(?P<pbs>^#PBS\b|\$\{?PBS_[A-Z]|\bqsub -)"
-    r"|(?P<lsf>^#BSUB\b|\$\{?LSB_[A-Z]|\bbsub -)")
+    r"(?P<slurm>^#SBATCH\b|\bs(?:run|batch|alloc)\b|\$\{?SLURM_[A-Z]|\bslurmstepd\b)"
+    r"|(?P<pbs>^#PBS\b|\$\{?PBS_[A-Z]|\bqsub\b)"
+    r"|(?P<lsf>^#BSUB\b|\$\{?LSB_[A-Z]|\bbsub\b|\bjsrun\b)")  # (jsrun: LSF's launcher on IBM's Summit)
 # PyTorch's collect_env: the CUDA its build needs (the driver is judged against it where TensorFlow's is not
 # shown)
 RE_PYTORCH_CUDA = re.compile(r"CUDA used to build PyTorch:\s{0,4}(\d{1,2}\.\d{1,2})\b", re.IGNORECASE)
@@ -1504,8 +1504,8 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (("used to build pytorch",), Values._pytorch_cuda),
     (("(id=",), Values._jax_devices),
     (("nodevfiles",), Values._slurm_no_devices),
-    (("#sbatch", "srun -", "sbatch -", "salloc -", "slurm_", "slurmstepd", "#pbs", "pbs_", "qsub -", "#bsub",
-      "lsb_", "bsub -"), Values._scheduler),
+    (("#sbatch", "srun", "sbatch", "salloc", "slurm_", "slurmstepd", "#pbs", "pbs_", "qsub", "#bsub", "lsb_",
+      "bsub", "jsrun"), Values._scheduler),
     (("pid=", "(raylet)", "ray::", "resources requested", "logical resource usage"), Values._ray),
     (("registered devices:", "no devices matching", "no supported devices found"), Values._no_gpu_registered),
     (("successfully opened",), Values._opened),
