@@ -2380,3 +2380,24 @@ def test_create_key_from_newer_generated_code():
     line = "TypeError: __init__() got an unexpected keyword argument 'create_key'"
     assert set(failing(line)) == {"python.protobuf-mismatch"}
     assert "python.protobuf-mismatch" not in failing("TypeError: f() got an unexpected keyword argument 'k'")
+
+
+def test_the_kernel_module_finding_no_device_to_drive():
+    found = failing(holdout("holdout20", "D408"))  # modprobe: could not insert 'nvidia': No such device
+    assert {i for i, f in found.items() if not f.caused_by} == {"driver.missing"}
+    assert found["driver.missing"].title == "No NVIDIA GPU is attached to this machine"
+    other = failing("modprobe: FATAL: Module nvidia not found in directory /lib/modules/5.15.0-88-generic")
+    assert other["driver.missing"].title != "No NVIDIA GPU is attached to this machine"
+
+
+@pytest.mark.parametrize("name", ["D301", "D302"])
+def test_a_cudnn_pip_installed_that_will_not_load(name):
+    # jax[cuda12_pip] installed, then "CUDA backend failed to initialize: Unable to load cuDNN. Is it ..."
+    found = failing(holdout("holdout20", name))
+    assert {i for i, f in found.items() if not f.caused_by} == {"cudnn.version-mismatch"}
+    assert "--force-reinstall" in found["cudnn.version-mismatch"].fix
+
+
+def test_a_cudnn_that_will_not_load_without_a_pip_extra_is_missing():
+    found = failing("CUDA backend failed to initialize: Unable to load cuDNN. Is it installed?")
+    assert set(found) == {"cudnn.missing"}

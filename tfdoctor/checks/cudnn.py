@@ -105,6 +105,25 @@ def _from_log(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]) -> Find
     majors = {v.library_major(n) for n in names} - {None}
     want = f"cuDNN {min(majors)}" if majors else "cuDNN"
     cu = _wheel_major(facts, matrix, None)
+    extra = fc.text(fc.get(facts, "runtime", "pip_cuda_extra"))
+    wheels = sorted(d for d in fc.distributions(facts) if d.startswith("nvidia-cudnn-cu"))
+    if extra or wheels:  # pip put a cuDNN wheel in place: the one it resolved is not the one the build loads
+        return Finding(
+            "cudnn.version-mismatch",
+            Status.FAIL,
+            f"cuDNN came from pip ({extra or wheels[0]}) yet cannot be loaded: not the version the build"
+            " needs",
+            detail="The CUDA extra installs cuDNN as an nvidia-cudnn wheel; a cuDNN that is there but will"
+            " not load is another version than the framework was compiled against (a newer major that"
+            " another package pulled in, or an older one found first on LD_LIBRARY_PATH).",
+            plan=rm.plan(facts, P.system("python -m pip show nvidia-cudnn-cu12 nvidia-cudnn-cu11",
+                                         "then reinstall the framework with its own pins, e.g. `python -m pip"
+                                         f" install --force-reinstall '{extra or 'jax[cuda12]'}'` (keep your"
+                                         " version with ==X.Y.Z), and unset LD_LIBRARY_PATH if it names"
+                                         " another cuDNN")),
+            facts=used + ("runtime.pip_cuda_extra",),
+            evidence=fc.quote(facts, items),
+        )
     return Finding(
         "cudnn.missing",
         Status.FAIL,

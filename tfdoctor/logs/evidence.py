@@ -126,7 +126,10 @@ SIGNATURES: tuple[Signature, ...] = (
          r"No NVIDIA (?:GPU|graphics adapter|devices?) (?:found|detected|were found|probed)", why="no-gpu"),
     _sig("no-driver", ("device is present", "/dev/nvidia"),
          r"no NVIDIA GPU device is present|/dev/nvidia\d{0,3} does not exist", why="devnodes"),
-    _sig("no-driver", ("uvm kernel module", "module nvidia"),
+    # the kernel module finds no NVIDIA device to drive: no NVIDIA GPU on this machine (or passed to this VM)
+    _sig("no-driver", "modprobe",
+         r"modprobe: (?:FATAL|ERROR): could not insert '?nvidia[\w-]{0,12}'?: No such device", why="no-gpu"),
+    _sig("no-driver", ("uvm kernel module", "module nvidia", "modprobe"),
          r"Could not load UVM kernel module|modprobe: (?:FATAL|ERROR): .{0,40}\bnvidia(?:[-_]uvm)?\b",
          why="kernel"),
     # the kernel module did not build for this kernel (DKMS after a kernel update) or was refused by it

@@ -187,6 +187,9 @@ RE_JAX_GPU = re.compile(r"\b(?:cuda|gpu)\(id=\d{1,3}\)|\b(?:Gpu|Cuda)Device\(id=
 RE_RAY_WORKER = re.compile(r"\((?:[\w.:-]{1,80} )?pid=\d{1,10}(?:, ip=[\w.:-]{1,64})?\)|\(raylet\)|\bray::\w")
 RE_RAY_GPUS = re.compile(r"(?:resources requested|logical resource usage): [^|\n]{0,120}?"
                          r"\b(\d{1,4})(?:\.\d{1,3})?/(\d{1,4})(?:\.\d{1,3})? GPUs?\b", re.IGNORECASE)
+# a pip command or requirement naming a framework's CUDA extra: pip installs CUDA and cuDNN as nvidia-* wheels
+RE_PIP_CUDA_EXTRA = re.compile(r"\b((?:tensorflow|jax|jaxlib)\[(?:and-cuda|cuda1\d(?:_pip)?|cuda)\])",
+                               re.IGNORECASE)
 # A batch scheduler's job script or environment: Slurm, PBS/Torque, LSF (GPU nodes under one usually run
 # their GPUs in Exclusive Process mode, one job's process per GPU)
 RE_SCHEDULER = re.compile(
@@ -1109,6 +1112,11 @@ class Values:
         if RE_RAY_WORKER.search(line):
             self.set("runtime.ray_worker", True, 5)
 
+    def _pip_cuda_extra(self, line: str, low: str) -> None:
+        m = RE_PIP_CUDA_EXTRA.search(line)
+        if m:
+            self.set("runtime.pip_cuda_extra", m.group(1), 3)
+
     def _scheduler(self, line: str, low: str) -> None:
         m = RE_SCHEDULER.search(line)
         if m:
@@ -1506,6 +1514,7 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (("nodevfiles",), Values._slurm_no_devices),
     (("#sbatch", "srun", "sbatch", "salloc", "slurm_", "slurmstepd", "#pbs", "pbs_", "qsub", "#bsub", "lsb_",
       "bsub", "jsrun"), Values._scheduler),
+    (("[and-cuda]", "[cuda"), Values._pip_cuda_extra),
     (("pid=", "(raylet)", "ray::", "resources requested", "logical resource usage"), Values._ray),
     (("registered devices:", "no devices matching", "no supported devices found"), Values._no_gpu_registered),
     (("successfully opened",), Values._opened),
