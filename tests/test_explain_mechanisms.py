@@ -2401,3 +2401,12 @@ def test_a_cudnn_pip_installed_that_will_not_load(name):
 def test_a_cudnn_that_will_not_load_without_a_pip_extra_is_missing():
     found = failing("CUDA backend failed to initialize: Unable to load cuDNN. Is it installed?")
     assert set(found) == {"cudnn.missing"}
+
+
+def test_no_device_on_a_machine_said_to_have_no_gpu():
+    found = failing(holdout("holdout20", "D026"))  # "A simple import on a CPU node triggers these messages"
+    assert "cuda.init-failed" not in found
+    no_device = ("E tensorflow/stream_executor/cuda/cuda_driver.cc:271] failed call to cuInit:"
+                 " CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected")
+    assert "cuda.init-failed" in failing(no_device)
+    assert "cuda.init-failed" not in failing("I run this on a CPU-only server.\n" + no_device)

@@ -212,6 +212,11 @@ def cuda_initialised(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     if not items:
         return []
     errors = [str(i.get("error") or "UNKNOWN") for i in items]
+    said = fc.get(facts, "system", "no_gpu_stated")
+    if said and set(errors) == {"NO_DEVICE"}:  # the machine has no GPU, as written: nothing to find
+        return [skipped("cuda.init-failed", "CUDA found no device on a machine without a GPU",
+                        f"The text says the machine has no GPU (\"{said}\"): CUDA_ERROR_NO_DEVICE is"
+                        " TensorFlow's probe coming back empty, and it runs on the CPU.", ("log.evidence",))]
     error = next((e for e in errors if e in _INIT_FIXES), errors[0])
     words, fix = _INIT_FIXES.get(error, _INIT_FIXES["UNKNOWN"])
     detail = f"The CUDA driver API (cuInit) failed with {error}: {words}"

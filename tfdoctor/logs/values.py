@@ -308,7 +308,7 @@ RE_NO_GPU_SAID = re.compile(
     rf"(?:\b(?:i|my|this|the|our) ?{_MACHINE}? (?:does(?: not|n'?t)|do(?: not|n'?t)) have (?:an? |any )?|"
     rf"\b{_MACHINE} (?:has|with) no )(?:dedicated |discrete )?gpus?\b"
     r"(?! (?:available|found|detected|visible|device|support))|"
-    rf"\bcpu[- ]only {_MACHINE}\b", re.IGNORECASE)
+    rf"\bcpu[- ](?:only )?{_MACHINE}s?\b", re.IGNORECASE)  # ("on a CPU node": a cluster's nodes without GPUs)
 _OTHER_GPU_WORDS = ("radeon", "uhd", "iris", "intel hd", "intel(r) hd", "intel (r) hd")
 _PROSE_GPU_WORDS = ("rtx", "gtx", "tesla", "titan", "quadro", "a100", "h100", "h200", "b200", "v100", "p100",
                     "k80", "l40", "a10", "a16", "a30", "a40", "a800", "h800", "p40", "m40", "m60", "t4",
@@ -1522,7 +1522,8 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (_PROSE_GPU_WORDS, Values._prose_gpu),
     (_OTHER_GPU_WORDS, Values._other_gpu),
     (("have a gpu", "have any gpu", "have gpu", "have a dedicated gpu", "have a discrete gpu", "with no ",
-      "has no ", "cpu-only", "cpu only"), Values._no_gpu_said),
+      "has no ", "cpu-only", "cpu only", "cpu node", "cpu machine", "cpu instance", "cpu server", "cpu vm"),
+     Values._no_gpu_said),
     (_MIG_WORDS, Values._stated_mig),
     (("exclusive",), Values._stated_mode),
     (("ld_library_path",), Values._ld_path),
