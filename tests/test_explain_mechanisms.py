@@ -2410,3 +2410,16 @@ def test_no_device_on_a_machine_said_to_have_no_gpu():
                  " CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected")
     assert "cuda.init-failed" in failing(no_device)
     assert "cuda.init-failed" not in failing("I run this on a CPU-only server.\n" + no_device)
+
+
+def test_pytorchs_warning_for_a_gpu_outside_its_build():
+    found = failing(holdout("holdout20", "D419"))  # "Found GPU0 NVIDIA GeForce GTX 1070 Ti which is of ..."
+    assert {i for i, f in found.items() if not f.caused_by} == {"gpu.compute-capability-unsupported"}
+    old = ("UserWarning: Found GPU0 Tesla K40c which is of cuda capability 3.5.\n"
+           "    PyTorch no longer supports this GPU because it is too old.")
+    assert "gpu.compute-capability-unsupported" in failing(old)
+
+
+def test_a_cublas_status_on_a_gpu_newer_than_the_releases_cuda():
+    found = failing(holdout("holdout20", "D102"))  # TF 2.1 (CUDA 10.1), RTX 3090: CUBLAS_STATUS_NOT_SUPPORTED
+    assert {i for i, f in found.items() if not f.caused_by} == {"gpu.compute-capability-unsupported"}

@@ -394,6 +394,13 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("cc-ignored", "minimum required compute capability",
          r"does not meet (?:the )?minimum required (?:CUDA )?compute capability:? (\d{1,2}\.\d)",
          ("minimum",)),
+    # PyTorch's warning for a GPU outside its build ("Found GPU0 NVIDIA GeForce GTX 1070 Ti which is of
+    # compute capability (CC) 6.1. The following list shows the CCs this version of PyTorch was built for",
+    # older: "... which is of cuda capability 3.5. PyTorch no longer supports this GPU because it is too old")
+    _sig("cc-ignored", ("which is of cuda capability", "which is of compute capability"),
+         r"Found GPU\d{1,2} .{1,80}? which is of (?:cuda|compute) capability (?:\(CC\) )?(\d{1,2}\.\d)",
+         ("cc",)),
+    _sig("cc-ignored", "pytorch no longer supports this gpu", r"PyTorch no longer supports this GPU"),
     # PyTorch's refusal of a GPU its build has no kernels for ("... with CUDA capability sm_120 is not
     # compatible with the current PyTorch installation")
     _sig("ptx-target", "is not compatible with the current",

@@ -311,7 +311,8 @@ def _predates_finding(facts: dict[str, Any], matrix: Any, cuda: str | None, name
     """A GPU newer than TensorFlow's CUDA: only PTX JIT can reach it, and libraries without PTX for it
     (the cuBLAS and cuDNN of CUDA 10.0) fail; a failure of theirs in the log makes it unsupported."""
     tf = f"TensorFlow {fc.tf_version(facts) or ''}".strip()
-    failed = fc.log_items(facts, "cublas-failed", "cudnn-failed", "wrong-results")
+    failed = fc.log_items(facts, "cublas-failed", "cudnn-failed", "wrong-results") + [
+        i for i in fc.log_items(facts, "stack-error") if str(i.get("code")).startswith(("CUBLAS_", "CUDNN_"))]
     plan = _cc_fix(facts, matrix, cc) if v.major(fc.tf_version(facts)) != 1 else rm.plan(facts, P.note(
         "TensorFlow 1.x code: NVIDIA's NGC container nvcr.io/nvidia/tensorflow:<yy.mm>-tf1-py3 runs"
         " TensorFlow 1.15 built with a CUDA that knows this GPU; otherwise port the code to TensorFlow 2"
