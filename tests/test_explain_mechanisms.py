@@ -2423,3 +2423,14 @@ def test_pytorchs_warning_for_a_gpu_outside_its_build():
 def test_a_cublas_status_on_a_gpu_newer_than_the_releases_cuda():
     found = failing(holdout("holdout20", "D102"))  # TF 2.1 (CUDA 10.1), RTX 3090: CUBLAS_STATUS_NOT_SUPPORTED
     assert {i for i, f in found.items() if not f.caused_by} == {"gpu.compute-capability-unsupported"}
+
+
+def test_typographic_quotes_read_as_ascii():
+    found = failing(holdout("holdout20", "D214"))  # "... but these aren’t available on your machine."
+    assert set(found) == {"cpu.avx-missing"}
+
+
+def test_an_importerror_naming_a_cuda_library_short():
+    found = failing(holdout("holdout20", "D008"))  # title: "ImportError: libcublas.so.8.0 with v0.1.1"
+    assert {i for i, f in found.items() if not f.caused_by} == {"cuda.libraries-missing"}
+    assert "cuda.libraries-missing" not in failing("ImportError: libfoo.so.1 with v0.1.1")

@@ -52,6 +52,8 @@ SIGNATURES: tuple[Signature, ...] = (
          rf"(?:Could not (?:load|open)|Couldn't open|Unable to load|failed to load|cannot load) "
          rf"(?:dynamic |the )?(?:CUDA )?(?:library|DSO)[: ]{{0,3}}'?({_LIB})", ("library",)),
     _sig("dlopen-failed", "cannot open shared object", rf"({_LIB}): cannot open shared object", ("library",)),
+    # the same ImportError named short (an issue's title: "ImportError: libcublas.so.8.0 with v0.1.1")
+    _sig("dlopen-failed", "importerror: lib", rf"^ImportError: ({_LIB})(?![\w.])", ("library",)),
     _sig("dlopen-failed", "dlopen", rf"(?:failed to|could not|cannot|unable to) dlopen:? '?({_LIB})",
          ("library",)),
     # cuDNN's loader naming the library its sub-library needed: "Could not load library

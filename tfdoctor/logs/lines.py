@@ -37,6 +37,8 @@ _QUOTING = re.compile(r"(?:\s|>|`|\*|#\s)+")
 # CJK text types full-width punctuation ("显卡：RTX 3080", "cuda＝10.0"): read as its ASCII form
 _FULL_WIDTH = {ord(c): ord(c) - 0xFEE0 for c in "\uff01\uff08\uff09\uff0c\uff1a\uff1b\uff1d\uff1f"}
 _FULL_WIDTH[0x3000] = " "  # the ideographic space
+# typographic quotes a web page or an editor put in pasted text ("these aren’t available")
+_FULL_WIDTH.update({0x2018: "'", 0x2019: "'", 0x201C: '"', 0x201D: '"'})
 # CJK text written against a Latin word or number ("显卡是A100", "我的tensorflow-gpu=1.13.1") parts with a
 # space, so the word stands apart as it would in a Latin sentence
 _CJK = "\u2e80-\u9fff\uac00-\ud7af"
