@@ -2434,3 +2434,11 @@ def test_an_importerror_naming_a_cuda_library_short():
     found = failing(holdout("holdout20", "D008"))  # title: "ImportError: libcublas.so.8.0 with v0.1.1"
     assert {i for i, f in found.items() if not f.caused_by} == {"cuda.libraries-missing"}
     assert "cuda.libraries-missing" not in failing("ImportError: libfoo.so.1 with v0.1.1")
+
+
+def test_a_nested_error_quoted_again_by_a_go_runtime():
+    found = failing(holdout("holdout20", "D020"))  # rootless podman's hook: "cuda error: unknown error"
+    assert "cuda.init-failed" in found
+    line = 'caused \\"error running hook: stderr: nvidia-container-cli: initialization error: cuda error: ' \
+           'unknown error\\\\\\\\n\\\\\\""'
+    assert "cuda.init-failed" in failing(line)

@@ -98,6 +98,16 @@ _PUNCT = ".,:;'\"`()[]\u201c\u201d\u2018\u2019"
 _LEAD = (" error", "status", "nvml", "cuda")
 
 
+def _unquoted_end(text: str) -> str:
+    """A message without the quotes and escapes it ends in when a Go runtime quotes a nested error again
+    ('unknown error\\\\n\\\"\"'): one pass from the end, each step dropping characters."""
+    while True:
+        text = text.rstrip("\"'`\\")
+        if not (text.endswith("n") and text[:-1].endswith("\\")):
+            return text
+        text = text[:-1]
+
+
 def _messages(line: str, low: str) -> list[se.Code]:
     """Library messages in the line, each of the library the line (or the words before it) names."""
     out = []
@@ -111,7 +121,7 @@ def _messages(line: str, low: str) -> list[se.Code]:
         for before, part in zip(parts, parts[1:]):
             if not before.rstrip().endswith(_LEAD):
                 continue
-            key, codes = _message_prefix(part.strip().strip("'\"`").rstrip("."))
+            key, codes = _message_prefix(_unquoted_end(part.strip()).strip("'\"`").rstrip("."))
             if codes and not _long(key):
                 out += _named(codes, before) or _named(codes, low)
     # a message of two or more words ending a line whose words before it name its library ("pynvml could not
