@@ -1269,6 +1269,7 @@ def test_a_library_named_beside_missing_words_for_something_else_is_not_missing(
     ("Apptainer> python -c 'import tensorflow'\n", "apptainer"),
     ("I run it in a singularity container on the cluster\n", "singularity"),
     ("NumPy error when installed thru singularity and conda\n", "singularity"),  # holdout17 Y218
+    ("  1. run nvidia-smi with rootless podman\n", "podman"),  # holdout20 D020
     ("I tested nccl-tests in nvidia-pytorch docker (downloaded from nvidia-cloud)\n", "docker"),  # Z119
     ("$ python3 docker/run_docker.py --fasta_paths=T1050.fasta --max_template_date=2020-05-14\n",
      "docker"),  # AlphaFold's launcher
