@@ -441,7 +441,8 @@ RE_CONTAINER = re.compile(r"docker run\b|nvidia-docker|/\.dockerenv|\bdocker exe
                           r"\bDockerfile\b|\bdocker(?: version)?:? v?\d{2}\.\d{1,2}\b|"
                           r"\b(?:in|inside|within) (?:a |the |my |our )?docker\b|:\s{0,3}Docker\s{0,3}$|"
                           # "in nvidia-pytorch docker", "installed thru singularity", AlphaFold's launchers
-                          r"\b(?:in|inside|within|thru|through|via|with|using|under) (?:an? |the |my |our )?"
+                          r"(?<!not )(?<!n't )\b(?:in|inside|within|thru|through|via|with|using|under) "
+                          r"(?:an? |the |my |our )?"
                           r"(?:[\w.-]{1,40} )?"
                           r"(?:docker|singularity|apptainer|podman)\b|\brun_(?:docker|singularity)\.py\b|"
                           r"NVIDIA Release \d\d\.\d\d|"
