@@ -2443,3 +2443,9 @@ def test_a_nested_error_quoted_again_by_a_go_runtime():
     line = 'caused \\"error running hook: stderr: nvidia-container-cli: initialization error: cuda error: ' \
            'unknown error\\\\\\\\n\\\\\\""'
     assert "cuda.init-failed" in failing(line)
+
+
+def test_julias_cuda_driver_older_than_every_toolkit():
+    found = failing(holdout("holdout20", "D017"))  # "CUDA driver 8.0.0 is not compatible with any ..."
+    assert set(found) == {"driver.too-old"}
+    assert environment(holdout("holdout20", "D017"))["gpus"][0]["name"] == "quadro 600"

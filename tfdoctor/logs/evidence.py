@@ -533,6 +533,10 @@ SIGNATURES: tuple[Signature, ...] = (
          r"Memory growth cannot differ between GPU devices",
          code="GPU configuration refused", reason="order"),
     # PyTorch's and CUDA's words for the same refusals TensorFlow reports by code
+    # Julia's CUDA.jl: the driver's CUDA older than every toolkit the package supports
+    _sig("cuda-error", "is not compatible with any supported cuda toolkit",
+         r"CUDA driver (\d{1,2}\.\d{1,2})(?:\.\d{1,3})? is not compatible with any supported CUDA toolkit",
+         ("driver_cuda",), error="INSUFFICIENT_DRIVER"),
     _sig("cuda-error", "the nvidia driver on your system is too old",
          r"The NVIDIA driver on your system is too old(?: \(found version (\d{4,5})\))?", ("driver_api",),
          error="INSUFFICIENT_DRIVER"),

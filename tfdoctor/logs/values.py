@@ -291,7 +291,7 @@ RE_PROSE_GPU = re.compile(r"(?<![A-Za-z0-9])((?:NVIDIA )?(?:GeForce )?(?i:rtx|gt
                           r"(?: ?(?i:ti|super))?|"
                           r"(?:NVIDIA )?(?:Tesla )?(?:[AHVPBK]\d{2,3}(?:[mc](?![A-Za-z0-9]))?|L40S?)|"
                           r"(?:NVIDIA )?(?i:titan) (?i:rtx|v|xp?)|"
-                          r"Quadro (?:RTX )?[A-Z]{0,2}\d{3,4}|RTX ?A\d{4}|"
+                          r"(?i:quadro) (?:RTX )?[A-Z]{0,2}\d{3,4}|RTX ?A\d{4}|"
                           # a GeForce or RTX workstation model without its brand ("I use 3080ti", "A4000")
                           r"(?:20[6-8]0|30[5-9]0|40[6-9]0|50[6-9]0) ?(?i:ti|super)|A[2-6]000)"
                           r"(?=s?(?![A-Za-z0-9]))(?! ?(?i:series))")  # (a plural: "4 RTXA4000s")
