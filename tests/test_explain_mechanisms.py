@@ -2449,3 +2449,10 @@ def test_julias_cuda_driver_older_than_every_toolkit():
     found = failing(holdout("holdout20", "D017"))  # "CUDA driver 8.0.0 is not compatible with any ..."
     assert set(found) == {"driver.too-old"}
     assert environment(holdout("holdout20", "D017"))["gpus"][0]["name"] == "quadro 600"
+
+
+def test_an_empty_buffer_refused_is_no_out_of_memory():
+    found = failing(holdout("holdout20", "D027"))  # "failed to allocate 0B (0 bytes) from device: ..."
+    assert "gpu.out-of-memory" not in found
+    assert "gpu.out-of-memory" in failing("failed to allocate 158.06M (165740544 bytes) from device:"
+                                          " CUDA_ERROR_OUT_OF_MEMORY")

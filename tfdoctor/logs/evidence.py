@@ -293,8 +293,9 @@ SIGNATURES: tuple[Signature, ...] = (
          # copying an input to a GPU that has no memory left for it
          r"Dst tensor is not initialized|"
          r"Out of memory while trying to allocate|"
-         r"failed to allocate [\d.]{1,12}[KMGT]? \((\d{1,15}) bytes\) from device|"
-         r"failed to allocate .{1,40} from device", ("bytes",)),
+         # (not an empty buffer: "failed to allocate 0B (0 bytes) from device: CUDA_ERROR_INVALID_VALUE")
+         r"failed to allocate (?!0B )[\d.]{1,12}[KMGT]? \((\d{1,15}) bytes\) from device|"
+         r"failed to allocate (?!0B )(?!0 bytes).{1,40} from device", ("bytes",)),
     # XLA's report of the buffers live when an allocation failed (JAX, TensorFlow with XLA): printed only on
     # out-of-memory ("Peak buffers:", then "Buffer 1: Size: ... XLA Label: fusion ... Shape: ...")
     _sig("oom", ("xla label:", "peak buffers:"), r"^(?:XLA Label: [\w-]{2,40}|Peak buffers:)\s{0,4}$"),
