@@ -2331,6 +2331,7 @@ def test_cuda_visible_devices_picking_among_mixed_gpus_by_nvidia_smis_numbers():
     ("1.26.3 3.11.5 (main, Sep 11 2023, 13:54:46) [GCC 11.2.0] uname_result(system='Linux')", "3.11.5"),
     ("version:        3.7.1 (default, Dec 10 2018, 22:54:23) [MSC v.1915 64 bit (AMD64)]", "3.7.1"),
     ("3.12.0rc1 (main, Aug  7 2023, 10:00:00) [Clang 14.0.3 ]", "3.12.0"),
+    ("- __Python__ '3.6.9 |Anaconda, Inc.| (default, Jul 30 2019, 19:07:31) \\n[GCC 7.3.0]'", "3.6.9"),
 ])
 def test_sys_version_wherever_a_tool_prints_it(text, version):
     assert environment(text)["python_version"] == version
@@ -2456,3 +2457,8 @@ def test_an_empty_buffer_refused_is_no_out_of_memory():
     assert "gpu.out-of-memory" not in found
     assert "gpu.out-of-memory" in failing("failed to allocate 158.06M (165740544 bytes) from device:"
                                           " CUDA_ERROR_OUT_OF_MEMORY")
+
+
+def test_julias_versioninfo_names_the_cuda_its_driver_supports():
+    env = environment("CUDA toolchain:\n- runtime 13.0, local installation\n- driver 570.172.8 for 13.0\n")
+    assert env["cuda_driver_version"] == "13.0"

@@ -157,7 +157,8 @@ RE_QUOTED_VERSION = re.compile(r"^'(\d{1,2}\.\d{1,3}\.\d{1,3}\S{0,12})'$")
 RE_PY_BANNER = re.compile(r"(?:^|\s)Python (\d\.\d{1,2}\.\d{1,2})(?:\s{1,3}[(|]|$)")
 # sys.version as Python prints it, wherever a tool shows it (JAX's print_environment_info: "3.11.5 (main,
 # Sep 11 2023, 13:54:46) [GCC 11.2.0]", reticulate's "version: 3.7.1 (default, Dec 10 2018, 22:54:23) ...")
-RE_SYS_VERSION = re.compile(r"(?<![\w.])(\d\.\d{1,2}\.\d{1,2})(?:[abrc+]{1,2}\d{0,2})? \([\w.:/ -]{1,40}, "
+RE_SYS_VERSION = re.compile(r"(?<![\w.])(\d\.\d{1,2}\.\d{1,2})(?:[abrc+]{1,2}\d{0,2})?(?: \|[^|\n]{1,60}\|)?"
+                            r" \([\w.:/ -]{1,40}, "
                             r"[A-Z][a-z]{2} {1,2}\d{1,2} \d{4}, \d\d:\d\d:\d\d\)")
 RE_PY_FIELD = re.compile(r"(?<![A-Za-z0-9]-)\bpython[*_`]{0,2}(?:[ _]version)?[*_`]{0,2}\s{0,3}"
                          r"(?:[:=]|==)\s{0,3}\(?"
@@ -553,7 +554,10 @@ def _py_from_compact(digits: str) -> str:
 
 # Lines that state one value: (regex whose first group is it, where it goes, how much it is trusted).
 # An optional 4th item: lower-case words one of which the line must hold for the regex to be tried.
+# Julia's CUDA.versioninfo(): "- driver 570.172.8 for 13.0" (the CUDA the driver supports)
+RE_JL_DRIVER = re.compile(r"^- driver \d{3}\.\d{1,3}(?:\.\d{1,3})? for (\d{1,2}\.\d{1,2})\b")
 _ONE_VALUE: tuple[tuple[Any, ...], ...] = (
+    (RE_JL_DRIVER, "nvidia_smi.cuda_version", 4, ("- driver ",)),
     (RE_SMI_Q_CUDA, "nvidia_smi.cuda_version", 5, ("cuda version",)),
     (RE_KERNEL_REPORTED, "system.proc_driver_version", 6, ("kernel reported version",)),
     (RE_DRIVER_CUDA_OLDER, "nvidia_smi.cuda_version", 3, ("which is older",)),
