@@ -2462,3 +2462,10 @@ def test_an_empty_buffer_refused_is_no_out_of_memory():
 def test_julias_versioninfo_names_the_cuda_its_driver_supports():
     env = environment("CUDA toolchain:\n- runtime 13.0, local installation\n- driver 570.172.8 for 13.0\n")
     assert env["cuda_driver_version"] == "13.0"
+
+
+def test_a_gpu_that_keeps_disappearing_is_lost():
+    found = failing(holdout("holdout20", "D311"))  # "Titan V ... keeps disappearing", RmInitAdapter failed
+    assert {i for i, f in found.items() if not f.caused_by} == {"gpu.lost"}
+    assert found["driver.missing"].caused_by == "gpu.lost"
+    assert not failing("The progress bar keeps disappearing in my notebook")

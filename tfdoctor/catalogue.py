@@ -125,8 +125,9 @@ ENTRIES: dict[str, Entry] = {
         "No usable NVIDIA driver is loaded (absent, nouveau instead, no NVIDIA GPU attached, or not "
         "exposed to WSL2 or the container).",
         NV_DRIVER,
-        # an image's stub or own libcuda hides the host's; WSL2's libcuda is the Windows driver's
-        ("cuda.container-driver-libraries", "platform.wsl2-libcuda", "driver.library-mismatch"),
+        # an image's stub or own libcuda hides the host's; WSL2's libcuda is the Windows driver's; the driver
+        # cannot start a GPU that has dropped off the bus
+        ("cuda.container-driver-libraries", "platform.wsl2-libcuda", "driver.library-mismatch", "gpu.lost"),
     ),
     "driver.ok": Entry("An NVIDIA driver is loaded (version and the CUDA version it supports).", NV_SMI),
     "driver.library-mismatch": Entry(

@@ -493,9 +493,12 @@ SIGNATURES: tuple[Signature, ...] = (
     # --- the GPU itself -----------------------------------------------------------------------------
     _sig("xid", "xid", r"\bXid\b.{0,40}?\):? (\d{1,3})\b", ("code",)),
     _sig("gpu-lost", ("off the bus", "gpu is lost", "unable to determine the device handle", "reset required",
-                      "reboot required", "requires reset"),
+                      "reboot required", "requires reset", "disappearing", "dropping out", "dropping off"),
          # the kernel's "GPU has fallen off the bus", and a person's "falls"/"fell off the bus"
          r"\b(?:fallen|falls|fell|falling) off the bus|GPU is lost|"
+         # a person's words for a GPU that vanishes until a reboot ("Titan V keeps disappearing")
+         r"\b(?:GPU|card|NVIDIA|Titan|Tesla|Quadro|RTX|GTX)\b.{0,40}?\b(?:keeps|kept)"
+         r" (?:disappearing|dropping (?:out|off))\b|"
          r"Unable to determine the device handle for GPU|"
          # Xid 154 naming the recovery the GPU needs now (the driver's "GPU recovery action changed ... to
          # 0x1 (GPU Reset Required)"), nvidia-smi's "GPU requires reset"
