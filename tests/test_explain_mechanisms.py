@@ -2469,3 +2469,11 @@ def test_a_gpu_that_keeps_disappearing_is_lost():
     assert {i for i, f in found.items() if not f.caused_by} == {"gpu.lost"}
     assert found["driver.missing"].caused_by == "gpu.lost"
     assert not failing("The progress bar keeps disappearing in my notebook")
+
+
+def test_tensorflow_1s_swig_loader_in_a_traceback():
+    found = failing(holdout("holdout20", "D019"))  # frames through pywrap_tensorflow_internal.py, cut short
+    assert {i for i, f in found.items() if not f.caused_by} == {"tensorflow.import-failed"}
+    # a missing driver explains TensorFlow 1.x's failed import (its GPU build links libcuda itself)
+    found = failing(holdout("holdout20", "D309"))
+    assert found["tensorflow.import-failed"].caused_by == "driver.missing"

@@ -92,6 +92,9 @@ _IMPORT = (
     "tensorflow.python-unsupported",
     "cuda.libraries-missing",
     "cudnn.missing",
+    # TensorFlow 1.x GPU builds link libcuda itself: no driver (or an image's own), no import
+    "driver.missing",
+    "cuda.container-driver-libraries",
 )
 _MEMORY = ("gpu.memory-held-by-other-processes", "gpu.compute-mode-exclusive")
 

@@ -615,8 +615,11 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("tf-missing", ("no module named", "no module names"),  # (a title's typo)
          r"No module name[ds] ['\"]?tensorflow['\"]?(?![\w-]|\.\w)"),
     _sig("tf-native-failed", ("native tensorflow runtime", "_pywrap_tensorflow", "dll load failed",
-                              "could not find the dll"),
+                              "could not find the dll", "pywrap_tensorflow_internal.py"),
          r"Failed to load the native TensorFlow runtime|"
+         # TensorFlow 1.x's SWIG loader in a traceback's frame: the native library failed to load
+         r"^File \"[^\"]{0,300}pywrap_tensorflow_internal\.py\",\s{0,2}"
+         r"(?:line \d{1,6}, in swig_import_helper|$)|"
          r"DLL load failed(?: while importing _pywrap_tensorflow\w{0,20})?|"
          r"_pywrap_tensorflow_internal\.so: cannot open shared object|"
          r"ImportError: .{0,80}_pywrap_tensorflow|No module named '?_pywrap_tensorflow_internal|"
