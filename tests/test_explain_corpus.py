@@ -181,5 +181,5 @@ def test_precision_and_recall_per_id(capsys):
     assert holdout18.versions_read >= 0.82 * holdout18.versions
     assert holdout19.precision() >= 0.85 and holdout19.recall() >= 0.75, holdout19.failures
     assert holdout19.versions_read >= 0.85 * holdout19.versions
-    assert holdout20.precision() >= 0.8 and holdout20.recall() >= 0.7, holdout20.failures
-    assert holdout20.versions_read >= 0.88 * holdout20.versions
+    assert holdout20.precision() >= 0.88 and holdout20.recall() >= 0.8, holdout20.failures  # what was learned
+    assert holdout20.versions_read >= 0.9 * holdout20.versions
