@@ -131,9 +131,6 @@ SIGNATURES: tuple[Signature, ...] = (
     # the kernel module finds no NVIDIA device to drive: no NVIDIA GPU on this machine (or passed to this VM)
     _sig("no-driver", "modprobe",
          r"modprobe: (?:FATAL|ERROR): could not insert '?nvidia[\w-]{0,12}'?: No such device", why="no-gpu"),
-    _sig("no-driver", ("uvm kernel module", "module nvidia", "modprobe"),
-         r"Could not load UVM kernel module|modprobe: (?:FATAL|ERROR): .{0,40}\bnvidia(?:[-_]uvm)?\b",
-         why="kernel"),
     # the kernel module did not build for this kernel (DKMS after a kernel update) or was refused by it
     # (Secure Boot without the module's key enrolled)
     _sig("no-driver", ("gpl-only symbol", "bad return status for module build", "key was rejected",
@@ -143,6 +140,10 @@ SIGNATURES: tuple[Signature, ...] = (
          r"could not insert '?nvidia[\w-]{0,12}'?: "
          r"(?:Key was rejected by service|Required key not available)",
          why="module-build"),
+    # any other refusal to load the module (after the specific ones above: the first match on a line counts)
+    _sig("no-driver", ("uvm kernel module", "module nvidia", "modprobe"),
+         r"Could not load UVM kernel module|modprobe: (?:FATAL|ERROR): .{0,40}\bnvidia(?:[-_]uvm)?\b",
+         why="kernel"),
     # the kernel driver is loaded but could not take on the GPU (nvidia-smi then finds no devices)
     _sig("no-driver", ("rminitadapter failed", "rm_init_adapter failed", "is not supported by the nvidia"),
          r"RmInitAdapter failed|rm_init_adapter failed|\bGPU .{0,80} is not supported by the NVIDIA "

@@ -87,17 +87,23 @@ def _order_shown(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding]:
         return [Finding("gpu.mapping", Status.PASS, f"{len(tf_gpus)} TensorFlow GPUs, numbered fastest first",
                         detail=f"{order}; nvidia-smi numbers them by PCI bus id. To choose GPUs by"
                         " nvidia-smi's numbers, set CUDA_DEVICE_ORDER=PCI_BUS_ID first.", facts=used)]
-    return [Finding(
+    return [_order_finding(facts, "TensorFlow numbers these mixed GPUs differently from nvidia-smi", order,
+                           used)]
+
+
+def _order_finding(facts: dict[str, Any], title: str, listing: str, used: tuple[str, ...]) -> Finding:
+    """gpu.device-order: CUDA's numbering of mixed GPUs is not nvidia-smi's."""
+    return Finding(
         "gpu.device-order",
         Status.WARN,
-        "TensorFlow numbers these mixed GPUs differently from nvidia-smi",
-        detail=f"{order}: CUDA (and TensorFlow's GPU:n, and CUDA_VISIBLE_DEVICES indices) count the fastest"
-        " GPU first; nvidia-smi and NVML count by PCI bus id.",
+        title,
+        detail="CUDA (and so TensorFlow's GPU:n and the indices in CUDA_VISIBLE_DEVICES) numbers GPUs fastest"
+        f" first; nvidia-smi and NVML number them by PCI bus id. {listing}",
         plan=rm.plan(facts, P.env("CUDA_DEVICE_ORDER", "PCI_BUS_ID", "then GPU numbers agree with nvidia-smi"
                                   " everywhere")),
         docs=cat.NV_CUDA_ENV,
         facts=used,
-    )]
+    )
 
 
 def _indices_chosen(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding]:
@@ -110,19 +116,9 @@ def _indices_chosen(facts: dict[str, Any], used: tuple[str, ...]) -> list[Findin
     if (len({g.get("name") for g in gpus}) < 2 or env.get("CUDA_DEVICE_ORDER") == "PCI_BUS_ID"
             or not all(i.isdigit() for i in indices) or len(indices) >= len(gpus)):
         return []
-    return [Finding(
-        "gpu.device-order",
-        Status.WARN,
-        f"CUDA_VISIBLE_DEVICES={value} counts these mixed GPUs fastest first, not as {source} numbers them",
-        detail="CUDA (and so CUDA_VISIBLE_DEVICES and TensorFlow's GPU:n) numbers GPUs fastest first;"
-        " nvidia-smi and NVML number them by PCI bus id, so on a machine of mixed models an index picks"
-        " another GPU than the one nvidia-smi shows under it. "
-        + ", ".join(f"{source} {g.get('index')} = {g.get('name')}" for g in gpus[:8]),
-        plan=rm.plan(facts, P.env("CUDA_DEVICE_ORDER", "PCI_BUS_ID", "set beside CUDA_VISIBLE_DEVICES: then"
-                                  " its indices are nvidia-smi's")),
-        docs=cat.NV_CUDA_ENV,
-        facts=used,
-    )]
+    listing = ", ".join(f"{source} {g.get('index')} = {g.get('name')}" for g in gpus[:8])
+    title = f"CUDA_VISIBLE_DEVICES={value} counts these mixed GPUs fastest first, not as {source} does"
+    return [_order_finding(facts, title, listing, used)]
 
 
 @check("gpu.mapping", "gpu.device-order")
@@ -139,21 +135,8 @@ def device_mapping(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     out = []
     mixed = len({g.get("name") for g in gpus}) > 1
     if mixed and env.get("CUDA_DEVICE_ORDER") != "PCI_BUS_ID":
-        out.append(
-            Finding(
-                "gpu.device-order",
-                Status.WARN,
-                "CUDA numbers these mixed GPUs differently from nvidia-smi",
-                detail="CUDA (and TensorFlow's GPU:n, and CUDA_VISIBLE_DEVICES indices) count the fastest "
-                "GPU first; "
-                "nvidia-smi and NVML count by PCI bus id. "
-                + ", ".join(f"NVML {g.get('index')} = {g.get('name')}" for g in gpus),
-                plan=rm.plan(facts, P.env("CUDA_DEVICE_ORDER", "PCI_BUS_ID", "then GPU numbers agree with"
-                                          " nvidia-smi everywhere")),
-                docs=cat.NV_CUDA_ENV,
-                facts=used,
-            )
-        )
+        out.append(_order_finding(facts, "CUDA numbers these mixed GPUs differently from nvidia-smi",
+                                  ", ".join(f"NVML {g.get('index')} = {g.get('name')}" for g in gpus), used))
     mapping = map_devices(gpus, tf_gpus or None, env)
     rows = mapping["rows"]
     if mapping["how"] == "ambiguous" or not rows:
