@@ -2477,3 +2477,13 @@ def test_tensorflow_1s_swig_loader_in_a_traceback():
     # a missing driver explains TensorFlow 1.x's failed import (its GPU build links libcuda itself)
     found = failing(holdout("holdout20", "D309"))
     assert found["tensorflow.import-failed"].caused_by == "driver.missing"
+
+
+@pytest.mark.parametrize("text, gpu", [
+    ("GPU: GeForce GTX 780 Ti\nGPU compute capability: 3.5\n", ("GeForce GTX 780 Ti", "3.5")),  # D125
+    ("gpu_devices:         GPU_0: GeForce GT 1030\n", ("GeForce GT 1030", None)),  # faceswap's system info
+    ("GPU: GeForce GTX 780 Ti\nGPU compute capability: 3.5.1 (driver)\n", ("GeForce GTX 780 Ti", None)),
+])
+def test_a_stated_gpu_and_its_capability_field(text, gpu):
+    found = environment(text)["gpus"][0]
+    assert (found["name"], found.get("compute_capability")) == gpu

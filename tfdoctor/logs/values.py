@@ -279,7 +279,11 @@ MAX_TF_CONFIG_LINES = 60
 # "- GPU: 2 x RTX 2080 Super"): a brand or a model number (A100, K80), up to a separator, without the count
 # before it or a memory size after it.
 GPU_FIELDS = frozenset({"gpu", "gpus", "gpu(s)", "gpu model", "gpu model and memory", "gpu type", "gpu name",
-                        "graphics card", "graphic card", "graphics", "video card"})
+                        "graphics card", "graphic card", "graphics", "video card", "gpu devices"})
+# a stated GPU's compute capability as its own field ("GPU compute capability: 3.5")
+CC_FIELDS = frozenset({"compute capability", "gpu compute capability", "cuda capability",
+                       "cuda compute capability", "gpu capability"})
+RE_CC_VALUE = re.compile(r"\d{1,2}\.\d(?!\.?\d)")
 RE_STATED_GPU = re.compile(r"^(?:\d{1,2}\s{0,2}[x\u00d7]?\s{1,3})?"
                            r"((?:nvidia\s{1,3})?(?:geforce|quadro|tesla|titan|"
                            r"rtx|gtx|gt |grid|jetson|[a-z]{1,2}\d{1,4}\b)[^,;()/|]{0,60})", re.IGNORECASE)
@@ -800,8 +804,10 @@ class Values:
             vm = None if version else RE_SHORT_VERSION.search(value)
             if version or vm:
                 self.set("nvcc.version", version or ".".join(vm.group(1).split(".")[:2]), 3)
-        elif label.strip(" *_`") in GPU_FIELDS:
+        elif field in GPU_FIELDS:
             self._stated_gpu(value)
+        elif field in CC_FIELDS and self.stated.get(0) and RE_CC_VALUE.match(value.strip()):
+            self.stated[0].setdefault("compute_capability", value.strip()[:4].rstrip("."))
         elif "cudnn" in label and "cuda" not in label.replace("cudnn", ""):
             vm = RE_SHORT_VERSION.search(value)
             if vm:
@@ -967,7 +973,10 @@ class Values:
             self.set("system.cpu_model", " ".join(m.group(1).split()), 2)
 
     def _stated_gpu(self, text: str) -> None:
-        m = RE_STATED_GPU.match(text.strip(" *`"))
+        text = text.strip(" *`")
+        if text[:3].upper() == "GPU" and ":" in text[:8]:  # faceswap's "gpu_devices: GPU_0: GeForce GT 1030"
+            text = text.split(":", 1)[1].strip()
+        m = RE_STATED_GPU.match(text)
         if m:
             name = RE_STATED_TAIL.sub("", m.group(1)).strip(" *`.:-")
             self._gpu(self.stated, 0, name=name, compute_capability=_stated_cc(text))
