@@ -334,7 +334,7 @@ SIGNATURES: tuple[Signature, ...] = (
                        "not being freed", "release the memory", "free the memory", "deallocate", "zombie",
                        "occupying", "another tab", "another notebook", "other notebook", "another kernel",
                        "memory cache", "killing", "closing", "shutting down", "restarting", "not running",
-                       "is closed", "was closed", "notebooks", "kernels", "instances"),
+                       "is closed", "was closed", " notebooks", " kernels", " instances"),
          r"\bmemory\b[^.\n]{0,40}?\b(?:is|was|are|were|isn't|wasn't|gets?|got)?\s?not (?:being )?"
          r"(?:released|freed|deallocated)\b|"
          r"\b(?:does not|doesn't|did not|didn't|won't|will not|never)\s(?:release|free|deallocate)\b"
@@ -343,8 +343,8 @@ SIGNATURES: tuple[Signature, ...] = (
          r"\b(?:Jupyter|notebook|kernel)\b[^.\n]{0,40}?\b(?:in )?another (?:tab|window|terminal)\b|"
          r"\bempty the memory cache\b|"
          # "it was caused because I was opening multiple notebooks"
-         r"\b(?:open(?:ing|ed)?|running|ran|had|have)\s(?:multiple|several|two|many|other|more than one)\s"
-         r"(?:jupyter\s|ipython\s)?(?:notebooks|kernels|instances)\b(?! of (?:the )?(?:model|class|layer))|"
+         r"\b(?:open(?:ing|ed)?|running|ran|had|have) (?:multiple|several|two|many|other|more than one) "
+         r"(?:jupyter |ipython )?(?:notebooks|kernels|instances)\b(?! of (?:the )?(?:model|class|layer))|"
          # "all works when the app is not running": another program's GPU memory
          r"\b(?:works?|worked|runs?|ran)\b[^.\n]{0,30}?\bwhen (?:the |my |that |this )?"
          r"[\w-]{1,20}(?: [\w-]{1,20})? (?:is|was) (?:not running|closed)\b|"
