@@ -580,6 +580,9 @@ _ONE_VALUE: tuple[tuple[Any, ...], ...] = (
 _TF_PRINTED = (RE_KERNEL_REPORTED, RE_DSO_REPORTED)
 
 
+_CC_WORDS = ("capability", "cc", "sm_")  # one of which RE_STATED_CC needs
+
+
 def _stated_cc(text: str) -> str | None:
     """The compute capability a person wrote beside a GPU's name ("compute capability 8.6", "CC 8.6",
     "sm_120")."""
@@ -870,8 +873,8 @@ class Values:
         """The first GPU a person or a program's sentence names; a later sentence naming the same model may
         add its compute capability ("my A6000 ..." then "NVIDIA RTX A6000 with CUDA capability sm_86")."""
         held = self.prose.get(0)
-        if held and held.get("compute_capability") or line.startswith("|"):  # (a table row is nvidia-smi's)
-            return
+        if line.startswith("|") or held and (held.get("compute_capability") or not _has(low, _CC_WORDS)):
+            return  # (a table row is nvidia-smi's; once a GPU is named, only its capability is wanted)
         m = RE_PROSE_GPU.search(line)
         if not m:
             return
