@@ -809,8 +809,10 @@ class Values:
                 self.set("nvcc.version", version or ".".join(vm.group(1).split(".")[:2]), 3)
         elif field in GPU_FIELDS:
             self._stated_gpu(value)
-        elif field in CC_FIELDS and self.stated.get(0) and RE_CC_VALUE.match(value.strip()):
-            self.stated[0].setdefault("compute_capability", value.strip()[:4].rstrip("."))
+        elif field in CC_FIELDS and self.stated.get(0):
+            cm = RE_CC_VALUE.match(value.strip())
+            if cm:
+                self.stated[0].setdefault("compute_capability", cm.group(0))
         elif "cudnn" in label and "cuda" not in label.replace("cudnn", ""):
             vm = RE_SHORT_VERSION.search(value)
             if vm:
