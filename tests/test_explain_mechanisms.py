@@ -71,7 +71,8 @@ def test_an_image_carrying_its_own_nvml_cannot_take_the_hosts():
 def test_a_library_kernel_split_inside_a_container_is_the_images_not_a_host_update():
     found = failing(corpus("298"))
     assert found["driver.library-mismatch"].caused_by == "cuda.container-driver-libraries"
-    outside = corpus("298").replace("inside a docker container", "on my workstation")
+    outside = corpus("298").replace("inside a docker container", "on my workstation").replace(
+        "inside the container", "installed")
     assert "cuda.container-driver-libraries" not in failing(outside)
 
 
@@ -2155,7 +2156,7 @@ def test_tensorflow_imported_from_the_user_site_inside_a_conda_env():
 
 def test_a_placement_refused_because_no_gpu_is_registered():
     found = failing(holdout("holdout17", "Y318"))  # TensorFlow 1.0.1 beside a GTX 1070 Theano uses
-    assert set(found) == {"runtime.no-gpu-visible"}
+    assert found["runtime.no-gpu-visible"].caused_by == "tensorflow.cpu-only-build"  # 1.0's CPU package
     assert "no devices matching" in found["runtime.no-gpu-visible"].detail
     no_kernel = ("Cannot assign a device for operation 'x': Could not satisfy explicit device specification"
                  " '/device:GPU:0' because no supported kernel for GPU devices is available.")
@@ -2487,3 +2488,44 @@ def test_tensorflow_1s_swig_loader_in_a_traceback():
 def test_a_stated_gpu_and_its_capability_field(text, gpu):
     found = environment(text)["gpus"][0]
     assert (found["name"], found.get("compute_capability")) == gpu
+
+
+def test_an_old_release_listing_no_gpu_with_no_gpu_package_named():
+    # TF 1.0.1 (conda), a GTX 1070 seen by Theano, TensorFlow's placement finds only the CPU
+    found = failing(holdout("holdout17", "Y318"))
+    assert {i for i, f in found.items() if not f.caused_by} == {"tensorflow.cpu-only-build"}
+    refused = ("tensorflow version 1.0.1\nCannot assign a device to node 'MatMul': Could not satisfy explicit"
+               " device specification '/device:GPU:0' because no devices matching that specification are"
+               " registered in this process; available devices: /job:localhost/replica:0/task:0/cpu:0\n")
+    assert "tensorflow.cpu-only-build" in failing(refused)
+    # the GPU package named: its CUDA side is what failed, not the package
+    assert "tensorflow.cpu-only-build" not in failing("pip install tensorflow-gpu==1.0.1\n" + refused)
+    # a version alone, with no sign that TensorFlow lists no GPU, says nothing of the package
+    assert "tensorflow.cpu-only-build" not in failing("tensorflow version 1.13.1\nGPU utilization is low\n")
+    # XLA's CUDA platform finding no device is a CUDA build's
+    assert "tensorflow.cpu-only-build" not in failing(
+        "tensorflow 1.15.4\nInternalError: no supported devices found for platform CUDA\n")
+
+
+@pytest.mark.parametrize("line", [
+    "When trying to use JAX + GPU in a CentOS8 container, I have the following warning",
+    "(base) [docker@4d16b48b1a22 ~]$ nvidia-smi",
+])
+def test_a_container_named_in_prose_or_by_its_prompt(line):
+    assert environment(line)["container"] == "docker"
+
+
+def test_a_container_not_named():
+    assert not environment("This is not in a container, it runs on the host").get("container")
+    assert not environment("[user@gpu-node-01 ~]$ nvidia-smi").get("container")
+
+
+def test_an_older_releases_wheel_kernels_reach_a_gpu_by_ptx():
+    found = failing(holdout("holdout15", "W123"))  # TF 2.2, GTX 950M (5.0): no sm_50, PTX from compute_35
+    assert {i for i, f in found.items() if not f.caused_by} == {"gpu.compute-capability-ptx-jit"}
+    # 2.3 kept PTX for 7.0 only, so a 5.0 GPU has no kernel at all
+    two_three = "TensorFlow version: 2.3.1\nGPU model and memory: GeForce GTX 950M\n"
+    assert "gpu.compute-capability-unsupported" in failing(two_three)
+    # a vendor build that opened CUDA libraries of another major is not the wheel
+    vendor = two_three + "Successfully opened dynamic library libcudart.so.11.0\n"
+    assert "gpu.compute-capability-unsupported" not in failing(vendor)

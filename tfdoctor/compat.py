@@ -52,6 +52,7 @@ class OlderRelease:
     cudnn: str
     source: str
     pip_cuda: tuple[str, ...] | None = None  # releases whose PyPI `tensorflow` wheel has CUDA (None: all)
+    compute_capabilities: tuple[str, ...] = ()  # its pip wheel's kernels, where a source gives them
 
     def pip_cpu_only(self, version: str) -> bool | None:
         """Whether the PyPI `tensorflow` wheel of this release (e.g. "1.15.2") is CPU-only; None when the
@@ -629,7 +630,7 @@ def _parse_older(v: _Rows, data: dict[str, Any], first: str) -> tuple[OlderRelea
     for i, row in enumerate(v.table(data, "older") if "older" in data else [], 1):
         where = f"older #{i}" + (f" ({row.get('version')})" if isinstance(row, dict) else "")
         v.keys(row, where, {"version", "python_min", "python_max", "cuda", "cudnn", "source"},
-               {"pip_cuda", "pip_cuda_source"})
+               {"pip_cuda", "pip_cuda_source", "compute_capabilities", "compute_capabilities_source"})
         version = v.version(row, "version", where) or ""
         if len(_numbers(version)) != 2:
             raise v.fail(where, f"version {version!r} must be MAJOR.MINOR, e.g. 1.15")
@@ -645,7 +646,15 @@ def _parse_older(v: _Rows, data: dict[str, Any], first: str) -> tuple[OlderRelea
                                                        for x in listed):
                 raise v.fail(where, "pip_cuda must list MAJOR.MINOR.PATCH releases, e.g. [\"1.15.0\"]")
             pip_cuda = tuple(str(x) for x in listed)
-        out.append(OlderRelease(version, lo, hi, cuda, cudnn, v.url(row["source"], where), pip_cuda))
+        caps: tuple[str, ...] = ()
+        if "compute_capabilities" in row:
+            v.url(row.get("compute_capabilities_source"), where, "compute_capabilities_source")
+            listed = row["compute_capabilities"]
+            if not isinstance(listed, list) or not listed or not all(
+                    isinstance(x, str) and _kernel_parse(x) for x in listed):
+                raise v.fail(where, 'compute_capabilities must list kernels such as "sm_35", "compute_70"')
+            caps = tuple(listed)
+        out.append(OlderRelease(version, lo, hi, cuda, cudnn, v.url(row["source"], where), pip_cuda, caps))
     return tuple(out)
 
 

@@ -145,8 +145,9 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         ]
     if cpu_log or not build and cpu_dists and not _tf_dists(dists).keys() - set(cpu_dists):
         return [_cpu_only(facts, matrix, version, ", ".join(cpu_dists) or "tensorflow", build, used, cpu_log)]
-    if not build and _pypi_cpu_wheel(facts, matrix, dists):
-        return [_cpu_only(facts, matrix, dists["tensorflow"], "tensorflow", build, used, [])]
+    pypi_cpu = None if build else _pypi_cpu_wheel(facts, matrix, dists)
+    if pypi_cpu:
+        return [_cpu_only(facts, matrix, pypi_cpu, "tensorflow", build, used, [])]
     if not build:
         return [
             skipped(
@@ -173,16 +174,23 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     ]
 
 
-def _pypi_cpu_wheel(facts: dict[str, Any], matrix: Any, dists: dict[str, str]) -> bool:
+def _pypi_cpu_wheel(facts: dict[str, Any], matrix: Any, dists: dict[str, str]) -> str | None:
     """The `tensorflow` wheel from PyPI of a release before 2.1 (but 1.15.0) is CPU-only, its GPU build being
     `tensorflow-gpu` (the matrix's `pip_cuda`): installed without it, in output about a GPU where nothing
     shows TensorFlow's CUDA side (no GPU device created, no CUDA library or driver call in the log; a CPU
-    build makes none)."""
+    build makes none). With no package list, the version seen stands for the package where TensorFlow
+    lists no GPU and the text never names the GPU package. Returns that version, or None."""
+    if "platform cuda" in str(fc.get(facts, "runtime", "gpu_reason") or "").lower():
+        return None  # a CUDA platform that found no device ("no supported devices found for platform CUDA")
     version = dists.get("tensorflow")
+    if (fc.get(facts, "runtime", "tf_visible_gpus") == 0 and not _tf_dists(dists)
+            and not fc.get(facts, "tensorflow", "gpu_package_named")):  # TensorFlow itself lists no GPU
+        version = fc.tf_version(facts)
     row = matrix.older_release(version) if version else None
-    return bool(row is not None and row.pip_cpu_only(version) and "tensorflow-gpu" not in dists
-                and not fc.get(facts, "runtime", "gpus") and not fc.gpu_evidence(facts)
-                and fc.gpu_context(facts))
+    cpu_only = bool(row is not None and row.pip_cpu_only(version) and "tensorflow-gpu" not in dists
+                    and not fc.get(facts, "runtime", "gpus") and not fc.gpu_evidence(facts)
+                    and fc.gpu_context(facts))
+    return version if cpu_only else None
 
 
 def _cpu_only(

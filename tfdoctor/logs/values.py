@@ -84,6 +84,8 @@ _MODULE_KEYS = {"tensorflow": "tensorflow.version", "tensorflow-gpu": "tensorflo
 RE_DEVICE_QUERY = re.compile(r"CUDA Driver Version / Runtime Version\s{1,20}(\d{1,2}\.\d) / (\d{1,2}\.\d)")
 _TF_DISTS = ("tensorflow|tensorflow-gpu|tensorflow-cpu|tensorflow-intel|tensorflow-macos|tensorflow-aarch64"
              "|tf-nightly")
+# the GPU package of TensorFlow before 2.1 (a CPU-only `tensorflow` beside it), by its pip or conda name
+RE_GPU_PACKAGE = re.compile(r"\b(?:tensorflow|tf-nightly)[-_]gpu\b")
 RE_PIP_ROW = re.compile(
     r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60})\s{1,60}(\d{1,4}(?:\.[0-9A-Za-z+!]{1,12}){0,5})"
     r"(?:\s{1,60}\S{1,200}){0,2}\s{0,4}$"  # pip list (+ location), conda list (+ build, channel)
@@ -450,12 +452,14 @@ RE_CONTAINER = re.compile(r"docker run\b|nvidia-docker|/\.dockerenv|\bdocker exe
                           r"(?:an? |the |my |our )?"
                           r"(?:[\w.-]{1,40} )?"
                           r"(?:docker|singularity|apptainer|podman)\b|\brun_(?:docker|singularity)\.py\b|"
+                          r"(?<!not )(?<!n't )\b(?:in|inside|within) (?:an? |the |my |our )?"
+                          r"(?:[\w.-]{1,40} )?container\b|"
                           r"NVIDIA Release \d\d\.\d\d|"
                           # Singularity / Apptainer: a command, an image, the shell's prompt, a sentence
                           r"\b(?:singularity|apptainer)\s{1,3}(?:exec|run|shell|pull|build|instance|container|image)\b|"
                           r"\.sif\b|^(?:Singularity|Apptainer)>|"
                           # a shell in a container: docker names its host by the container's 12-hex id
-                          r"\b\w{1,32}@[0-9a-f]{12}:[~/]", re.IGNORECASE)
+                          r"\b\w{1,32}@[0-9a-f]{12}:[~/]|\[\w{1,32}@[0-9a-f]{12} ", re.IGNORECASE)
 _WINDOWS_KEYS = (":\\", ".dll", "wddm", "win", "tensorflow-intel", "tensorflow_intel", ".\\tensorflow",
                  "\\site-packages",
                  "\\appdata")
@@ -1013,6 +1017,9 @@ class Values:
             self.set("runtime.cudnn_version", cudnn_from_int(m.group(1)), 6)
 
     def _tensorflow(self, line: str, low: str) -> None:
+        if "-gpu" in low or "_gpu" in low:
+            if RE_GPU_PACKAGE.search(low):  # named anywhere, even without a version
+                self.set("tensorflow.gpu_package_named", True, 1)
         m = RE_WHEEL.search(line)
         if m:
             self.set("tensorflow.version", m.group(2), 3)

@@ -200,6 +200,19 @@ def _tf_caps(facts: dict[str, Any], matrix: Any) -> tuple[tuple[str, ...], str]:
     return tuple(str(c) for c in caps), "compat matrix"
 
 
+def _older_caps(facts: dict[str, Any], matrix: Any) -> tuple[str, ...]:
+    """The kernels of an older release's pip wheel, where the matrix knows them; not those of a source or
+    vendor build (one that opened CUDA libraries of another major than the wheel's CUDA)."""
+    version = fc.tf_version(facts) or ""
+    if matrix is None or not version or any(mark in version for mark in ("+", "dev", "nightly")):
+        return ()
+    older = matrix.older_release(version)
+    opened = fc.get(facts, "runtime", "cuda_libraries_major")
+    if older is None or isinstance(opened, int) and opened != v.major(older.cuda):
+        return ()
+    return older.compute_capabilities
+
+
 @check("gpu.compute-capability-unsupported", "gpu.compute-capability-ptx-jit", "gpu.compute-capability-ok")
 def compute_capability(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     used = (
@@ -221,6 +234,8 @@ def compute_capability(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         if older:
             return [_predates_finding(facts, matrix, cuda, name, cc, first, used)
                     for name, cc, first in older]
+        caps = _older_caps(facts, matrix)
+    if not caps:
         return [
             skipped(
                 fid,
