@@ -2529,3 +2529,8 @@ def test_an_older_releases_wheel_kernels_reach_a_gpu_by_ptx():
     # a vendor build that opened CUDA libraries of another major is not the wheel
     vendor = two_three + "Successfully opened dynamic library libcudart.so.11.0\n"
     assert "gpu.compute-capability-unsupported" not in failing(vendor)
+
+
+def test_a_visible_devices_string_that_code_goes_on_to_use_is_no_value():
+    assert "CUDA_VISIBLE_DEVICES" not in env('os.environ["CUDA_VISIBLE_DEVICES"] = ",".join(str(g) for g in ids)')
+    assert env('os.environ["CUDA_VISIBLE_DEVICES"] = "1"')["CUDA_VISIBLE_DEVICES"] == "1"

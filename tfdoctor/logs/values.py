@@ -1386,7 +1386,9 @@ class Values:
             m = RE_CVD.search(line)
             # an empty value hides every GPU: only when the line shows it set to nothing (quotes, or `=` at
             # the end), not a name cut short
-            if m and (m.group(2) or m.group(1) and m.group(3) or m.end() == len(line.rstrip())):
+            # (nor a string that code goes on to use: os.environ["CUDA_VISIBLE_DEVICES"] = ",".join(ids))
+            if m and (m.group(2) or m.group(1) and m.group(3) or m.end() == len(line.rstrip())) \
+                    and line[m.end():m.end() + 1] not in (".", "(", "[", "+", "%", "*"):
                 self.set("system.env.CUDA_VISIBLE_DEVICES", m.group(2), 3, empty=True)
         if "cuda_device_order" in low:
             m = RE_DEVICE_ORDER.search(line)
