@@ -2534,3 +2534,8 @@ def test_an_older_releases_wheel_kernels_reach_a_gpu_by_ptx():
 def test_a_visible_devices_string_that_code_goes_on_to_use_is_no_value():
     assert "CUDA_VISIBLE_DEVICES" not in env('os.environ["CUDA_VISIBLE_DEVICES"] = ",".join(str(g) for g in ids)')
     assert env('os.environ["CUDA_VISIBLE_DEVICES"] = "1"')["CUDA_VISIBLE_DEVICES"] == "1"
+
+
+@pytest.mark.parametrize("line", ["TF-GPU v1.14 CUDA runs out of memory", "using tf-gpu 1.14"])
+def test_tensorflows_version_after_its_gpu_package_short_name(line):
+    assert environment(line)["tensorflow_version"] == "1.14"

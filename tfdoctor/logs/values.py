@@ -1045,7 +1045,7 @@ class Values:
         m = RE_DIST_SPACE.search(line) or RE_DIST_DASH.search(line)
         if m and line[max(0, m.start() - 1):m.start()] not in ("/", "\\"):
             self.set("tensorflow.version", m.group(2), 5 if m.re is RE_DIST_SPACE else 2)
-        elif "tensorflow" in low or "tf " in low or "tf2" in low or "tf-nightly" in low:
+        elif "tensorflow" in low or "tf " in low or "tf2" in low or "tf-" in low:
             m = RE_TF_PROSE.search(RE_GIT_DESCRIBE.sub(" ", line) if "-g" in line else line)
             around = line[max(0, m.start() - 2):m.end() + 1] if m else ""  # (" / " parts words, not a path)
             if m and "/" not in around.replace(" /", " ").replace("/ ", " "):
