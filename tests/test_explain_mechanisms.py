@@ -2532,10 +2532,27 @@ def test_an_older_releases_wheel_kernels_reach_a_gpu_by_ptx():
 
 
 def test_a_visible_devices_string_that_code_goes_on_to_use_is_no_value():
-    assert "CUDA_VISIBLE_DEVICES" not in env('os.environ["CUDA_VISIBLE_DEVICES"] = ",".join(str(g) for g in ids)')
+    joined = 'os.environ["CUDA_VISIBLE_DEVICES"] = ",".join(str(g) for g in ids)'
+    assert "CUDA_VISIBLE_DEVICES" not in env(joined)
     assert env('os.environ["CUDA_VISIBLE_DEVICES"] = "1"')["CUDA_VISIBLE_DEVICES"] == "1"
 
 
 @pytest.mark.parametrize("line", ["TF-GPU v1.14 CUDA runs out of memory", "using tf-gpu 1.14"])
 def test_tensorflows_version_after_its_gpu_package_short_name(line):
     assert environment(line)["tensorflow_version"] == "1.14"
+
+
+@pytest.mark.parametrize("line, version", [
+    ("NVIDIA 410.104", "410.104"),  # J108's setup list
+    ("gpu: NVIDIA-SMI 440.33.01", "440.33.01"),
+    (" - Nvidia driver version = 465.42", "465.42"),
+    ("nvidia-drivers-530.41.03", "530.41.03"),  # Gentoo's package
+    ("akmod-nvidia-565.77-1.fc41.x86_64", "565.77"),  # Fedora's
+    ("ubuntu 24.04, Nvidia 4090, driver nvidia-open 565.57.01", "565.57.01"),
+])
+def test_the_driver_version_as_people_and_packages_write_it(line, version):
+    assert environment(line)["driver_version"] == version
+
+
+def test_a_pip_package_of_nvidia_is_no_driver():
+    assert not environment("nvidia-ml-py 12.535.108").get("driver_version")

@@ -45,9 +45,11 @@ RE_KERNEL_REPORTED = re.compile(rf"kernel reported version is:?\s{{0,3}}'?({DRIV
 RE_NVML_LIBRARY = re.compile(rf"NVML library version:\s{{0,3}}({DRIVER})")
 RE_DSO_REPORTED = re.compile(rf"libcuda reported version is:?\s{{0,3}}'?({DRIVER})")
 RE_DRIVER_CUDA_OLDER = re.compile(r"driver's CUDA version is (\d{1,2}\.\d{1,2}) which is older")
-RE_DRIVER_PROSE = re.compile(rf"\b(?:NVIDIA|driver|drivers)\s{{1,3}}"
-                             rf"(?:driver\s{{1,3}}|version\s{{1,3}}|v){{0,2}}(?:is\s{{1,3}})?({DRIVER})\b",
-                             re.IGNORECASE)
+# ("NVIDIA 410.104", "Nvidia driver version = 465.42", "NVIDIA-SMI 440.33.01", a distribution's package:
+# "nvidia-drivers-530.41.03", "nvidia-open 565.57.01", "akmod-nvidia-565.77-1.fc41")
+RE_DRIVER_PROSE = re.compile(rf"\b(?:NVIDIA|driver|drivers|nvidia-smi|nvidia-drivers?|nvidia-open|"
+                             rf"a?kmod-nvidia)(?:\s{{1,3}}|-)(?:driver\s{{1,3}}|version\s{{0,3}}[:=]?\s{{0,3}}|v){{0,2}}"
+                             rf"(?:is\s{{1,3}})?({DRIVER})\b", re.IGNORECASE)
 RE_DRIVER_AFTER = re.compile(rf"(?<![\d.])({DRIVER})\s{{1,3}}(?:NVIDIA\s{{1,3}})?drivers?\b", re.IGNORECASE)
 # cuDNN as a person names it ("CUDA 11.1 cuDNN 8.0.5.39", "cudnn-v7.6"), not a CUDA version in an archive's
 # name ("cudnn-10.0-windows10-x64-v7.6.5.32.zip": RE_CUDNN_ARCHIVE reads its cuDNN)
@@ -1529,7 +1531,7 @@ _PLATFORM_TRIGGERS = ("gpu", "cuda", "nvidia", "wsl", "microsoft", *_WINDOWS_KEY
                       "cuda_device_order")
 READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (_HEADING_TRIGGERS, Values._heading_line),
-    (("version", "nvrm", "release", "driver"), Values._versions),
+    (("version", "nvrm", "release", "driver", "nvidia"), Values._versions),
     (("driver", "nvcc", "cudnn", "nvidia-smi", "nvidia smi", "gpu", "graphic", "video card", "py_version",
       "python_version", "os_platform"), Values._labeled_line),
     (_TF_TRIGGERS, Values._tensorflow),
