@@ -2556,3 +2556,9 @@ def test_the_driver_version_as_people_and_packages_write_it(line, version):
 
 def test_a_pip_package_of_nvidia_is_no_driver():
     assert not environment("nvidia-ml-py 12.535.108").get("driver_version")
+
+
+def test_a_wheel_pip_refuses_names_another_pythons_tag():
+    found = environment(holdout("holdout12", "T116"))  # a cp35 wheel refused; "I am running python3.6"
+    assert found["python_version"] == "3.6"
+    assert environment("tensorflow-1.0.0-cp35-cp35m-win_amd64.whl")["python_version"] == "3.5"

@@ -1025,7 +1025,7 @@ class Values:
         m = RE_WHEEL.search(line)
         if m:
             self.set("tensorflow.version", m.group(2), 3)
-            if m.group(3):
+            if m.group(3) and "not a supported wheel" not in low:  # (pip refusing it: another Python's tag)
                 self.set("tensorflow.python_version", _py_from_compact(m.group(3)[2:]), 2)
             # the wheels pip fetches are what it installs (the first of each name: a resolver backtracking
             # fetches several versions of one)
@@ -1074,7 +1074,7 @@ class Values:
         m = RE_PY_PROSE.search(line)
         if m:
             self.set("tensorflow.python_version", m.group(1), 1)
-        m = RE_PY_TAG.search(line)
+        m = RE_PY_TAG.search(line) if "not a supported wheel" not in low else None  # (refused: not its tag)
         if m and "tensorflow" in low:
             self.set("tensorflow.python_version", f"{m.group(1)}.{m.group(2)}", 2)
         m = RE_TF_PACKAGE.search(line) if "packages" in low else None
