@@ -2562,3 +2562,13 @@ def test_a_wheel_pip_refuses_names_another_pythons_tag():
     found = environment(holdout("holdout12", "T116"))  # a cp35 wheel refused; "I am running python3.6"
     assert found["python_version"] == "3.6"
     assert environment("tensorflow-1.0.0-cp35-cp35m-win_amd64.whl")["python_version"] == "3.5"
+
+
+def test_tensorflow_1s_api_with_no_version_on_a_gpu_newer_than_its_cuda():
+    found = failing(holdout("holdout20", "D428"))  # keras on TF 1.x (deprecation_wrapper), RTX 3090, cuBLAS
+    assert {i for i, f in found.items() if not f.caused_by} == {"gpu.compute-capability-unsupported"}
+    blas = ("E tensorflow/stream_executor/cuda/cuda_blas.cc:428] failed to run cuBLAS routine:"
+            " CUBLAS_STATUS_EXECUTION_FAILED\nGPU: NVIDIA GeForce RTX 3090\n")
+    assert "gpu.compute-capability-unsupported" not in failing(blas)  # no release shown: nothing to judge
+    v1 = "AttributeError: module 'tensorflow._api.v1.config' has no attribute 'list_physical_devices'\n"
+    assert "gpu.compute-capability-unsupported" in failing(v1 + blas)

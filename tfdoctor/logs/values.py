@@ -149,6 +149,10 @@ RE_TF_PROSE = re.compile(r"\b(?:tf|tensorflow)(?:-nightly)?(?:[- ]?gpu)?"
                          r"(?:to\s{1,2}(?:the\s{1,2}latest\s{1,2})?)?(?:version\s{0,2}(?:is\s{0,2})?)?`?"
                          r"(?:v\.?\s?)?([0-2]\.\d{1,2}"
                          r"(?:\.\d{1,2})?(?:-?(?:rc|alpha|beta)\d{1,2}|[-.]dev\d{8})?)\b", re.IGNORECASE)
+# TensorFlow 1.x's API, where no version is shown: its v1 namespace, and the deprecation wrapper of 1.14/1.15
+# naming the tf.compat.v1 home of a 1.x name (in 2.x those names are gone, not deprecated)
+RE_TF1_API = re.compile(r"\btensorflow\._api\.v1\b|\bdeprecation_wrapper\.py\b|"
+                        r"\bThe name tf\.[\w.]{1,80} is deprecated\. Please use tf\.compat\.v1\.")
 # an add-on's import check names the TensorFlow installed (TensorFlow Probability, TensorFlow Addons)
 RE_ADDON_SAW = re.compile(r"\b(?:Detected an installation of version|"
                           r"versions? of TensorFlow you are currently using is)\s{1,3}"
@@ -1053,6 +1057,10 @@ class Values:
             if m and "/" not in around.replace(" /", " ").replace("/ ", " "):
                 self.set("tensorflow.version", m.group(1), 1)
 
+    def _tf1_api(self, line: str, low: str) -> None:
+        if RE_TF1_API.search(line):
+            self.set("tensorflow.api_major", 1, 1)
+
     def _sys_version(self, line: str, low: str) -> None:
         m = RE_SYS_VERSION.search(line)
         if m:
@@ -1481,7 +1489,7 @@ class Values:
                     and self.get("tensorflow.build_info.is_cuda_build") is None):
                 put("tensorflow.build_info.is_cuda_build", True, None)  # TensorFlow created a GPU device
         tf = out.get("tensorflow")
-        if isinstance(tf, dict) and (tf.get("version") or tf.get("build_info")):
+        if isinstance(tf, dict) and (tf.get("version") or tf.get("build_info") or tf.get("api_major")):
             tf["installed"] = True
         if self.visible and self.get("runtime.tf_visible_gpus") is None:
             put("runtime.tf_visible_gpus", len(self.visible), None)
@@ -1537,6 +1545,7 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (_TF_TRIGGERS, Values._tensorflow),
     (("python", "-cp", "\\py\\"), Values._python),
     ((" (main, ", " (default, ", ") [gcc", ") [msc", ") [clang"), Values._sys_version),
+    (("_api.v1", "deprecation_wrapper", "please use tf.compat.v1."), Values._tf1_api),
     (_PACKAGE_TRIGGERS, Values._packages),
     (("is_cuda_build", "cuda_version", "cudnn_version", "compute_capabilities"), Values._build_info),
     ((" requires ", " has requirement "), Values._requirer),

@@ -312,6 +312,8 @@ def _predating(facts: dict[str, Any], matrix: Any) -> tuple[str | None, list[tup
     opened = fc.get(facts, "runtime", "cuda_libraries_major")  # "libcudart.so.12" opened: a newer build
     if not cuda and isinstance(opened, int):  # only the major its libraries name ("libcublas.so.10")
         cuda, source = str(opened), "the CUDA libraries it opened"
+    if not cuda:
+        cuda, source = _unversioned_cuda(facts, matrix)
     if not cuda or source == "compat matrix" or isinstance(opened, int) and opened > (v.major(cuda) or 0):
         return cuda, []
     depth = 1 if "." not in cuda else 2  # a major alone compares by major
@@ -319,6 +321,16 @@ def _predating(facts: dict[str, Any], matrix: Any) -> tuple[str | None, list[tup
              for first in [_first_cuda(matrix, cc)]
              if first and v.vtuple(cuda)[:depth] < v.vtuple(first)[:depth]]
     return cuda, older
+
+
+def _unversioned_cuda(facts: dict[str, Any], matrix: Any) -> tuple[str | None, str]:
+    """Where TensorFlow's release is not shown but the log shows TensorFlow 1.x's API: the newest CUDA a 1.x
+    release was built with (an upper bound)."""
+    if fc.get(facts, "tensorflow", "api_major") == 1:
+        ones = [r.cuda for r in getattr(matrix, "older", ()) if r.version.startswith("1.")]
+        if ones:
+            return max(ones, key=v.vtuple), "TensorFlow 1.x (its API in the log)"
+    return None, ""
 
 
 def _predates_finding(facts: dict[str, Any], matrix: Any, cuda: str | None, name: str, cc: str, first: str,
