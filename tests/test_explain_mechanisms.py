@@ -2572,3 +2572,9 @@ def test_tensorflow_1s_api_with_no_version_on_a_gpu_newer_than_its_cuda():
     assert "gpu.compute-capability-unsupported" not in failing(blas)  # no release shown: nothing to judge
     v1 = "AttributeError: module 'tensorflow._api.v1.config' has no attribute 'list_physical_devices'\n"
     assert "gpu.compute-capability-unsupported" in failing(v1 + blas)
+
+
+@pytest.mark.parametrize("line", ["bash: /usr/bin/nvidia-smi: No such file or directory",
+                                  "zsh: command not found: nvidia-smi"])
+def test_a_shell_that_finds_no_nvidia_smi(line):
+    assert set(failing(line)) == {"driver.missing"}

@@ -120,8 +120,10 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("no-driver", "stat nvidia.com/gpu", r"stat nvidia\.com/gpu=[\w,.-]{1,40}: no such file or directory",
          why="container"),
     _sig("no-driver", "no nvidia driver", r"found no NVIDIA driver on your system", why="kernel"),
-    _sig("no-driver", "nvidia-smi", r"nvidia-smi'?:? (?:command )?not found|'nvidia-smi' is not recognized",
-         why="smi-missing"),
+    # the shell finding no nvidia-smi (bash, sh, zsh, cmd.exe; or its path gone: "bash: /usr/bin/nvidia-smi:
+    # No such file or directory")
+    _sig("no-driver", "nvidia-smi", r"nvidia-smi'?:? (?:command )?not found|'nvidia-smi' is not recognized|"
+         r"command not found: nvidia-smi\b|/nvidia-smi: No such file or directory", why="smi-missing"),
     _sig("no-driver", "couldn't find libnvidia-ml", r"NVIDIA-SMI couldn't find libnvidia-ml\.so library",
          why="libnvml"),
     _sig("no-driver", ("no nvidia gpu", "no nvidia graphics", "no nvidia devices"),
