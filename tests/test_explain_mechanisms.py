@@ -2578,3 +2578,19 @@ def test_tensorflow_1s_api_with_no_version_on_a_gpu_newer_than_its_cuda():
                                   "zsh: command not found: nvidia-smi"])
 def test_a_shell_that_finds_no_nvidia_smi(line):
     assert set(failing(line)) == {"driver.missing"}
+
+
+def test_keras_registering_its_types_twice_is_a_mismatched_keras():
+    found = failing("AssertionError: Duplicate registrations for type 'experimentalOptimizer'")
+    assert {i for i, f in found.items() if not f.caused_by} == {"tensorflow.conflicting-installs"}
+
+
+@pytest.mark.parametrize("line, name", [
+    ("cudnn是7.6 GPU是笔记本的3070，显存8G", "RTX 3070"),
+    ("my GPU: 4090", "RTX 4090"),
+    ("GPU memory 4090 MiB", None),  # a quantity
+    ("Epoch 3070 of the training", None),  # no GPU words
+])
+def test_a_geforce_named_by_its_number_on_a_line_about_the_gpu(line, name):
+    gpus = environment(line).get("gpus") or [{}]
+    assert gpus[0].get("name") == name

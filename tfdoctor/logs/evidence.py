@@ -691,7 +691,7 @@ SIGNATURES: tuple[Signature, ...] = (
          r"tensorflow\w{0,10}-[\d.]{3,12}-(cp\d{2,3}|py[23])-\S{0,40} is not a supported wheel", ("tag",)),
     _sig("pip-conflict", ("register_load_context_function", "__internal__' has no attribute",
                           "keras requires tensorflow", "has no attribute '__internal__'",
-                          "another metric with the same name"),
+                          "another metric with the same name", "duplicate registrations for type"),
          r"has no attribute '(?:register_load_context_function|register_call_context_function)'|"
          r"compat\.v2\.__internal__' has no attribute|"
          r"module 'tensorflow\.compat\.v2' has no attribute '__internal__'|"
@@ -700,7 +700,9 @@ SIGNATURES: tuple[Signature, ...] = (
          # standalone Keras' own import check: this Keras is newer than the TensorFlow installed
          r"Keras requires TensorFlow \d\.\d{1,2} or higher|"
          # keras of another minor than tf.keras's (2.6-2.15): both register the same metrics at import
-         r"AlreadyExistsError: Another metric with the same name already exists", mismatch="keras"),
+         r"AlreadyExistsError: Another metric with the same name already exists|"
+         # ... or the same serializable types (keras 2.6+ beside another minor's tf.keras)
+         r"Duplicate registrations for type '\w{1,80}'", mismatch="keras"),
     # an add-on's own check of the TensorFlow it runs with (TensorFlow Probability, ...)
     _sig("pip-conflict", "requires tensorflow",
          r"This version of (TensorFlow [A-Z][a-z]{2,20}) requires TensorFlow(?: version >= ?\d|\s{0,2}$)",

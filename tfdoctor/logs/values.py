@@ -308,6 +308,11 @@ RE_PROSE_GPU = re.compile(r"(?<![A-Za-z0-9])((?:NVIDIA )?(?:GeForce )?(?i:rtx|gt
                           # a GeForce or RTX workstation model without its brand ("I use 3080ti", "A4000")
                           r"(?:20[6-8]0|30[5-9]0|40[6-9]0|50[6-9]0) ?(?i:ti|super)|A[2-6]000)"
                           r"(?=s?(?![A-Za-z0-9]))(?! ?(?i:series))")  # (a plural: "4 RTXA4000s")
+# a GeForce model by its number alone, on a line about the GPU ("GPU是笔记本的3070", "my GPU: 4090"), not a
+# quantity ("GPU memory 4090 MiB", "3060 s")
+RE_BARE_MODEL = re.compile(r"(?<![\w.:/-])((?:20[6-8]0|30[5-9]0|40[6-9]0|50[6-9]0)(?: ?(?i:ti|super))?)"
+                           r"(?![\w.%/-])(?!\s{0,2}(?i:mib|mb|gb|gib|kb|w\b|mhz|ms\b|s\b|sec|seconds|steps|it/s))")
+_BARE_MODEL_WORDS = ("gpu", "graphics", "video card")
 # another vendor's GPU a person names ("the GPU is Intel (R) UHD Graphics 620", "AMD Radeon RX 580"): stated
 # only where no NVIDIA GPU is named
 RE_OTHER_GPU = re.compile(r"\b(Intel ?(?:\(R\) ?)?(?:UHD|HD|Iris(?: Xe| Plus| Pro)?)(?: ?Graph\w{0,5})?"
@@ -325,7 +330,8 @@ RE_NO_GPU_SAID = re.compile(
 _OTHER_GPU_WORDS = ("radeon", "uhd", "iris", "intel hd", "intel(r) hd", "intel (r) hd")
 _PROSE_GPU_WORDS = ("rtx", "gtx", "tesla", "titan", "quadro", "a100", "h100", "h200", "b200", "v100", "p100",
                     "k80", "l40", "a10", "a16", "a30", "a40", "a800", "h800", "p40", "m40", "m60", "t4",
-                    "0ti", "0 ti", "0super", "0 super", "a2000", "a4000", "a5000", "a6000")
+                    "0ti", "0 ti", "0super", "0 super", "a2000", "a4000", "a5000", "a6000",
+                    *_BARE_MODEL_WORDS)
 # A person saying their GPU is split by MIG ("enable mig", "8*[MIG-7g.40gb]", "the GPUs have been MIGed",
 # "split 7-ways with MiG"), not asking whether to, nor saying it is off.
 RE_MIG_WORD = re.compile(r"(?<![a-z0-9-])mig(?:ed|ged)?(?![a-z])")
@@ -888,6 +894,8 @@ class Values:
         if line.startswith("|") or held and (held.get("compute_capability") or not _has(low, _CC_WORDS)):
             return  # (a table row is nvidia-smi's; once a GPU is named, only its capability is wanted)
         m = RE_PROSE_GPU.search(line)
+        if not m and _has(low, _BARE_MODEL_WORDS):
+            m = RE_BARE_MODEL.search(line)
         if not m:
             return
         name = m.group(1)
