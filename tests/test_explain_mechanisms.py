@@ -2594,3 +2594,13 @@ def test_keras_registering_its_types_twice_is_a_mismatched_keras():
 def test_a_geforce_named_by_its_number_on_a_line_about_the_gpu(line, name):
     gpus = environment(line).get("gpus") or [{}]
     assert gpus[0].get("name") == name
+
+
+def test_newer_xlas_device_line_with_its_driver_and_cudnn():
+    line = ("I0000 00:00:1786697985.585090 2686669 service.cc:194]   StreamExecutor [0]: NVIDIA GeForce"
+            " RTX 4060 Laptop GPU, Compute Capability 8.9 (Driver: 13.0.0[580.126.9]; Runtime: 12.8.0;"
+            " Toolkit: 12.9.0; DNN: 9.10.2)")
+    found = environment(line)
+    assert found["gpus"][0]["compute_capability"] == "8.9"
+    assert (found["driver_version"], found["cuda_driver_version"], found["cudnn_version"]) == (
+        "580.126.09", "13.0", "9.10.2")

@@ -236,8 +236,12 @@ RE_NAME_CC = re.compile(r"name: ([^\n]{1,120}?)\s{1,8}"
 RE_NAME_LINE = re.compile(r"^name: ([^\n]{1,120}?)(?:\s{2,}|\s{1,4}(?:major|computeCapability):|$)")
 RE_PCI_LINE = re.compile(r"^pciBusID:?\s{0,3}([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d)\s{0,3}$")
 RE_MAJOR_MINOR = re.compile(r"^major: (\d{1,2}) minor: (\d)")
-RE_XLA_DEVICE = re.compile(r"StreamExecutor device \((\d{1,3})\): ([^,]{1,120}), "
-                           r"Compute Capability (\d{1,2}\.\d)")
+# (newer XLA: "StreamExecutor [0]: NVIDIA GeForce RTX 4060 Laptop GPU, Compute Capability 8.9 (Driver:
+# 13.0.0[580.126.9]; Runtime: 12.8.0; Toolkit: 12.9.0; DNN: 9.10.2)")
+RE_XLA_DEVICE = re.compile(r"StreamExecutor (?:device \((\d{1,3})\)|\[(\d{1,3})\]): ([^,]{1,120}), "
+                           r"Compute Capability (\d{1,2}\.\d)"
+                           r"(?: \(Driver: (\d{1,2}\.\d{1,2})[.\d]{0,4}\[(\d{3}\.\d{1,3}\.\d{1,3})\];"
+                           r"[^)]{0,80}?DNN: (\d{1,2}\.\d{1,2}(?:\.\d{1,3})?))?")
 RE_DEVICE_QUERY_NAME = re.compile(r'^Device (\d{1,3}): "([^"]{1,120})"')
 RE_DEVICE_QUERY_CC = re.compile(r"CUDA Capability Major/Minor version number:\s{1,20}(\d{1,2})\.(\d)")
 RE_TOTAL_MEMORY = re.compile(r"totalMemory:\s{0,3}(\d{1,6}(?:\.\d{1,3})?)\s{0,2}([GM])i?B")
@@ -1246,8 +1250,13 @@ class Values:
             self._gpu(self.ignored, int(m.group(1)), name=m.group(2), compute_capability=cc)
         m = RE_XLA_DEVICE.search(line)
         if m:
-            self._gpu(self.gpus, int(m.group(1)), name=m.group(2), compute_capability=m.group(3))
-            self.visible.add(int(m.group(1)))  # XLA compiles for the GPUs TensorFlow registered
+            index = int(m.group(1) or m.group(2))
+            self._gpu(self.gpus, index, name=m.group(3), compute_capability=m.group(4))
+            self.visible.add(index)  # XLA compiles for the GPUs TensorFlow registered
+            if m.group(5):  # the driver's CUDA and version, and the cuDNN loaded
+                self.set("nvidia_smi.cuda_version", m.group(5), 4)
+                self.set("nvidia_smi.driver_version", _as_nvidia(m.group(6)), 4)
+                self.set("runtime.cudnn_version", m.group(7), 4)
         m = RE_FOUND.search(line)
         if m:
             self._found, self._found_line = int(m.group(1)), self.line_no
