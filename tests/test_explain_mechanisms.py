@@ -2604,3 +2604,12 @@ def test_newer_xlas_device_line_with_its_driver_and_cudnn():
     assert found["gpus"][0]["compute_capability"] == "8.9"
     assert (found["driver_version"], found["cuda_driver_version"], found["cudnn_version"]) == (
         "580.126.09", "13.0", "9.10.2")
+
+
+def test_rs_word_for_no_importable_tensorflow():
+    said = "Error: Valid installation of TensorFlow not found.\n"
+    assert {i for i, f in failing(said).items() if not f.caused_by} == {"tensorflow.missing"}
+    # the Python exception R prints after it says why, where it is one the engine knows
+    why = said + ("Python exception encountered:\n"
+                  " AssertionError: Duplicate registrations for type 'optimizer'\n")
+    assert {i for i, f in failing(why).items() if not f.caused_by} == {"tensorflow.conflicting-installs"}

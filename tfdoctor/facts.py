@@ -370,7 +370,7 @@ _GPU_KINDS = frozenset({
 # What TensorFlow prints at start-up on any machine without the CUDA libraries, GPU or none.
 _STARTUP_FAMILIES = ("cuda-runtime", "cudnn", "tensorrt")
 # Evidence about the Python side (the CPU, the C library, packages), not about a GPU.
-_PACKAGE_KINDS = frozenset({"avx", "glibc", "numpy-abi", "protobuf", "keras3", "tf-missing",
+PACKAGE_KINDS = frozenset({"avx", "glibc", "numpy-abi", "protobuf", "keras3", "tf-missing",
                             "tf-native-failed", "pip-conflict", "pip-no-version", "wheel-python"})
 
 
@@ -383,7 +383,7 @@ def gpu_shown(facts: dict[str, Any]) -> bool:
         kind = item.get("kind")
         startup = kind in ("gpu-libs-skipped", "cudart-stub") or (
             kind == "dlopen-failed" and item.get("family") in _STARTUP_FAMILIES)
-        if not startup and kind not in _PACKAGE_KINDS:
+        if not startup and kind not in PACKAGE_KINDS:
             return True
     return False
 
@@ -392,7 +392,7 @@ def other_failure(facts: dict[str, Any]) -> bool:
     """Whether pasted text fails in a way that is not about the GPU (an import, a package, the CPU):
     evidence of such a mechanism, or an error line nothing placed."""
     kinds = {i.get("kind") for i in _evidence(facts)}
-    return bool(kinds & _PACKAGE_KINDS) or bool(as_dict(facts.get("log")).get("unrecognized_count"))
+    return bool(kinds & PACKAGE_KINDS) or bool(as_dict(facts.get("log")).get("unrecognized_count"))
 
 
 def _evidence(facts: dict[str, Any]) -> list[dict[str, Any]]:

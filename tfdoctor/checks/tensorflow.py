@@ -62,6 +62,9 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     if removed:
         return [_gpu_package_removed(facts, removed, used)]
     missing = fc.log_items(facts, "tf-missing")
+    if missing and all(i.get("why") == "reticulate" for i in missing) and fc.log_items(
+            facts, *(fc.PACKAGE_KINDS - {"tf-missing"})):
+        missing = []  # R's words for an import that failed for a reason the log gives
     if missing:
         finding = _missing(facts, "the Python that ran this", "", used)
         return [replace(finding, evidence=fc.quote(facts, missing))]

@@ -617,6 +617,10 @@ SIGNATURES: tuple[Signature, ...] = (
          r"Expected a model\.weights\.h5 or model\.weights\.npz file"),
     _sig("tf-missing", ("no module named", "no module names"),  # (a title's typo)
          r"No module name[ds] ['\"]?tensorflow['\"]?(?![\w-]|\.\w)"),
+    # R's tensorflow package finding no TensorFlow it can import in the Python it uses (the Python exception
+    # it prints after, where there is one, says why)
+    _sig("tf-missing", "valid installation of tensorflow not found",
+         r"Valid installation of TensorFlow not found", why="reticulate"),
     _sig("tf-native-failed", ("native tensorflow runtime", "_pywrap_tensorflow", "dll load failed",
                               "could not find the dll", "pywrap_tensorflow_internal.py"),
          r"Failed to load the native TensorFlow runtime|"
