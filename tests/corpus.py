@@ -49,6 +49,7 @@ SPLITS = {
     "holdout18": CORPUS / "holdout18",
     "holdout19": CORPUS / "holdout19",
     "holdout20": CORPUS / "holdout20",
+    "holdout21": CORPUS / "holdout21",
 }
 
 

@@ -2613,3 +2613,13 @@ def test_rs_word_for_no_importable_tensorflow():
     why = said + ("Python exception encountered:\n"
                   " AssertionError: Duplicate registrations for type 'optimizer'\n")
     assert {i for i, f in failing(why).items() if not f.caused_by} == {"tensorflow.conflicting-installs"}
+
+
+@pytest.mark.parametrize("name, root", [
+    ("E202", "tensorflow.conflicting-installs"),  # R: "Duplicate registrations for type ..."
+    ("E210", "tensorflow.missing"),  # R: "Valid installation of TensorFlow not found", the exception cut off
+    ("E103", "gpu.compute-capability-unsupported"),  # TF 1.14, "GPU是笔记本的3070", Blas GEMM launch failed
+])
+def test_holdout21_cases_by_their_mechanism(name, root):
+    found = failing(holdout("holdout21", name))
+    assert {i for i, f in found.items() if not f.caused_by} == {root}
