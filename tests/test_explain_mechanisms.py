@@ -2623,3 +2623,16 @@ def test_rs_word_for_no_importable_tensorflow():
 def test_holdout21_cases_by_their_mechanism(name, root):
     found = failing(holdout("holdout21", name))
     assert {i for i, f in found.items() if not f.caused_by} == {root}
+
+
+def test_a_protobuf_builder_named_alone():
+    assert "python.protobuf-mismatch" in failing(holdout("holdout11", "S125"))  # title only
+    assert "python.protobuf-mismatch" not in failing("ImportError: cannot import name 'builder' from 'mylib'")
+
+
+def test_a_gpu_below_every_wheel_where_tensorflow_lists_none():
+    found = failing(holdout("holdout17", "Y015"))  # Quadro K420 in a template's table; "no supported devices"
+    assert {i for i, f in found.items() if not f.caused_by} == {"gpu.compute-capability-unsupported"}
+    line = ("F tensorflow/stream_executor/lib/statusor.cc:34] Internal: no supported devices found for"
+            " platform CUDA\n")
+    assert "gpu.compute-capability-unsupported" not in failing(line + "GPU: GeForce GTX 1080\n")

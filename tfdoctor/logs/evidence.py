@@ -573,7 +573,8 @@ SIGNATURES: tuple[Signature, ...] = (
          r"module 'numpy' has no attribute '(?:object|bool|int|float|complex|str|long|unicode)'"),
     _sig("protobuf", ("descriptors cannot", "google.protobuf", "protobuf", "protocol buffer",
                       "messagefactory", "symboldatabase", "descriptorpool", "generateddatabase",
-                      "encodeddescriptordatabase", "google._upb", "serialized_options", "'create_key'"),
+                      "encodeddescriptordatabase", "google._upb", "serialized_options", "'create_key'",
+                      "import name 'builder'"),
          r"Descriptors cannot (?:not )?be created directly|"
          # code a newer protoc generated (3.6+: serialized_options, 3.12+: create_key), an older runtime
          r"unexpected keyword argument '(?:serialized_options|create_key)'|"
@@ -583,6 +584,8 @@ SIGNATURES: tuple[Signature, ...] = (
          # protobuf's C++ extension built against another libprotobuf than the one loaded (conda mixes)
          r"google[/\\]protobuf[/\\]pyext[/\\]_message[\w.-]{0,60}: undefined symbol|"
          r"cannot import name '\w{1,40}' from 'google\.protobuf|"
+         # (the builder module protoc 3.20+ code imports, named alone in a title)
+         r"cannot import name 'builder'(?! from)|"
          r"Protobuf (?:Gencode|gencode) version|Detected (?:mismatched|incompatible) Protobuf|"
          r"(?:requires|compiled against) version [\d.]{1,12} of the Protocol Buffer runtime library|"
          r"Couldn't build proto file into descriptor pool|"

@@ -317,6 +317,7 @@ RE_PROSE_GPU = re.compile(r"(?<![A-Za-z0-9])((?:NVIDIA )?(?:GeForce )?(?i:rtx|gt
 RE_BARE_MODEL = re.compile(r"(?<![\w.:/-])((?:20[6-8]0|30[5-9]0|40[6-9]0|50[6-9]0)(?: ?(?i:ti|super))?)"
                            r"(?![\w.%/-])(?!\s{0,2}(?i:mib|mb|gb|gib|kb|w\b|mhz|ms\b|s\b|sec|seconds|steps|it/s))")
 _BARE_MODEL_WORDS = ("gpu", "graphics", "video card")
+_SMI_ROW_WORDS = ("mib", "n/a", "0000", "persistence", "bus-id", "processes", "default")  # an nvidia-smi row
 # another vendor's GPU a person names ("the GPU is Intel (R) UHD Graphics 620", "AMD Radeon RX 580"): stated
 # only where no NVIDIA GPU is named
 RE_OTHER_GPU = re.compile(r"\b(Intel ?(?:\(R\) ?)?(?:UHD|HD|Iris(?: Xe| Plus| Pro)?)(?: ?Graph\w{0,5})?"
@@ -895,8 +896,9 @@ class Values:
         """The first GPU a person or a program's sentence names; a later sentence naming the same model may
         add its compute capability ("my A6000 ..." then "NVIDIA RTX A6000 with CUDA capability sm_86")."""
         held = self.prose.get(0)
-        if line.startswith("|") or held and (held.get("compute_capability") or not _has(low, _CC_WORDS)):
-            return  # (a table row is nvidia-smi's; once a GPU is named, only its capability is wanted)
+        smi_row = line.startswith("|") and _has(low, _SMI_ROW_WORDS)  # (not an issue template's table)
+        if smi_row or held and (held.get("compute_capability") or not _has(low, _CC_WORDS)):
+            return  # (nvidia-smi's rows are its parser's; once a GPU is named, only its capability is wanted)
         m = RE_PROSE_GPU.search(line)
         if not m and _has(low, _BARE_MODEL_WORDS):
             m = RE_BARE_MODEL.search(line)

@@ -408,6 +408,33 @@ def _cc_fix(facts: dict[str, Any], matrix: Any, cc: str) -> P.Plan:
                                  " use a newer GPU"))
 
 
+# No TensorFlow wheel has kernels below this: its own message ("The minimum required Cuda capability is 3.5")
+# and its install page (https://www.tensorflow.org/install/pip, hardware requirements: "CUDA architectures
+# 3.5, 5.0, 6.0, 7.0, 7.5, 8.0 and higher")
+WHEEL_MIN_CC = (3, 5)
+
+
+def _below_every_wheel(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]) -> list[Finding]:
+    """TensorFlow listing no GPU where the only GPUs shown are below every wheel's minimum capability (the
+    release unknown, the answer is the same for all)."""
+    gpus = list(dict.fromkeys(_gpu_ccs(facts, matrix)))
+    if fc.get(facts, "runtime", "tf_visible_gpus") != 0 or not gpus or any(
+            v.vtuple(cc)[:2] >= WHEEL_MIN_CC for _, cc, _ in gpus):
+        return []
+    name, cc, src = gpus[0]
+    return [Finding(
+        "gpu.compute-capability-unsupported",
+        Status.FAIL,
+        f"No TensorFlow release has kernels for {name} (compute capability {cc})",
+        detail=f"TensorFlow's wheels start at compute capability 3.5, and {cc} ({src}) is below it;"
+        " TensorFlow here lists no GPU.",
+        plan=_cc_fix(facts, matrix, cc),
+        docs=cat.NV_GPUS,
+        facts=used,
+        confidence="likely",
+    )]
+
+
 def _from_log(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]) -> list[Finding]:
     """What TensorFlow's own log says about kernels for the GPU."""
     ignored = fc.log_items(facts, "cc-ignored")
@@ -420,7 +447,7 @@ def _from_log(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]) -> list
     if jit or unreachable:  # a kernel handle that is not there: none was built or JIT-compiled for this GPU
         failed += fc.cuda_errors(facts, "INVALID_HANDLE")
     if not (ignored or jit or failed):
-        return []
+        return _below_every_wheel(facts, matrix, used)
     ccs = [str(i["cc"]) for i in ignored + jit if i.get("cc")] + [cc for _, cc, _ in _gpu_ccs(facts, matrix)]
     cc = ccs[0] if ccs else None
     target = next((i.get("target") for i in failed if i.get("target")), None)
