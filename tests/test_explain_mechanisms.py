@@ -2636,3 +2636,11 @@ def test_a_gpu_below_every_wheel_where_tensorflow_lists_none():
     line = ("F tensorflow/stream_executor/lib/statusor.cc:34] Internal: no supported devices found for"
             " platform CUDA\n")
     assert "gpu.compute-capability-unsupported" not in failing(line + "GPU: GeForce GTX 1080\n")
+
+
+def test_tensorflow_js_gpu_binding_windows_could_not_load():
+    found = failing(holdout("holdout19", "B311"))  # tfjs-node-gpu 4.22, CUDA 12.5 installed
+    assert {i for i, f in found.items() if not f.caused_by} == {"cuda.libraries-missing"}
+    cpu = ("Error: The specified module could not be found.\n"
+           "\\\\?\\C:\\app\\node_modules\\@tensorflow\\tfjs-node\\lib\\napi-v8\\tfjs_binding.node\n")
+    assert "cuda.libraries-missing" not in failing(cpu)  # the CPU binding needs no CUDA

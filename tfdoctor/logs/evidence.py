@@ -107,6 +107,10 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("dlopen-failed", "cudnn", r"\bcudnn\w{0,20} library (?:is )?not found|Could not load cudnn",
          library="libcudnn"),
     _sig("gpu-libs-skipped", "cannot dlopen some gpu libraries", r"Cannot dlopen some GPU libraries"),
+    # TensorFlow.js's GPU binding that Windows could not load ("Error: The specified module could not be
+    # found." then the binding's \\?\ path): a DLL its libtensorflow needs, CUDA's or cuDNN's, is not there
+    _sig("gpu-libs-skipped", "tfjs_binding.node",
+         r"^\\\\\?\\\S.{0,300}[\\/]tfjs-node-gpu[\\/]lib[\\/]napi-v\d{1,2}[\\/]tfjs_binding\.node$"),
     _sig("cudart-stub", "could not find cuda drivers", r"Could not find cuda drivers on your machine"),
     _sig("dnn-not-found", "dnn library is not found", r"DNN library is not found"),
     # --- the driver -------------------------------------------------------------------------------
