@@ -304,14 +304,14 @@ RE_STATED_TAIL = re.compile(r"(?:\.\s|\s{1,3}(?:compute capability|cc\b)).{0,80}
                             r"(?:\s{1,2}(?:of\s)?(?:memory|ram|vram|gddr\w{0,4}|hbm\w{0,4}))?\s{0,3})$",
                             re.IGNORECASE)
 # A GPU named in a sentence ("on my RTX 3060Ti", "显卡是A100"): GeForce and data-centre product names only
-RE_PROSE_GPU = re.compile(r"(?<![A-Za-z0-9])((?:NVIDIA )?(?:GeForce )?(?i:rtx|gtx) ?\d{3,4}"
+RE_PROSE_GPU = re.compile(r"(?<![A-Za-z0-9_])((?:NVIDIA )?(?:GeForce )?(?i:rtx|gtx) ?\d{3,4}"
                           r"(?: ?(?i:ti|super))?|"
                           r"(?:NVIDIA )?(?:Tesla )?(?:[AHVPBK]\d{2,3}(?:[mc](?![A-Za-z0-9]))?|L40S?)|"
                           r"(?:NVIDIA )?(?i:titan) (?i:rtx|v|xp?)|"
                           r"(?i:quadro) (?:RTX )?[A-Z]{0,2}\d{3,4}|RTX ?A\d{4}|"
                           # a GeForce or RTX workstation model without its brand ("I use 3080ti", "A4000")
                           r"(?:20[6-8]0|30[5-9]0|40[6-9]0|50[6-9]0) ?(?i:ti|super)|A[2-6]000)"
-                          r"(?=s?(?![A-Za-z0-9]))(?! ?(?i:series))")  # (a plural: "4 RTXA4000s")
+                          r"(?=s?(?![A-Za-z0-9_]))(?! ?(?i:series))")  # (a plural: "4 RTXA4000s")
 # a GeForce model by its number alone, on a line about the GPU ("GPU是笔记本的3070", "my GPU: 4090"), not a
 # quantity ("GPU memory 4090 MiB", "3060 s")
 RE_BARE_MODEL = re.compile(r"(?<![\w.:/-])((?:20[6-8]0|30[5-9]0|40[6-9]0|50[6-9]0)(?: ?(?i:ti|super))?)"
