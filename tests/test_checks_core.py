@@ -986,6 +986,18 @@ def test_system_nvcc_other_major_without_pip_nvcc_warns():
     assert one(cuda_checks.nvcc_vs_tf(with_(facts, nvcc=FAILED), MATRIX)).status == Status.SKIP
 
 
+def test_nvcc_before_2_14_is_not_said_to_be_replaced_by_wheels():
+    """TensorFlow 2.13 and older ship no CUDA libraries: the wording must not say pip TF brings its own."""
+    facts = with_(healthy(), nvcc={"found": True, "version": "11.8", "installs": []},
+                  tensorflow={"version": "2.13.1", "distributions": {"tensorflow": "2.13.1"},
+                              "build_info": {"cuda_version": "11.8", "cudnn_version": "8"}})
+    f = one(cuda_checks.nvcc_vs_tf(facts, MATRIX))
+    assert f.status == Status.PASS and "ships its own" not in f.title + f.detail
+    assert "TensorFlow 2.13.1 loads CUDA 11.8's libraries" in f.detail
+    none = one(cuda_checks.nvcc_vs_tf(with_(facts, nvcc={"found": False, "version": None}), MATRIX))
+    assert "ships its own" not in none.title and "TensorFlow 2.13.1 loads" in none.title
+
+
 def test_ld_library_path_shadowing_warns_with_removal_command():
     site = "/home/ana/venvs/tf/lib/python3.11/site-packages/nvidia"
     facts = with_(

@@ -194,7 +194,7 @@ ENTRIES: dict[str, Entry] = {
         ),
     ),
     "cuda.nvcc-differs": Entry(
-        "The system CUDA toolkit (nvcc) and TensorFlow's CUDA: pip TensorFlow ships its own CUDA "
+        "The system CUDA toolkit (nvcc) and TensorFlow's CUDA: pip TensorFlow 2.14+ ships its own CUDA "
         "libraries; nvcc only matters for XLA's ptxas.",
         TF_PIP,
     ),

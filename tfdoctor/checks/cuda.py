@@ -302,7 +302,11 @@ def nvcc_vs_tf(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     installs = [i for i in fc.as_list(nvcc.get("installs")) if isinstance(i, dict)]
     path = next((str(i["path"]) for i in installs if i.get("path")), None)
     where = f" ({path})" if path else ""
-    plain = "pip TensorFlow ships its own CUDA libraries and does not use the system toolkit"
+    if rm.searches_wheels(facts):
+        plain = "pip TensorFlow ships its own CUDA libraries and does not use the system toolkit"
+    else:  # before 2.14 no CUDA wheels came with it: the libraries are the system's (or put on the path)
+        plain = (f"TensorFlow {rm.tf_version(facts)} loads CUDA {cuda}'s libraries (the system's or nvidia-*"
+                 " wheels on LD_LIBRARY_PATH), not nvcc, which only gives XLA its ptxas")
     if not version:
         if pip_nvcc:
             return [
