@@ -721,6 +721,11 @@ NOISE: dict[str, tuple[str, tuple[tuple[str, ...], ...]]] = {
     "allow-growth-unparsed-false": ("TF_FORCE_GPU_ALLOW_GROWTH=False is not a value TensorFlow parses; it"
                                     " keeps memory growth off, as asked",
                                     (("tf_force_gpu_allow_growth", 'could not be parsed: "false"'),)),
+    # PyTorch's cuDNN v8 frontend (aten/src/ATen/native/cudnn/Conv_v8.cpp), a TORCH_WARN: one execution plan
+    # it tried was refused (CUDNN_STATUS_NOT_SUPPORTED) and it went on to the next
+    "cudnn-plan-fallback": ("PyTorch's cuDNN frontend skipped an execution plan cuDNN does not support for"
+                            " this convolution and used another: a warning, not a failure",
+                            (("plan failed with a cudnnexception",),)),
     "declared-benign": ("the library itself says the message is harmless",
                         (("this is benign",), ("indicates that this is not a failure",),
                          ("can be safely ignored",))),

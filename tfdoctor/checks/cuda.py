@@ -639,6 +639,10 @@ def container_driver_libraries(facts: dict[str, Any], matrix: Any) -> list[Findi
     volume = fc.text(fc.get(facts, "system", "driver_volume"))
     if volume and splits:
         return [_stale_volume(facts, volume, splits)]
+    packages = fc.log_items(facts, "image-driver-package")  # the Dockerfile installs a driver of its own
+    if packages and (splits or fc.cuda_errors(facts, "SYSTEM_DRIVER_MISMATCH")):
+        package = str(packages[0]["package"])
+        return [_image_driver_library(facts, container, packages + splits, package=package)]
     files = [str(f) for f in fc.as_list(fc.get(facts, "system", "libcuda_files"))]
     if len({f for f in files if v.vtuple(f)}) > 1:  # two user-space drivers side by side in the image
         return [_image_driver_library(facts, container, [], " and ".join(files[:3]))]
@@ -713,7 +717,7 @@ def _stale_volume(facts: dict[str, Any], volume: str, splits: list[dict[str, Any
 
 def _image_driver_library(facts: dict[str, Any], container: str, items: list[dict[str, Any]],
                           version: str | None = None, kernel: str | None = None,
-                          stub: bool = False) -> Finding:
+                          stub: bool = False, package: str | None = None) -> Finding:
     """The image's own libcuda / libnvidia-ml: the toolkit failed to mount over it, CUDA reported its
     version beside a different kernel module, or the CUDA toolkit's stub is on the library path."""
     name = str(items[0].get("library") or "libcuda") if items else "libcuda"
@@ -722,6 +726,11 @@ def _image_driver_library(facts: dict[str, Any], container: str, items: list[dic
         why = (" The stub (…/lib64/stubs/libcuda.so) only satisfies the linker at build time; on the library"
                " path at run time it shadows the libcuda.so.1 the toolkit injects from the host, and every"
                " CUDA call fails (CUDA_ERROR_STUB_LIBRARY).")
+    elif package:
+        title = (f"This {container} image installs NVIDIA's user-space driver ({package}), which does not"
+                 " match the host's kernel module")
+        why = (f" Its Dockerfile installs {package}, which brings a libcuda / libnvidia-ml of its own; inside"
+               " a container those must be the host's, injected at start.")
     elif version:
         title = (f"This {container} image's driver library is {version}, but the host's kernel module is"
                  f" {kernel}" if kernel else

@@ -78,9 +78,9 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         version = fc.tf_version(facts) or "?"
         finding = _cpu_only(facts, matrix, version, "tensorflow", {}, used, unmapped)
         return [replace(finding, confidence="likely")]
+    if cpu_log and (tf is None or tf.get("installed") is None and not tf.get("error")):
+        return [_cpu_only(facts, matrix, "?", "tensorflow", {}, used, cpu_log)]  # no version shown
     if tf is None:
-        if cpu_log:
-            return [_cpu_only(facts, matrix, "?", "tensorflow", {}, used, cpu_log)]
         return [
             skipped(
                 "tensorflow.missing",
@@ -210,6 +210,19 @@ def _cpu_only(
             detail="The installed jaxlib registers no CUDA platform: JAX runs on the CPU whatever the GPU.",
             plan=rm.plan(facts, rm.uninstall("jaxlib"), rm.install(
                 "-U", "jax[cuda12]", why="JAX's CUDA 12 wheels (docs.jax.dev/en/latest/installation)")),
+            facts=used,
+            evidence=fc.quote(facts, items),
+        )
+    if items and all(i.get("framework") == "torch" for i in items):
+        return Finding(
+            "tensorflow.cpu-only-build",
+            Status.FAIL,
+            "PyTorch is a CPU-only build",
+            detail="The installed torch wheel was built without CUDA (its CPU-only variant, e.g. from the"
+            " default index on Windows or macOS): it runs on the CPU whatever the GPU.",
+            plan=rm.plan(facts, rm.uninstall("torch"), rm.install(
+                "torch", why="from the CUDA index pytorch.org/get-started names for this driver, e.g."
+                " --index-url https://download.pytorch.org/whl/cu121")),
             facts=used,
             evidence=fc.quote(facts, items),
         )

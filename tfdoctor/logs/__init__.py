@@ -91,7 +91,10 @@ _KERAS2_FRAME = re.compile(r"[/\\](?:site|dist)-packages[/\\]keras[/\\](?!src[/\
 _KERAS2_ERROR = re.compile(r"^(?:[\w.]{1,60}\.)?(?:ModuleNotFoundError|ImportError|AttributeError)\b:?\s{0,3}"
                            r"(?:No module named '?tensorflow\.|"
                            r"cannot import name '?\w{1,80}'? from '?tensorflow\.|"
-                           r"module '?tensorflow(?:\.[\w.]{1,80})?'? has no attribute)")
+                           r"module '?tensorflow(?:\.[\w.]{1,80})?'? has no attribute|"
+                           # Keras's own files failing to import a name of their own package: two Keras
+                           # distributions (keras, keras-nightly, tf-keras) wrote into one keras/ folder
+                           r"cannot import name '?\w{1,80}'? from '?keras\.)")
 # An add-on's own code (tensorflow_addons, tensorflow_probability, tensorflow_text...) asking TensorFlow for
 # an API it lacks: the add-on release is not the one made for this TensorFlow
 _ADDON_FRAME = re.compile(r"[/\\](?:site|dist)-packages[/\\]tensorflow_(?!core[/\\]|estimator[/\\])"
@@ -100,6 +103,7 @@ _ADDON_FRAME = re.compile(r"[/\\](?:site|dist)-packages[/\\]tensorflow_(?!core[/
 # "module could not be found" (WinError 126): that DLL is not on the DLL search path
 _PRELOAD_CUDART = re.compile(r"WinDLL\(build_info\.cudart_dll_name\)")
 _PRELOAD_CUDNN = re.compile(r"WinDLL\(build_info\.cudnn_dll_name\)")
+_PRELOAD_NVCUDA = re.compile(r"WinDLL\((?:build_info\.nvcuda_dll_name|nvcuda)\)")  # the driver's own DLL
 _WINERROR_126 = re.compile(r"^(?:OSError|FileNotFoundError): \[WinError 126\]")
 # a traceback through a package's frames, then the exception that ends it: (frame, error, kind, via, data)
 _FRAMES = ((_KERAS3_FRAME, _API_ERROR, "keras3", "keras/src traceback", {}),
@@ -114,7 +118,9 @@ _FRAMES = ((_KERAS3_FRAME, _API_ERROR, "keras3", "keras/src traceback", {}),
            (_PRELOAD_CUDART, _WINERROR_126, "dlopen-failed", "TensorFlow's preload of the CUDA runtime DLL",
             {"library": "cudart64.dll", "family": "cuda-runtime"}),
            (_PRELOAD_CUDNN, _WINERROR_126, "dlopen-failed", "TensorFlow's preload of the cuDNN DLL",
-            {"library": "cudnn64.dll", "family": "cudnn"}))
+            {"library": "cudnn64.dll", "family": "cudnn"}),
+           (_PRELOAD_NVCUDA, _WINERROR_126, "dlopen-failed", "TensorFlow's preload of the driver's DLL",
+            {"library": "nvcuda.dll", "family": "driver"}))
 # The line a traceback failed at, in protobuf's generated code (a *_pb2.py module building its
 # descriptors), where the paste ends before the exception: a runtime that refuses code generated for
 # another protobuf ("Descriptors cannot be created directly"). Notebooks mark the line with an arrow.
@@ -135,7 +141,11 @@ def _item(sig: ev.Signature, m: Any, line: str, line_no: int) -> dict[str, Any]:
     for name, value in zip(sig.fields, m.groups()):
         if value:
             item[name] = value.strip()[:200]
-    if sig.kind == "cuinit":
+    if sig.kind == "cudnn-version":  # PyTorch prints a version as a tuple: (8, 7, 0)
+        for key in ("compiled", "loaded"):
+            if key in item:
+                item[key] = item[key].replace(", ", ".")
+    elif sig.kind == "cuinit":
         item["error"] = codes.cuinit_error(item.pop("rest", ""))
     elif sig.kind == "dlopen-failed" and "library" in item:
         item["family"] = library_family(item["library"])
@@ -414,13 +424,14 @@ class Reader:
             if earlier is not None and self.lines - earlier["line"] > TRACEBACK_WINDOW:
                 del self._error_at[via]
                 earlier = None
-            if frame.search(line):
+            failed = "error" in low and error.match(line)  # (its message may name a file in the package)
+            if not failed and frame.search(line):
                 self._frame_at[via] = self.lines
                 if earlier is not None:
                     del self._error_at[via]
                     self._frame_item(kind, data, earlier)
                 continue
-            if "error" not in low or not error.match(line):
+            if not failed:
                 at = self._frame_at.get(via)
                 if at is not None and self.lines - at > TRACEBACK_WINDOW:
                     del self._frame_at[via]
@@ -464,6 +475,8 @@ class Reader:
         """Values an evidence line states outright (versions TensorFlow printed in its error)."""
         from tfdoctor.versions import cudnn_from_int
 
+        if item.get("framework") in ("torch", "jax"):
+            return  # another framework's build: TensorFlow's facts stay unknown
         if item["kind"] == "cpu-build":
             self.values.set("tensorflow.build_info.is_cuda_build", False, 6)
         elif item["kind"] == "cudnn-version":

@@ -194,10 +194,18 @@ SIGNATURES: tuple[Signature, ...] = (
     # the container toolkit asked for a GPU (--gpus device=N, NVIDIA_VISIBLE_DEVICES) the host does not have
     _sig("unknown-device", "unknown device",
          r"nvidia-container-cli: device error: ([\w:-]{1,80}): unknown device", ("device",)),
-    # the toolkit cannot mount the host's driver library over the image's own copy
+    # the toolkit cannot mount the host's driver file (a library, nvidia-smi, ...) over the image's own copy:
+    # every file it injects is the driver's
     _sig("image-driver-lib", "file exists",
-         r"mount error: file creation failed: \S{0,300}?/"
-         r"(lib(?:cuda|nvidia-[\w-]{1,30})\.so(?:\.\d{1,6}){0,4}): file exists", ("library",)),
+         r"file creation failed: [^\s:]{0,300}?/([\w.+-]{1,80}): file exists", ("library",)),
+    # a Dockerfile installing NVIDIA's user-space driver into the image (the distro's nvidia-cuda-toolkit
+    # pulls libnvidia-compute, the `cuda` metapackage cuda-drivers): the image then has its own libcuda
+    _sig("image-driver-package", "run ",
+         # (lookaheads at the start only: a package manager's install, not a removal, not conda's or pip's)
+         r"^RUN\b(?=[^\n]{0,2000}\binstall\b)(?![^\n]{0,2000}\b(?:remove|purge|autoremove|conda|mamba|pip3?)\s)"
+         r"[^\n]{0,2000}?(?<=[\s'\"])"
+         r"(nvidia-cuda-toolkit|cuda-drivers(?:-\d{3})?|nvidia-driver-\d{3}(?:-server)?|libnvidia-compute-\d{3}|"
+         r"nvidia-utils-\d{3}|libnvidia-ml\d?|cuda(?:-\d{1,2}-\d)?)(?![\w.-])", ("package",)),
     # NVML failing to start with no reason given ("Error: Failed to initialize NVML"): beside CUDA's
     # "insufficient driver", no driver is reachable at all (tfdoctor/checks/driver.py)
     _sig("nvml-init-failed", "failed to initialize nvml", r"Failed to initialize NVML\W{0,3}$"),
@@ -250,6 +258,11 @@ SIGNATURES: tuple[Signature, ...] = (
          r"Found cuDNN version (\d[\d.]{0,12}), but [\w ]{1,30} built against (?:version )?(\d[\d.]{0,12}\d)",
          ("loaded", "compiled")),
     _sig("cudnn-version", "outdated cudnn installation", r"Outdated cuDNN installation found"),
+    # PyTorch's own check of the cuDNN it loaded: "cuDNN version incompatibility: PyTorch was compiled against
+    # (8, 7, 0) but found runtime version (8, 6, 0)" ("linked against" in older releases)
+    _sig("cudnn-version", "pytorch was compiled",
+         r"PyTorch was compiled\s{1,3}against \((\d{1,2}(?:, \d{1,3}){1,2})\) but (?:found runtime version|"
+         r"linked against) \((\d{1,2}(?:, \d{1,3}){1,2})\)", ("compiled", "loaded"), framework="torch"),
     # JAX's (XLA's) check of the other CUDA libraries it loaded: "Found cuBLAS version 120205, but JAX was
     # built against version 120304, which is newer"
     _sig("lib-version", "but jax was built against",
@@ -514,10 +527,13 @@ SIGNATURES: tuple[Signature, ...] = (
     # SIGILL as shells print it (bash "Illegal instruction", zsh "illegal hardware instruction") and
     # Windows' STATUS_ILLEGAL_INSTRUCTION
     _sig("avx", ("illegal instruction", "illegal hardware instruction", "these aren't available",
-                 "0xc000001d", "-1073741795", "3221225501", "caught illegal operation"),
+                 "which your cpu", "0xc000001d", "-1073741795", "3221225501", "caught illegal operation"),
          # (R's own words for SIGILL: " *** caught illegal operation ***")
          r"Illegal (?:hardware )?instruction|caught illegal operation|"
          r"compiled to use \w{2,12}(?:\.\d)? instructions, but these aren't available|"
+         # jaxlib's own check: "This version of jaxlib was built using AVX instructions, which your CPU
+         # and/or operating system do not support"
+         r"built using \w{2,12}(?:\.\d)? instructions, which your CPU|"
          r"0xC000001D|-1073741795|\b3221225501\b"),  # (0xC000001D signed, and unsigned)
     # a person's own reading of /proc/cpuinfo or the CPU's datasheet (AVX, not AVX2 or AVX-512)
     _sig("avx", ("support avx", "support the avx", "have avx", "have the avx"),
@@ -650,6 +666,10 @@ SIGNATURES: tuple[Signature, ...] = (
          r"""(?:was |is )?not (?:been )?built with (?:CUDA|GPU)"""
          r"""(?! kernel)|built[ _]with[ _]CUDA\W{0,8}\s{0,3}(?:[:=#]|->|returns?|is)?\s{0,3}False\b|"""
          r"""built without CUDA|has no CUDA support"""),
+    # PyTorch's CPU-only wheel asked for a GPU (torch.cuda's lazy init), or its environment report saying so
+    _sig("cpu-build", ("not compiled with cuda", "used to build pytorch"),
+         r"Torch not compiled with CUDA enabled|CUDA used to build PyTorch:\s{0,4}None\b",
+         framework="torch"),
     # TensorFlow's placement log with no device at all: a CPU-only build when nothing else in the log shows
     # its CUDA side (judged in tensorflow.cpu-only-build)
     _sig("no-known-devices", "no known devices", r"Device mapping: no known devices"),

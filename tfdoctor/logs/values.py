@@ -265,6 +265,10 @@ RE_XLA_GPU = re.compile(r"physical_device:XLA_GPU:\d{1,3}|device_type:\s{0,2}\"X
 # the device types a kernel lookup had to choose from ("No OpKernel was registered ... Registered devices:
 # [CPU, XLA_CPU, XLA_GPU]"): XLA's GPU device without TensorFlow's own means TensorFlow registered no GPU
 RE_REGISTERED_DEVICES = re.compile(r"Registered devices: \[([\w, ]{1,120})\]")
+# the placer's list when a node asked for a device it does not have ("was explicitly assigned to
+# /device:GPU:0 but available devices are [ /job:localhost/replica:0/task:0/device:CPU:0, ...XLA_GPU:0 ]")
+RE_AVAILABLE_DEVICES = re.compile(r"available devices are \[([^\]\n]{1,2000})\]")
+RE_DEVICE_TYPE = re.compile(r"device:(\w{1,20}):\d")
 RE_PHYSICAL_GPU = re.compile(r"PhysicalDevice\(name='/physical_device:GPU:(\d{1,3})'")
 RE_ADDING_VISIBLE = re.compile(r"Adding visible gpu devices?: ([\d, ]{1,200})$")
 RE_CVD = re.compile(
@@ -345,7 +349,8 @@ RE_MIG_PROFILE = re.compile(r"\b\d{1,2}g\.\d{1,3}gb\b")
 # exclusive mode", "EXCLUSIVE_PROCESS"), not asking whether, nor saying they are not
 RE_EXCLUSIVE_SAID = re.compile(r"\bexclusive[ _-]?(?:process|thread)?[ _-]?(?:compute[ _-]?)?mode\b|"
                                r"\bcompute[ _-]exclusive\b|\bexclusive_(?:process|thread)\b", re.IGNORECASE)
-_EXCLUSIVE_NOT = ("?", "not ", "n't", "default mode", "prohibited")
+# (LSF's `bsub -gpu "num=4:mode=exclusive_process"` asks the scheduler for it: each job's GPUs are its own)
+_EXCLUSIVE_NOT = ("?", "not ", "n't", "default mode", "prohibited", "mode=exclusive")
 # The Windows build under WSL 2 or native Windows: "Windows 10 Version 1909 build 18363", "OS build
 # 19042.1052", "Microsoft Windows [Version 10.0.18363.1556]", "Windows 10 20H2", "Windows 11"
 RE_WIN_BUILD = re.compile(r"(?:\bOS |\bWindows\b[^.\n]{0,60}?\b)build (\d{5})\b|"
@@ -433,7 +438,9 @@ RE_MACOS = re.compile(r"\bDarwin\b|tensorflow-macos|tensorflow-metal|macosx_\d{1
                       # the BSD shell's word for a signal, with its number ("Abort trap: 6"; bash on Linux
                       # prints "Aborted (core dumped)")
                       r"^(?:Abort trap: 6|Illegal instruction: 4|Segmentation fault: 11|Bus error: 10)\b|"
-                      r"(?-i:/Users/\w|/Library/)|/opt/homebrew/|\.dylib\b|OS X does not support NUMA",
+                      # (a root folder: "/home/lab/Users/x" is a Linux path)
+                      r"(?<![\w.-])(?-i:/Users/\w|/Library/|/System/Library/|/Applications/)|/opt/homebrew/|"
+                      r"\.dylib\b|OS X does not support NUMA",
                       re.IGNORECASE)
 # A person naming macOS may be naming another machine ("trained on my Mac"): a Linux path outranks it.
 RE_URL = re.compile(r"\b[a-z][a-z0-9+.-]{1,12}://\S{1,2000}", re.IGNORECASE)
@@ -1194,6 +1201,9 @@ class Values:
             return
         m = RE_REGISTERED_DEVICES.search(line)
         types = {t.strip() for t in m.group(1).split(",")} if m else set()
+        listed = RE_AVAILABLE_DEVICES.search(line) if not m else None
+        if listed:
+            types = set(RE_DEVICE_TYPE.findall(listed.group(1)))
         if types and "GPU" not in types:
             if "XLA_GPU" in types:
                 self.set("runtime.xla_gpus", 1, 1)
@@ -1575,7 +1585,8 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
       "bsub", "jsrun"), Values._scheduler),
     (("[and-cuda]", "[cuda"), Values._pip_cuda_extra),
     (("pid=", "(raylet)", "ray::", "resources requested", "logical resource usage"), Values._ray),
-    (("registered devices:", "no devices matching", "no supported devices found"), Values._no_gpu_registered),
+    (("registered devices:", "no devices matching", "no supported devices found", "available devices are"),
+     Values._no_gpu_registered),
     (("successfully opened",), Values._opened),
     (("libcuda.so.", "libnvidia-ml.so.", "nvidia_driver_"), Values._driver_files),
     (_PROSE_GPU_WORDS, Values._prose_gpu),
