@@ -50,6 +50,7 @@ SPLITS = {
     "holdout19": CORPUS / "holdout19",
     "holdout20": CORPUS / "holdout20",
     "holdout21": CORPUS / "holdout21",
+    "holdout22": CORPUS / "holdout22",
 }
 
 

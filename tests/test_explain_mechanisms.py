@@ -2644,3 +2644,81 @@ def test_tensorflow_js_gpu_binding_windows_could_not_load():
     cpu = ("Error: The specified module could not be found.\n"
            "\\\\?\\C:\\app\\node_modules\\@tensorflow\\tfjs-node\\lib\\napi-v8\\tfjs_binding.node\n")
     assert "cuda.libraries-missing" not in failing(cpu)  # the CPU binding needs no CUDA
+
+
+def roots(text: str) -> set[str]:
+    return {i for i, f in failing(text).items() if not f.caused_by}
+
+
+@pytest.mark.parametrize("name, root", [
+    ("F405", "cudnn.version-mismatch"),  # PyTorch: "compiled against (8, 7, 0) but found runtime version"
+    ("F406", "cudnn.version-mismatch"),  # older PyTorch: "... but linked against (8, 0, 3)"
+    ("F416", "tensorflow.cpu-only-build"),  # "AssertionError: Torch not compiled with CUDA enabled"
+    ("F425", "cpu.avx-missing"),  # jaxlib's own AVX check
+    ("F213", "driver.missing"),  # TensorFlow's Windows preload of nvcuda.dll, WinError 126
+    ("F128", "tensorflow.conflicting-installs"),  # keras's own __init__ cannot import keras.api's name
+    ("F123", "cuda.container-driver-libraries"),  # a Dockerfile's apt install of nvidia-cuda-toolkit
+    ("F318", "cuda.container-driver-libraries"),  # the toolkit cannot mount nvidia-smi over the image's
+    ("F315", "cuda.libraries-missing"),  # the placer's device list: XLA_GPU:0 and no GPU:0
+])
+def test_holdout22_cases_by_their_mechanism(name, root):
+    assert roots(holdout("holdout22", name)) == {root}
+
+
+def test_another_frameworks_checks_set_no_tensorflow_fact():
+    facts = logs.read_text(line_of_holdout("holdout22", "F408", "PyTorch was compiled"))
+    assert "tensorflow" not in facts and [i["compiled"] for i in facts["log"]["evidence"]] == ["8.7.0"]
+    torch = failing(holdout("holdout22", "F416"))["tensorflow.cpu-only-build"]
+    assert torch.title == "PyTorch is a CPU-only build"
+    assert roots("CUDA used to build PyTorch: 12.1\nIs CUDA available: True\n") == set()
+
+
+def line_of_holdout(split: str, name: str, needle: str) -> str:
+    return next(ln for ln in holdout(split, name).splitlines() if needle in ln)
+
+
+def test_a_dockerfile_names_driver_packages_only_when_it_installs_them():
+    line = "RUN apt-get update && apt-get install -y --no-install-recommends cuda-11-8 git"
+    mismatch = "\nFailed to initialize NVML: Driver/library version mismatch\nin a docker container\n"
+    assert "cuda.container-driver-libraries" in roots(line + mismatch)
+    for near in ("RUN apt-get remove -y libnvidia-compute-535",  # the fix itself
+                 "RUN conda install -y -c nvidia cuda",  # conda's cuda brings no driver
+                 "RUN apt-key adv --fetch-keys https://x.example/compute/cuda/repos/ && apt install -y git"):
+        assert "cuda.container-driver-libraries" not in roots(near + mismatch), near
+
+
+def test_a_mount_error_over_any_injected_driver_file():
+    line = ("nvidia-container-cli: mount error: file creation failed: /var/lib/docker/overlay2/x/merged"
+            "/usr/bin/nvidia-smi: file exists")
+    assert roots(line) == {"cuda.container-driver-libraries"}
+    assert roots("cp: cannot create regular file '/tmp/a': File exists") == set()
+
+
+def test_cudnn_plan_fallback_is_harmless_noise():
+    text = holdout("holdout22", "F429")  # "Plan failed with a cudnnException ... CUDNN_STATUS_NOT_SUPPORTED"
+    assert roots(text) == set()
+    assert logs.read_text(text)["log"]["noise"] == {"cudnn-plan-fallback": 1}
+
+
+def test_an_exclusive_mode_asked_of_the_scheduler_is_no_warning():
+    assert "gpu.compute-mode-exclusive" not in failing(holdout("holdout22", "F322"))  # bsub -gpu "mode=..."
+    assert "gpu.compute-mode-exclusive" in failing("The GPUs are set to exclusive process mode.\n")
+
+
+def test_a_macos_root_folder_not_a_folder_named_users():
+    assert logs.read_text('File "/usr/project/dlab/Users/jj/osprey/__init__.py", line 183')[
+        "system"].get("platform") != "macos"
+    assert logs.read_text('File "/Users/jj/osprey/__init__.py", line 183')["system"]["platform"] == "macos"
+
+
+def test_a_shape_error_where_the_log_reports_one_is_the_programs():
+    found = failing(holdout("holdout22", "F515"))  # InvalidArgumentError: Received a label value of 26 ...
+    assert set(found) == {"log.program-error", "log.unrecognized"}
+    assert found["log.unrecognized"].caused_by == "log.program-error"
+    assert roots("ValueError: Shapes (None, 4) and (None, 10) are incompatible") == {"log.program-error"}
+    assert roots("NameError: name 'self' is not defined") == {"log.program-error"}
+    assert roots("the docs say shapes (2, 3) and (3, 2) are incompatible for add") == set()  # no error line
+    # an environment failure is the root; the program's error beside it is its echo
+    both = failing("Could not load dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot"
+                   " open shared object file\nValueError: Shapes (None, 4) and (None, 10) are incompatible\n")
+    assert both["log.program-error"].caused_by is not None

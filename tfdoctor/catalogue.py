@@ -541,7 +541,7 @@ ENTRIES["log.program-error"] = Entry(
 ENTRIES["log.unrecognized"] = Entry(
     "The log has error lines no finding explains: tfdoctor says it does not know rather than pass them.",
     None,
-    (ANY,),
+    ("log.program-error", ANY),  # (a traceback's other lines around the program's own error)
 )
 
 # The ids `explain` and `check` share (a contract: these stay).

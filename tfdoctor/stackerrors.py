@@ -33,6 +33,9 @@ NOT_ENVIRONMENT = {
     "sentinel": "not an error code: a count or base value at the end of the enum",
     "numerics": "the model's numbers became NaN or Inf (learning rate, loss, input data): a fault of the"
                 " training, not of the installation",
+    "shape": "the program's tensors have shapes or values an operation refuses (a model and its data"
+             " disagree), not a fault of the installation",
+    "python": "a Python error in the program's own code (a name it never defined), not of the installation",
     "order": "the program configured TensorFlow's GPUs in a way TensorFlow refuses (memory growth, visible or"
              " virtual devices set after TensorFlow initialised them, or memory growth on some GPUs only): a"
              " fault of the program's set-up code, not of the installation",

@@ -195,8 +195,9 @@ def link_causes(findings: list[Finding]) -> list[Finding]:
         if f.status < Status.WARN or f.id in cause_of:
             continue
         wanted = ((f.caused_by,) if f.caused_by else ()) + catalogue.explained_by(f.id)
-        if catalogue.ANY in wanted:  # any other finding: those no catalogue entry lets it explain first
-            wanted = tuple(i for i in present if catalogue.ANY not in catalogue.explained_by(i))
+        if catalogue.ANY in wanted:  # the ids named, then any other finding: those no entry lets it explain
+            wanted = tuple(i for i in wanted if i != catalogue.ANY) + tuple(
+                i for i in present if catalogue.ANY not in catalogue.explained_by(i))
         usable = [c for c in wanted if c in present and c != f.id and not _leads_to(c, f.id, cause_of)]
         # a cause as severe as the effect first: a warning explains a failure only when nothing
         # failing does (memory held by others -> OOM), never ahead of a failure (no driver)

@@ -19,6 +19,10 @@ def unexplained(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     log = fc.as_dict(facts.get("log"))
     out: list[Finding] = []
     program = [i for i in fc.log_items(facts, "stack-error", "cuda-error") if i.get("reason")]
+    lines = [i for i in fc.as_list(log.get("unrecognized")) if isinstance(i, dict)]
+    # a shape or name error named where the log reports an error: the program's (a message alone, on a line
+    # that reports none, adds no warning)
+    program += [i for i in fc.log_items(facts, "program-error") if i.get("error_line") or lines]
     if program:
         first = program[0]
         reason = stackerrors.NOT_ENVIRONMENT.get(str(first.get("reason")), "")
@@ -46,7 +50,6 @@ def unexplained(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             evidence=fc.quote(facts, program),
             confidence="likely",
         ))
-    lines = [i for i in fc.as_list(log.get("unrecognized")) if isinstance(i, dict)]
     if lines:
         count = int(log.get("unrecognized_count") or len(lines))
         out.append(Finding(

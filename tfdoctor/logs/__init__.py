@@ -365,6 +365,8 @@ class Reader:
             here.add(key)
             if self.source == "explain":
                 self._item_values(item)
+            if item["kind"] == "program-error":
+                item["error_line"] = is_error(line, severe_prefix)
             if item["kind"] == "cudnn-version" and not item.get("loaded"):
                 self._cudnn_heading = item
             count = self.counts.get(item["kind"], 0)
