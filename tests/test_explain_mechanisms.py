@@ -2722,3 +2722,11 @@ def test_a_shape_error_where_the_log_reports_one_is_the_programs():
     both = failing("Could not load dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot"
                    " open shared object file\nValueError: Shapes (None, 4) and (None, 10) are incompatible\n")
     assert both["log.program-error"].caused_by is not None
+
+
+def test_a_cuda_tensorflow_on_macos_is_its_builders():
+    text = holdout("holdout22", "F104")  # TF 2.0 built from source on a MacBook's GT 750M (3.0)
+    assert "gpu.compute-capability-unsupported" not in failing(text)
+    linux = text.replace("libcudart.10.0.dylib", "libcudart.so.10.0").replace("GPU@MacOSX", "GPU@Linux")
+    linux = linux.replace("OS X does not support NUMA", "").replace(".dylib", ".so")
+    assert "gpu.compute-capability-unsupported" in failing(linux)  # the wheel's kernels start at 3.5

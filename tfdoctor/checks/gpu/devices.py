@@ -189,13 +189,20 @@ def _gpu_ccs(facts: dict[str, Any], matrix: Any) -> list[tuple[str, str, str]]:
     return out
 
 
+def _own_build(facts: dict[str, Any]) -> bool:
+    """A source or nightly build, or any CUDA TensorFlow on macOS (no GPU wheel for it since 1.2): its
+    kernels are its builder's, not the release wheel's."""
+    version = fc.tf_version(facts) or ""
+    return any(mark in version for mark in ("+", "dev", "nightly")) or fc.platform(facts) == "macos"
+
+
 def _tf_caps(facts: dict[str, Any], matrix: Any) -> tuple[tuple[str, ...], str]:
     caps = fc.as_list(fc.build_info(facts).get("cuda_compute_capabilities"))
     if caps:
         return tuple(str(c) for c in caps), "build_info"
     release = fc.tf_release(matrix, facts)
-    if any(mark in (fc.tf_version(facts) or "") for mark in ("+", "dev", "nightly")):
-        return (), "compat matrix"  # a source or nightly build: its kernels are not the release's
+    if _own_build(facts):
+        return (), "compat matrix"
     caps = tuple(getattr(release, "compute_capabilities", ()) or ()) if release is not None else ()
     return tuple(str(c) for c in caps), "compat matrix"
 
@@ -204,7 +211,7 @@ def _older_caps(facts: dict[str, Any], matrix: Any) -> tuple[str, ...]:
     """The kernels of an older release's pip wheel, where the matrix knows them; not those of a source or
     vendor build (one that opened CUDA libraries of another major than the wheel's CUDA)."""
     version = fc.tf_version(facts) or ""
-    if matrix is None or not version or any(mark in version for mark in ("+", "dev", "nightly")):
+    if matrix is None or not version or _own_build(facts):
         return ()
     older = matrix.older_release(version)
     opened = fc.get(facts, "runtime", "cuda_libraries_major")
