@@ -2678,11 +2678,13 @@ def line_of_holdout(split: str, name: str, needle: str) -> str:
 
 
 def test_a_dockerfile_names_driver_packages_only_when_it_installs_them():
-    line = "RUN apt-get update && apt-get install -y --no-install-recommends cuda-11-8 git"
     mismatch = "\nFailed to initialize NVML: Driver/library version mismatch\nin a docker container\n"
-    assert "cuda.container-driver-libraries" in roots(line + mismatch)
+    for line in ("RUN apt-get update && apt-get install -y --no-install-recommends cuda-11-8 git",
+                 "RUN apt-get install -y nvidia-utils-535 && pip install tensorflow"):
+        assert "cuda.container-driver-libraries" in roots(line + mismatch), line
     for near in ("RUN apt-get remove -y libnvidia-compute-535",  # the fix itself
                  "RUN conda install -y -c nvidia cuda",  # conda's cuda brings no driver
+                 "RUN pip install nvidia-cuda-runtime-cu12 && apt-get install -y git",
                  "RUN apt-key adv --fetch-keys https://x.example/compute/cuda/repos/ && apt install -y git"):
         assert "cuda.container-driver-libraries" not in roots(near + mismatch), near
 

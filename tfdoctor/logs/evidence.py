@@ -201,8 +201,10 @@ SIGNATURES: tuple[Signature, ...] = (
     # a Dockerfile installing NVIDIA's user-space driver into the image (the distro's nvidia-cuda-toolkit
     # pulls libnvidia-compute, the `cuda` metapackage cuda-drivers): the image then has its own libcuda
     _sig("image-driver-package", "run ",
-         # (lookaheads at the start only: a package manager's install, not a removal, not conda's or pip's)
-         r"^RUN\b(?=[^\n]{0,2000}\binstall\b)(?![^\n]{0,2000}\b(?:remove|purge|autoremove|conda|mamba|pip3?)\s)"
+         # (lookaheads at the start only: the system's package manager installing, not removing; conda's
+         # and pip's `cuda` packages bring no driver)
+         r"^RUN\b(?=[^\n]{0,2000}\b(?:apt-get|apt|yum|dnf|microdnf|zypper)\s[^\n]{0,100}\binstall\b)"
+         r"(?![^\n]{0,2000}\b(?:remove|purge|autoremove)\b)"
          r"[^\n]{0,2000}?(?<=[\s'\"])"
          r"(nvidia-cuda-toolkit|cuda-drivers(?:-\d{3})?|nvidia-driver-\d{3}(?:-server)?|libnvidia-compute-\d{3}|"
          r"nvidia-utils-\d{3}|libnvidia-ml\d?|cuda(?:-\d{1,2}-\d)?)(?![\w.-])", ("package",)),
