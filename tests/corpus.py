@@ -51,6 +51,7 @@ SPLITS = {
     "holdout20": CORPUS / "holdout20",
     "holdout21": CORPUS / "holdout21",
     "holdout22": CORPUS / "holdout22",
+    "holdout23": CORPUS / "holdout23",
 }
 
 

@@ -39,7 +39,10 @@ versions 90%); holdout21/ (39 cases, 8 healthy: two of five parts came back, the
 holdout20 was learnt from) likewise (precision 0.83, recall 0.77, named right 82%, no false alarm 87%,
 versions 79%); holdout22/ (154 cases, 57 healthy or a program's own error, five parts gathered apart, after
 holdout21 was learnt from) likewise (precision 0.73, recall 0.76, named right 85%, no false alarm 82%,
-versions 93%; 19 of its 27 false alarms were a program's error shown as not recognised).
+versions 93%; 19 of its 27 false alarms were a program's error shown as not recognised); holdout23/ (124
+cases, 48 healthy or a program's own error, four parts gathered apart while holdout22 was learnt from, scored
+at one commit after it) likewise (precision 0.76, recall 0.75, named right 85%, no false alarm 85%, versions
+87%).
 """
 
 from __future__ import annotations
@@ -74,13 +77,15 @@ HOLDOUT19 = cases("holdout19")
 HOLDOUT20 = cases("holdout20")
 HOLDOUT21 = cases("holdout21")
 HOLDOUT22 = cases("holdout22")
+HOLDOUT23 = cases("holdout23")
 
 
 @pytest.mark.parametrize("split", ["dev", "holdout", "holdout2", "holdout3", "holdout4", "holdout5",
                                    "holdout6", "holdout7", "holdout8", "holdout9",
                                    "holdout10", "holdout11", "holdout12", "holdout13", "holdout14",
                                    "holdout15", "holdout16", "holdout17", "holdout18",
-                                   "holdout19", "holdout20", "holdout21", "holdout22"])
+                                   "holdout19", "holdout20", "holdout21", "holdout22",
+                                   "holdout23"])
 def test_corpus_is_large_sourced_and_listed(split):
     listed = cases(split)
     folder = CORPUS if split == "dev" else CORPUS / split
@@ -103,7 +108,7 @@ def test_corpus_is_large_sourced_and_listed(split):
 def test_the_splits_share_no_thread():
     every = (DEV, HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, HOLDOUT5, HOLDOUT6, HOLDOUT7, HOLDOUT8, HOLDOUT9,
              HOLDOUT10, HOLDOUT11, HOLDOUT12, HOLDOUT13, HOLDOUT14, HOLDOUT15, HOLDOUT16, HOLDOUT17,
-             HOLDOUT18, HOLDOUT19, HOLDOUT20, HOLDOUT21, HOLDOUT22)
+             HOLDOUT18, HOLDOUT19, HOLDOUT20, HOLDOUT21, HOLDOUT22, HOLDOUT23)
     splits = [{c["source"] for c in split} for split in every]
     assert sum(map(len, splits)) == len(set().union(*splits))
 
@@ -119,7 +124,7 @@ def test_healthy_and_noise_logs_raise_no_failure(case):
 
 BLIND = (HOLDOUT3 + HOLDOUT4 + HOLDOUT5 + HOLDOUT6 + HOLDOUT7 + HOLDOUT8 + HOLDOUT9 + HOLDOUT10 + HOLDOUT11
          + HOLDOUT12 + HOLDOUT13 + HOLDOUT14 + HOLDOUT15 + HOLDOUT16 + HOLDOUT17 + HOLDOUT18
-         + HOLDOUT19 + HOLDOUT20 + HOLDOUT21 + HOLDOUT22)
+         + HOLDOUT19 + HOLDOUT20 + HOLDOUT21 + HOLDOUT22 + HOLDOUT23)
 
 
 @pytest.mark.parametrize("case", BLIND, ids=lambda c: c["file"])
@@ -137,7 +142,7 @@ def test_precision_and_recall_per_id(capsys):
     holdout12, holdout13, holdout14 = score("holdout12"), score("holdout13"), score("holdout14")
     holdout15, holdout16, holdout17 = score("holdout15"), score("holdout16"), score("holdout17")
     holdout18, holdout19, holdout20 = score("holdout18"), score("holdout19"), score("holdout20")
-    holdout21, holdout22 = score("holdout21"), score("holdout22")
+    holdout21, holdout22, holdout23 = score("holdout21"), score("holdout22"), score("holdout23")
     with capsys.disabled():
         print("\nexplain corpus, development split\n" + dev.table())
         print("\nexplain corpus, held-out split (never tuned on)\n" + holdout.table())
@@ -162,6 +167,7 @@ def test_precision_and_recall_per_id(capsys):
         print("\nexplain corpus, twentieth held-out split (scored blind once)\n" + holdout20.table())
         print("\nexplain corpus, twenty-first held-out split (scored blind once)\n" + holdout21.table())
         print("\nexplain corpus, twenty-second held-out split (scored blind once)\n" + holdout22.table())
+        print("\nexplain corpus, twenty-third held-out split (scored blind once)\n" + holdout23.table())
     assert dev.precision() >= 0.97 and dev.recall() >= 0.95, dev.failures
     assert dev.values_read >= 0.85 * dev.values
     assert holdout.precision() >= 0.9 and holdout.recall() >= 0.9
@@ -197,3 +203,5 @@ def test_precision_and_recall_per_id(capsys):
     assert holdout21.versions_read >= 0.85 * holdout21.versions
     assert holdout22.precision() >= 0.8 and holdout22.recall() >= 0.85, holdout22.failures  # what was learned
     assert holdout22.versions_read >= 0.9 * holdout22.versions
+    assert holdout23.precision() >= 0.75 and holdout23.recall() >= 0.72, holdout23.failures  # (learned)
+    assert holdout23.versions_read >= 0.85 * holdout23.versions

@@ -2732,3 +2732,16 @@ def test_a_cuda_tensorflow_on_macos_is_its_builders():
     linux = text.replace("libcudart.10.0.dylib", "libcudart.so.10.0").replace("GPU@MacOSX", "GPU@Linux")
     linux = linux.replace("OS X does not support NUMA", "").replace(".dylib", ".so")
     assert "gpu.compute-capability-unsupported" in failing(linux)  # the wheel's kernels start at 3.5
+
+
+def test_holdout23_cases_by_their_mechanism():
+    # Quadro K4200 (3.0) found by TensorFlow's CUDA 10.0 build, nothing registered after it
+    assert roots(holdout("holdout23", "G229")) == {"gpu.compute-capability-unsupported"}
+    found = "Found device 0 with properties:\nname: Quadro K4200 major: 3 minor: 0\n"
+    added = found + "I tensorflow/core/common_runtime/gpu/gpu_device.cc:1746] Adding visible gpu devices: 0\n"
+    assert roots(added) == set()  # a build that registers it was made for it
+    # XLA's autotuner notice cut mid-line, and a collective cancelled as its step ended
+    assert roots(holdout("holdout23", "G121")) == set()
+    assert roots(holdout("holdout23", "G415")) == set()
+    # MultiWorkerMirroredStrategy made after the program ran ops
+    assert roots(holdout("holdout23", "G414")) == {"log.program-error"}

@@ -58,7 +58,8 @@ def test_a_bare_library_message_is_not_anyones_error():
     # built here: TensorFlow's own status words are not cudaErrorInvalidValue's "invalid argument"
     facts = logs.read_text("tensorflow.python.framework.errors_impl.InvalidArgumentError: Invalid argument:"
                            " Incompatible shapes: [32,10] vs. [32] [Op:Mul] on /device:GPU:0")
-    assert facts["log"]["evidence"] == []
+    # only the program's own shape error, by TensorFlow's message; no CUDA code
+    assert [(i["kind"], i["reason"]) for i in facts["log"]["evidence"]] == [("stack-error", "shape")]
 
 
 # --- harmless noise, by name ---------------------------------------------------------------------
@@ -96,8 +97,10 @@ def test_harmless_notices_are_named_and_never_a_warning(text, names):
 # https://github.com/NVIDIA/nccl/issues/1039 (an error tfdoctor has no mechanism for)
 UNKNOWN = ("2023/10/26 12:12:06 2023-10-26 12:12:06.704113: E hybridbackend/tensorflow/distribute/nccl/"
            "nccl_collective.cc:461] NCCL communication aborted: unhandled system error")
+# https://github.com/TensorSpeech/TensorFlowTTS/issues/151 (a project's own module lacks a name)
+ONLY_ERROR = "ImportError: cannot import name 'calculate_2d_loss' from 'tensorflow_tts.utils'"
 # https://github.com/MiteshPuthran/Speech-Emotion-Analyzer/issues/52 (a model's shapes: no installation fault)
-ONLY_ERROR = "ValueError: Shapes (None, 4) and (None, 10) are incompatible"
+SHAPES = "ValueError: Shapes (None, 4) and (None, 10) are incompatible"
 
 
 def test_an_error_line_nothing_explains_is_shown_never_a_pass():
@@ -107,6 +110,13 @@ def test_an_error_line_nothing_explains_is_shown_never_a_pass():
     assert str(report.status) == "warn"
     (finding,) = [f for f in report.findings if f.id == "log.unrecognized"]
     assert finding.evidence == (f"line 1: {ONLY_ERROR}",)
+
+
+def test_a_shape_error_is_the_programs_never_a_pass():
+    report = explain_report(SHAPES, MATRIX)
+    assert str(report.status) == "warn" and logs.read_text(SHAPES)["log"]["unrecognized"] == []
+    (finding,) = [f for f in report.findings if str(f.status) == "warn"]
+    assert finding.id == "log.program-error" and finding.evidence == (f"line 1: {SHAPES}",)
 
 
 def test_the_only_line_an_nvml_error_is_not_a_pass_in_the_terminal_or_json(tmp_path):

@@ -41,6 +41,10 @@ NOT_ENVIRONMENT = {
              " fault of the program's set-up code, not of the installation",
 }
 
+# The program's errors whose messages read as ordinary words too (an issue's title "Incompatible shapes"): the
+# program's error only where the log reports an error (tfdoctor/checks/log.py)
+SAID_IN_PROSE = frozenset({"shape", "python"})
+
 
 class Code(NamedTuple):
     api: str  # CUresult | cudaError_t | nvmlReturn_t | cudnnStatus_t | cublasStatus_t | ncclResult_t
@@ -689,7 +693,7 @@ NOISE: dict[str, tuple[str, tuple[tuple[str, ...], ...]]] = {
     # compile?")
     "xla-slow-operation": ("XLA says an autotuning attempt or a compilation is slow: a speed notice, not a"
                            " failure", (("trying algorithm", "is taking a while"), ("the operation took ",),
-                                        ("very slow compile?",))),
+                                        ("very slow compile?",), ("trying algorithm", " for conv "))),
     # node_def_util.cc: an op's attribute the TensorFlow that reads the graph does not know ("This may be
     # expected if your graph generating binary is newer than this binary. Unknown attributes will be
     # ignored."); not "NodeDef mentions attr 'X' not in Op", which refuses the graph
@@ -729,6 +733,11 @@ NOISE: dict[str, tuple[str, tuple[tuple[str, ...], ...]]] = {
     "cudnn-plan-fallback": ("PyTorch's cuDNN frontend skipped an execution plan cuDNN does not support for"
                             " this convolution and used another: a warning, not a failure",
                             (("plan failed with a cudnnexception",),)),
+    # a collective (MultiWorkerMirroredStrategy's all-reduce) cancelled as its step ended or another op
+    # failed: TensorFlow marks the status derived from another one, never a cause of its own
+    "collective-cancelled": ("a collective op was cancelled as the step around it ended (TensorFlow marks"
+                             " the status derived): not a failure of its own",
+                             (("[_derived_]cancelled",),)),
     "declared-benign": ("the library itself says the message is harmless",
                         (("this is benign",), ("indicates that this is not a failure",),
                          ("can be safely ignored",))),

@@ -18,11 +18,10 @@ from tfdoctor.model import Finding, Status
 def unexplained(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     log = fc.as_dict(facts.get("log"))
     out: list[Finding] = []
-    program = [i for i in fc.log_items(facts, "stack-error", "cuda-error") if i.get("reason")]
     lines = [i for i in fc.as_list(log.get("unrecognized")) if isinstance(i, dict)]
-    # a shape or name error named where the log reports an error: the program's (a message alone, on a line
-    # that reports none, adds no warning)
-    program += [i for i in fc.log_items(facts, "program-error") if i.get("error_line") or lines]
+    # a code of the program's, or a message of stackerrors.SAID_IN_PROSE where the log reports an error
+    program = [i for i in fc.log_items(facts, "stack-error", "cuda-error")
+               if i.get("reason") and (i.get("error_line") is not False or lines)]
     if program:
         first = program[0]
         reason = stackerrors.NOT_ENVIRONMENT.get(str(first.get("reason")), "")

@@ -352,7 +352,10 @@ class Reader:
         for sig, m in ev.match_line(line, low, words):
             if _SAID_BY_CODE.get(sig.kind) in apis:
                 continue
-            found.append(_item(sig, m, line, self.lines))
+            item = _item(sig, m, line, self.lines)
+            if sig.data.get("reason") in se.SAID_IN_PROSE:  # on a line that reports an error?
+                item["error_line"] = is_error(line, severe_prefix)
+            found.append(item)
         _optional_dependencies(found)
         if len(found) > 1:
             _missing_dependency(found, line, low)
@@ -365,8 +368,6 @@ class Reader:
             here.add(key)
             if self.source == "explain":
                 self._item_values(item)
-            if item["kind"] == "program-error":
-                item["error_line"] = is_error(line, severe_prefix)
             if item["kind"] == "cudnn-version" and not item.get("loaded"):
                 self._cudnn_heading = item
             count = self.counts.get(item["kind"], 0)

@@ -525,18 +525,6 @@ SIGNATURES: tuple[Signature, ...] = (
          # Xid 154 naming the recovery the GPU needs now (the driver's "GPU recovery action changed ... to
          # 0x1 (GPU Reset Required)"), nvidia-smi's "GPU requires reset"
          r"\bto 0x[0-9a-fA-F]{1,8} \((?:GPU Reset|Node Reboot) Required\)|\bGPU requires reset\b"),
-    # --- the program's own errors (tfdoctor/checks/log.py says so) ---------------------------------------
-    # TensorFlow's and Keras's shape and value checks refusing the program's tensors (a model and its data
-    # disagree), on any GPU or none
-    _sig("program-error", ("incompatible", "dimensions must be equal", "input to reshape",
-                           "received a label value", "logits and labels must", "dimensions of inputs should"),
-         r"(Incompatible shapes|Shapes \(?[\w ,?]{0,60}\)? and \(?[\w ,?]{0,60}\)? are incompatible|"
-         r"is incompatible with the layer|Dimensions must be equal|Matrix size-incompatible|"
-         r"Input to reshape is a tensor with|Received a label value of|logits and labels must|"
-         r"ConcatOp ?: ?Dimensions of inputs should match)", ("code",), flags=0, reason="shape"),
-    # Python's own: a name the program uses and never defined
-    _sig("program-error", ("nameerror", "unboundlocalerror"),
-         r"^(?:[\w.]{1,60}\.)?(NameError|UnboundLocalError)\b", ("code",), flags=0, reason="python"),
     # --- the CPU and the system's libraries ----------------------------------------------------------
     # SIGILL as shells print it (bash "Illegal instruction", zsh "illegal hardware instruction") and
     # Windows' STATUS_ILLEGAL_INSTRUCTION
@@ -569,10 +557,25 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("stack-error", ("model diverged", "nanlossduringtraining", "tensor had nan", "tensor had inf"),
          r"Model diverged with loss = (?:NaN|-?inf)|NanLossDuringTrainingError|Tensor had (?:NaN|Inf) values",
          code="NaN or Inf in training", reason="numerics"),
-    _sig("stack-error", ("cannot be modified after being initialized", "memory growth cannot differ"),
+    _sig("stack-error", ("cannot be modified after being initialized", "memory growth cannot differ",
+                         "must be configured at program startup"),
          r"(?:Physical|Visible|Virtual|Logical) devices cannot be modified after being initialized|"
-         r"Memory growth cannot differ between GPU devices",
+         r"Memory growth cannot differ between GPU devices|"
+         # MultiWorkerMirroredStrategy created after the program already ran TensorFlow ops
+         r"Collective ops must be configured at program startup",
          code="GPU configuration refused", reason="order"),
+    # TensorFlow's and Keras's shape and value checks refusing the program's tensors (a model and its data
+    # disagree), on any GPU or none
+    _sig("stack-error", ("incompatible", "dimensions must be equal", "input to reshape",
+                         "received a label value", "logits and labels must", "dimensions of inputs should"),
+         r"Incompatible shapes|Shapes \(?[\w ,?]{0,60}\)? and \(?[\w ,?]{0,60}\)? are incompatible|"
+         r"is incompatible with (?:the )?layer|Dimensions must be equal|Matrix size-incompatible|"
+         r"Input to reshape is a tensor with|Received a label value of|logits and labels must|"
+         r"ConcatOp ?: ?Dimensions of inputs should match",
+         flags=0, code="A tensor's shape or value refused", reason="shape"),
+    # Python's own: a name the program uses and never defined
+    _sig("stack-error", ("nameerror", "unboundlocalerror"),
+         r"^(?:[\w.]{1,60}\.)?(?:NameError|UnboundLocalError)\b", flags=0, code="NameError", reason="python"),
     # PyTorch's and CUDA's words for the same refusals TensorFlow reports by code
     # Julia's CUDA.jl: the driver's CUDA older than every toolkit the package supports
     _sig("cuda-error", "is not compatible with any supported cuda toolkit",

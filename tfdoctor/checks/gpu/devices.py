@@ -425,7 +425,11 @@ def _below_every_wheel(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]
     """TensorFlow listing no GPU where the only GPUs shown are below every wheel's minimum capability (the
     release unknown, the answer is the same for all)."""
     gpus = list(dict.fromkeys(_gpu_ccs(facts, matrix)))
-    if fc.get(facts, "runtime", "tf_visible_gpus") != 0 or not gpus or any(
+    visible = fc.get(facts, "runtime", "tf_visible_gpus")
+    # TensorFlow's own enumeration of the GPU ("Found device 0 with properties: ... major: 3 minor: 0") with
+    # nothing after it that registers the GPU: what an official wheel does, which ignores it
+    enumerated = visible is None and bool(fc.get(facts, "runtime", "gpus")) and not _own_build(facts)
+    if (visible != 0 and not enumerated) or not gpus or any(
             v.vtuple(cc)[:2] >= WHEEL_MIN_CC for _, cc, _ in gpus):
         return []
     name, cc, src = gpus[0]
@@ -434,7 +438,8 @@ def _below_every_wheel(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]
         Status.FAIL,
         f"No TensorFlow release has kernels for {name} (compute capability {cc})",
         detail=f"TensorFlow's wheels start at compute capability 3.5, and {cc} ({src}) is below it;"
-        " TensorFlow here lists no GPU.",
+        + (" TensorFlow here lists no GPU." if visible == 0 else
+           " TensorFlow here found the GPU and registered none: only a source build for it can use it."),
         plan=_cc_fix(facts, matrix, cc),
         docs=cat.NV_GPUS,
         facts=used,
