@@ -2745,3 +2745,10 @@ def test_holdout23_cases_by_their_mechanism():
     assert roots(holdout("holdout23", "G415")) == set()
     # MultiWorkerMirroredStrategy made after the program ran ops
     assert roots(holdout("holdout23", "G414")) == {"log.program-error"}
+
+
+def test_another_vendors_gpu_where_tensorflow_lists_only_the_cpu():
+    assert roots(holdout("holdout23", "G124")) == {"driver.missing"}  # Radeon RX 580; list_devices: CPU only
+    both = ("Devices visible to TensorFlow: [_DeviceAttributes(/job:localhost/replica:0/task:0/device:CPU:0,"
+            " CPU, 268435456), _DeviceAttributes(/job:localhost/replica:0/task:0/device:GPU:0, GPU, 1024)]")
+    assert logs.read_text(both).get("runtime", {}).get("tf_visible_gpus") != 0

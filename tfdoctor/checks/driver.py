@@ -118,7 +118,8 @@ def _log_absence(facts: dict[str, Any]) -> tuple[list[str], bool, set[str], list
             strong = True
             kinds.add("container")
     named = [str(g["name"]) for g in fc.tf_gpus(facts)[0] if g.get("name")]
-    if named and all(map(not_nvidia, named)) and fc.log_items(facts, "cuinit"):
+    if named and all(map(not_nvidia, named)) and (fc.log_items(facts, "cuinit")
+                                                   or fc.get(facts, "runtime", "tf_visible_gpus") == 0):
         notes.append(f"the GPU here is not an NVIDIA GPU ({named[0]})")  # a ROCm or oneAPI build saw it
         strong = True
         kinds.add("other-vendor")

@@ -269,6 +269,8 @@ RE_REGISTERED_DEVICES = re.compile(r"Registered devices: \[([\w, ]{1,120})\]")
 # /device:GPU:0 but available devices are [ /job:localhost/replica:0/task:0/device:CPU:0, ...XLA_GPU:0 ]")
 RE_AVAILABLE_DEVICES = re.compile(r"available devices are \[([^\]\n]{1,2000})\]")
 RE_DEVICE_TYPE = re.compile(r"device:(\w{1,20}):\d")
+# Session.list_devices() printed: "[_DeviceAttributes(/job:localhost/replica:0/task:0/device:CPU:0, CPU, 26)]"
+RE_DEVICE_ATTRIBUTES = re.compile(r"_DeviceAttributes\([^,()\n]{1,200}, (\w{1,20}),")
 RE_PHYSICAL_GPU = re.compile(r"PhysicalDevice\(name='/physical_device:GPU:(\d{1,3})'")
 RE_ADDING_VISIBLE = re.compile(r"Adding visible gpu devices?: ([\d, ]{1,200})$")
 RE_CVD = re.compile(
@@ -1204,6 +1206,8 @@ class Values:
         listed = RE_AVAILABLE_DEVICES.search(line) if not m else None
         if listed:
             types = set(RE_DEVICE_TYPE.findall(listed.group(1)))
+        elif not m:
+            types = set(RE_DEVICE_ATTRIBUTES.findall(line))
         if types and "GPU" not in types:
             if "XLA_GPU" in types:
                 self.set("runtime.xla_gpus", 1, 1)
@@ -1585,8 +1589,8 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
       "bsub", "jsrun"), Values._scheduler),
     (("[and-cuda]", "[cuda"), Values._pip_cuda_extra),
     (("pid=", "(raylet)", "ray::", "resources requested", "logical resource usage"), Values._ray),
-    (("registered devices:", "no devices matching", "no supported devices found", "available devices are"),
-     Values._no_gpu_registered),
+    (("registered devices:", "no devices matching", "no supported devices found", "available devices are",
+      "_deviceattributes("), Values._no_gpu_registered),
     (("successfully opened",), Values._opened),
     (("libcuda.so.", "libnvidia-ml.so.", "nvidia_driver_"), Values._driver_files),
     (_PROSE_GPU_WORDS, Values._prose_gpu),
