@@ -2752,3 +2752,13 @@ def test_another_vendors_gpu_where_tensorflow_lists_only_the_cpu():
     both = ("Devices visible to TensorFlow: [_DeviceAttributes(/job:localhost/replica:0/task:0/device:CPU:0,"
             " CPU, 268435456), _DeviceAttributes(/job:localhost/replica:0/task:0/device:GPU:0, GPU, 1024)]")
     assert logs.read_text(both).get("runtime", {}).get("tf_visible_gpus") != 0
+
+
+def test_the_drivers_memory_xids_are_ecc_errors():
+    kernel = "NVRM: Xid (PCI:0000:9c:00): 48, pid=1234, name=python, An uncorrectable double bit error (DBE)"
+    found = failing(kernel)
+    assert {i for i, f in found.items() if not f.caused_by} == {"gpu.ecc-errors"}
+    assert "Xid 48" in found["gpu.ecc-errors"].title
+    assert roots("- `Xid 63`: Row Remapper marks a new row for remapping") == {"gpu.ecc-errors"}
+    assert roots("NVRM: Xid (PCI:0000:9c:00): 13, Graphics Exception") == {"gpu.illegal-address"}
+    assert roots("NVRM: Xid (PCI:0000:9c:00): 119, Timeout waiting for RPC from GSP") == set()  # not ECC

@@ -513,7 +513,8 @@ SIGNATURES: tuple[Signature, ...] = (
          r"bind addr=\S{1,80}?:(\d{1,5}):? Address already in use|Could not start gRPC server",
          ("port",), problem="in-use"),
     # --- the GPU itself -----------------------------------------------------------------------------
-    _sig("xid", "xid", r"\bXid\b.{0,40}?\):? (\d{1,3})\b", ("code",)),
+    # the kernel's "NVRM: Xid (PCI:0000:9c:00): 48, ...", or a person's "Xid 48"
+    _sig("xid", "xid", r"\bXid\b(?:.{0,40}?\):?)? ?(\d{1,3})\b", ("code",)),
     _sig("gpu-lost", ("off the bus", "gpu is lost", "unable to determine the device handle", "reset required",
                       "reboot required", "requires reset", "disappearing", "dropping out", "dropping off"),
          # the kernel's "GPU has fallen off the bus", and a person's "falls"/"fell off the bus"

@@ -123,11 +123,14 @@ def memory_and_bus_errors(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                                        f" `nvidia-smi -q -d ECC,PAGE_RETIREMENT,ROW_REMAPPER -i {i}` for your"
                                        " vendor"))
 
-    ecc_logged = fc.cuda_errors(facts, *stackerrors.errors_for("gpu.ecc-errors"))
-    if ecc_logged and not now:  # CUDA said so, where no NVML counters are shown
+    ecc_logged = (fc.cuda_errors(facts, *stackerrors.errors_for("gpu.ecc-errors"))
+                  + [i for i in fc.log_items(facts, "xid") if i.get("code") in _XID_ECC])
+    if ecc_logged and not now:  # CUDA or the driver said so, where no NVML counters are shown
+        xids = sorted({str(i["code"]) for i in ecc_logged if i.get("kind") == "xid"})
         out.append(Finding(
             "gpu.ecc-errors",
             Status.FAIL,
+            f"The driver logged the GPU's memory errors (Xid {', '.join(xids)})" if xids else
             "CUDA hit an uncorrectable ECC memory error on the GPU",
             detail="The GPU's memory returned data its ECC could not correct: the CUDA context is lost, and"
             " results computed since may be corrupt. It recurs on failing memory.",
@@ -814,7 +817,11 @@ def _whole_gpu_retried(facts: dict[str, Any], items: list[dict[str, Any]]) -> bo
 
 
 _FAULTS = stackerrors.errors_for("gpu.illegal-address")
+# The driver's Xid events, by NVIDIA's catalogue (https://docs.nvidia.com/deploy/xid-errors/index.html):
+# a kernel's fault (13 graphics engine exception, 31 MMU fault, 43 a channel stopped); the GPU's memory (48
+# double-bit ECC, 63 a row remapped or page retired, 64 a remap failed, 94/95 contained/uncontained ECC)
 _XID_FAULTS = ("13", "31", "43")
+_XID_ECC = ("48", "63", "64", "94", "95")
 
 
 @check("gpu.illegal-address")
