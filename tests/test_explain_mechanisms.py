@@ -2762,3 +2762,17 @@ def test_the_drivers_memory_xids_are_ecc_errors():
     assert roots("- `Xid 63`: Row Remapper marks a new row for remapping") == {"gpu.ecc-errors"}
     assert roots("NVRM: Xid (PCI:0000:9c:00): 13, Graphics Exception") == {"gpu.illegal-address"}
     assert roots("NVRM: Xid (PCI:0000:9c:00): 119, Timeout waiting for RPC from GSP") == set()  # not ECC
+
+
+def test_versions_printed_together_and_a_python_tensorflow_ran_under():
+    text = (
+        "Python 3.6.9 (default, Dec  8 2021, 21:08:43)\n>>> import tensorflow\n>>> import keras\n"
+        ">>> print(tensorflow.__version__, keras.__version__)\n2.7.0 2.8.0\n")
+    tf = logs.read_text(text)["tensorflow"]
+    assert tf["version"] == "2.7.0" and tf["distributions"]["keras"] == "2.8.0"
+    # Keras 2.8 under TensorFlow 2.7; Python 3.6 is outside PyPI's 3.7-3.9, yet TensorFlow imported under it
+    assert roots(text) == {"tensorflow.conflicting-installs"}
+    stated = "Python version: 3.6.9\nTensorFlow version: 2.7.0\n"  # an issue template's fields, nothing run
+    assert "tensorflow.python-unsupported" in roots(stated)
+    one = logs.read_text(">>> print(tf.__version__, np.__version__)\n2.7.0\n")  # two names, one value
+    assert "version" not in one.get("tensorflow", {})

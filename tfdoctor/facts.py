@@ -227,6 +227,14 @@ def tf_installed(facts: dict[str, Any]) -> bool:
     return bool(get(facts, "tensorflow", "installed"))
 
 
+def tf_imported(facts: dict[str, Any]) -> bool:
+    """Whether TensorFlow was imported in the interpreter whose Python is known: the worker's import step
+    passed, or a pasted session printed TensorFlow's own __version__."""
+    steps = [s for s in as_list(get(facts, "runtime", "steps")) if isinstance(s, dict)]
+    return any(s.get("name") == "import" and s.get("status") == "pass" for s in steps) or bool(
+        get(facts, "runtime", "tf_imported"))
+
+
 def tf_version(facts: dict[str, Any]) -> str | None:
     return text(get(facts, "tensorflow", "version"))
 

@@ -822,6 +822,15 @@ def python_supported(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 facts=used,
             )
         ]
+    if installed and fc.tf_imported(facts):  # it imports under this Python: a build made for it
+        return [Finding(
+            "tensorflow.python-ok",
+            Status.PASS,
+            f"Python {pytext} runs TensorFlow {fc.tf_version(facts)} here, outside PyPI's {lo}–{hi}",
+            detail="TensorFlow imported under this Python, so this build was made for it (NVIDIA's for"
+            " Jetson, conda-forge's, a distribution's or a source build).",
+            facts=used,
+        )]
     newest = releases[0] if releases else release
     venv = f"python{newest.python_max} -m venv ~/tf && ~/tf/bin/python -m pip install 'tensorflow[and-cuda]'"
     if installed:

@@ -162,6 +162,9 @@ RE_DOCKER_TAG = re.compile(r"\btensorflow/tensorflow:(\d{1,2}\.\d{1,3}\.\d{1,3})
                            # the C library's archive: libtensorflow-cpu-windows-x86_64-2.5.0.zip
                            r"\blibtensorflow(?:-gpu|-cpu)?-(?:linux|windows|darwin)-\w{1,8}-(\d{1,2}\.\d{1,3}\.\d{1,3})\.")
 RE_QUOTED_VERSION = re.compile(r"^'(\d{1,2}\.\d{1,3}\.\d{1,3}\S{0,12})'$")
+RE_VERSION_ATTR = re.compile(r"\b([a-z_][a-z0-9_]{0,30})\.__version__")
+_MODULE_DIST = {"np": "numpy", "pd": "pandas", "tfp": "tensorflow-probability", "hub": "tensorflow-hub",
+                "tfa": "tensorflow-addons", "tf_keras": "tf-keras"}
 RE_PY_BANNER = re.compile(r"(?:^|\s)Python (\d\.\d{1,2}\.\d{1,2})(?:\s{1,3}[(|]|$)")
 # sys.version as Python prints it, wherever a tool shows it (JAX's print_environment_info: "3.11.5 (main,
 # Sep 11 2023, 13:54:46) [GCC 11.2.0]", reticulate's "version: 3.7.1 (default, Dec 10 2018, 22:54:23) ...")
@@ -766,17 +769,34 @@ class Values:
                 self._dist(prev[6:].strip(), m.group(1))
             if prev.startswith("name: tensorflow"):
                 self.set("tensorflow.version", line.split(":", 1)[1].strip()[:30], 6)
-        if (("__version__" in prev or "version.version" in prev) and ("tf" in prev or "tensorflow" in prev)
+        if prev.count("__version__") > 1:  # print(tf.__version__, keras.__version__) -> "2.7.0 2.8.0"
+            self._versions_printed(prev, line)
+        elif (("__version__" in prev or "version.version" in prev) and ("tf" in prev or "tensorflow" in prev)
                 or "tensorflow" in prev and "__version__" in low):
             m = RE_QUOTED_VERSION.match(line) or re.match(r"^(\d{1,2}\.\d{1,3}\.\d{1,3}\S{0,12})$", line)
             if m:
                 self.set("tensorflow.version", m.group(1), 6)
+                self.set("runtime.tf_imported", True, 6)  # TensorFlow itself answered
         if "is_built_with_cuda" in prev and low in ("true", "false"):
             self.set("tensorflow.build_info.is_cuda_build", low == "true", 5)
         if prev.endswith("echo $cuda_visible_devices") and RE_CVD_ECHOED.fullmatch(line.strip()):
             self.set("system.env.CUDA_VISIBLE_DEVICES", line.strip(), 3)
         if "list_physical_devices" in prev and line.strip() == "[]":
             self.set("runtime.tf_visible_gpus", 0, 5)
+
+    def _versions_printed(self, prev: str, line: str) -> None:
+        """One print of several packages' __version__ and the line it printed, name for value."""
+        names = RE_VERSION_ATTR.findall(prev)[:8]
+        values = line.replace(",", " ").split()
+        if len(names) != len(values) or not all(RE_VERSION_VALUE.fullmatch(x.strip("'\"")) for x in values):
+            return
+        for name, value in zip(names, values):
+            value = value.strip("'\"")
+            if name in ("tf", "tensorflow"):
+                self.set("tensorflow.version", value, 6)
+                self.set("runtime.tf_imported", True, 6)
+            else:
+                self._dist(_MODULE_DIST.get(name, name), value)
 
     def _heading_line(self, line: str, low: str) -> None:
         if "-g" in line:
