@@ -52,6 +52,7 @@ SPLITS = {
     "holdout21": CORPUS / "holdout21",
     "holdout22": CORPUS / "holdout22",
     "holdout23": CORPUS / "holdout23",
+    "holdout24": CORPUS / "holdout24",
 }
 
 
