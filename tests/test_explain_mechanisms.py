@@ -2776,3 +2776,9 @@ def test_versions_printed_together_and_a_python_tensorflow_ran_under():
     assert "tensorflow.python-unsupported" in roots(stated)
     one = logs.read_text(">>> print(tf.__version__, np.__version__)\n2.7.0\n")  # two names, one value
     assert "version" not in one.get("tensorflow", {})
+
+
+def test_cuda_visible_devices_from_an_unexpanded_shell_variable():
+    text = holdout("holdout24", "H320")  # CUDA_VISIBLE_DEVICES=${GPU_ID} ./tools/demo.py; a K520 shown
+    assert roots(text) == {"gpu.hidden-by-cuda-visible-devices"}
+    assert roots("CUDA_VISIBLE_DEVICES=${GPU_ID} ./tools/demo.py\nepoch 1 loss 0.3\n") == set()  # it ran

@@ -276,6 +276,7 @@ RE_DEVICE_TYPE = re.compile(r"device:(\w{1,20}):\d")
 RE_DEVICE_ATTRIBUTES = re.compile(r"_DeviceAttributes\([^,()\n]{1,200}, (\w{1,20}),")
 RE_PHYSICAL_GPU = re.compile(r"PhysicalDevice\(name='/physical_device:GPU:(\d{1,3})'")
 RE_ADDING_VISIBLE = re.compile(r"Adding visible gpu devices?: ([\d, ]{1,200})$")
+RE_CVD_VARIABLE = re.compile(r"CUDA_VISIBLE_DEVICES=\$\{?([A-Za-z_]\w{0,40})\}?(?![\w}:-])")
 RE_CVD = re.compile(
     r"CUDA_VISIBLE_DEVICES['\"\]]{0,2}\s{0,3}[=:]\s{0,3}(['\"\[]?)([\w,.-]{0,4096})(['\"\]]?)")
 RE_DEVICE_ORDER = re.compile(
@@ -1446,7 +1447,10 @@ class Values:
             if om:
                 self.set("system.os", om.group(1), 2)
         if "cuda_visible_devices" in low:
-            m = RE_CVD.search(line)
+            var = RE_CVD_VARIABLE.search(line)  # set from a shell variable: its value is not in the text
+            if var:
+                self.set("system.env.CUDA_VISIBLE_DEVICES", f"${{{var.group(1)}}}", 3)
+            m = None if var else RE_CVD.search(line)
             # an empty value hides every GPU: only when the line shows it set to nothing (quotes, or `=` at
             # the end), not a name cut short
             # (nor a string that code goes on to use: os.environ["CUDA_VISIBLE_DEVICES"] = ",".join(ids))

@@ -49,6 +49,19 @@ def hidden_by_cuda_visible_devices(facts: dict[str, Any], matrix: Any) -> list[F
     slurm_none = value.strip() == "NoDevFiles"  # Slurm's value for a job step given no GPU: never a choice
     if not fc.get(facts, "system", "env_complete") and not symptom and not slurm_none:
         return []  # a value a text shows without a symptom (tests often hide GPUs on purpose)
+    if value.startswith("${") and symptom:  # a command line's `CUDA_VISIBLE_DEVICES=${GPU_ID} ./run.py`
+        return [Finding(
+            "gpu.hidden-by-cuda-visible-devices",
+            Status.WARN,
+            f"CUDA_VISIBLE_DEVICES came from {value}, and CUDA then found no GPU",
+            detail=f"The command set it from the shell variable {value}: unset, that leaves it empty, which"
+            " hides every GPU, as does an index the machine does not have.",
+            plan=rm.plan(facts, P.system(f"echo \"{value}\"", "set it to a GPU index from `nvidia-smi -L`"
+                                         " before the command, or drop CUDA_VISIBLE_DEVICES from it")),
+            docs=cat.NV_CUDA_ENV,
+            facts=used,
+            confidence="likely",
+        )]
     gpus, source = fc.gpus(facts, dev_nodes=True)
     picked = fc.cuda_visible(value, gpus)
     visible = None if picked is None else len(picked)
