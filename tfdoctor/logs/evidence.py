@@ -569,7 +569,7 @@ SIGNATURES: tuple[Signature, ...] = (
     # disagree), on any GPU or none
     _sig("stack-error", ("incompatible", "dimensions must be equal", "input to reshape",
                          "received a label value", "logits and labels must", "dimensions of inputs should"),
-         r"Incompatible shapes|Shapes \(?[\w ,?]{0,60}\)? and \(?[\w ,?]{0,60}\)? are incompatible|"
+         r"Incompatible shapes|Shapes \([\w ,?]{0,60}\) and \([\w ,?]{0,60}\) are incompatible|"
          r"is incompatible with (?:the )?layer|Dimensions must be equal|Matrix size-incompatible|"
          r"Input to reshape is a tensor with|Received a label value of|logits and labels must|"
          r"ConcatOp ?: ?Dimensions of inputs should match",
