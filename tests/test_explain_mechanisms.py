@@ -2782,3 +2782,12 @@ def test_cuda_visible_devices_from_an_unexpanded_shell_variable():
     text = holdout("holdout24", "H320")  # CUDA_VISIBLE_DEVICES=${GPU_ID} ./tools/demo.py; a K520 shown
     assert roots(text) == {"gpu.hidden-by-cuda-visible-devices"}
     assert roots("CUDA_VISIBLE_DEVICES=${GPU_ID} ./tools/demo.py\nepoch 1 loss 0.3\n") == set()  # it ran
+
+
+def test_nvidias_image_gpu_check_and_xlas_nccl_call():
+    # NGC images check the GPUs at start: run without --gpus -> no driver; an RTX 3060 Ti -> too new
+    assert roots(holdout("holdout25", "I302")) == {"driver.missing"}
+    assert roots(holdout("holdout25", "I305")) == {"gpu.compute-capability-unsupported"}
+    line = ("INTERNAL: external/xla/xla/service/gpu/nccl_utils.cc:275: NCCL operation ncclCommInitRank(&comm,"
+            " nranks, id, rank) failed: unhandled cuda error")
+    assert roots(line) == {"nccl.error"}

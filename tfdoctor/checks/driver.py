@@ -128,12 +128,13 @@ def _log_absence(facts: dict[str, Any]) -> tuple[list[str], bool, set[str], list
         notes.append("NVML cannot start and CUDA finds no usable driver: no driver is reachable here")
         strong = True
         items += [i for i in insufficient if i not in items]
-    failed = fc.log_items(facts, "cuinit", "cuda-error") or fc.get(facts, "runtime", "tf_visible_gpus") == 0
+    failed = (fc.log_items(facts, "cuinit", "cuda-error", "image-gpu-check")
+              or fc.get(facts, "runtime", "tf_visible_gpus") == 0)
     if fc.container_without_gpus(facts) and (failed or items):
         notes.append("the container was started without the GPU (no --gpus, NVIDIA runtime or CDI device)")
         strong = True
         kinds.add("container")
-        items += [i for i in fc.log_items(facts, "cuinit", "cuda-error") if i not in items]
+        items += [i for i in fc.log_items(facts, "cuinit", "cuda-error", "image-gpu-check") if i not in items]
     return notes, strong, kinds, items
 
 

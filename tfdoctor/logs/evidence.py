@@ -208,6 +208,10 @@ SIGNATURES: tuple[Signature, ...] = (
          r"[^\n]{0,2000}?(?<=[\s'\"])"
          r"(nvidia-cuda-toolkit|cuda-drivers(?:-\d{3})?|nvidia-driver-\d{3}(?:-server)?|libnvidia-compute-\d{3}|"
          r"nvidia-utils-\d{3}|libnvidia-ml\d?|cuda(?:-\d{1,2}-\d)?)(?![\w.-])", ("package",)),
+    # NVIDIA's container images checking the GPUs they were given at start (their entrypoint): none, or none
+    # their CUDA build supports
+    _sig("image-gpu-check", "no supported gpu(s) detected",
+         r"No supported GPU\(s\) detected to run this container"),
     # NVML failing to start with no reason given ("Error: Failed to initialize NVML"): beside CUDA's
     # "insufficient driver", no driver is reachable at all (tfdoctor/checks/driver.py)
     _sig("nvml-init-failed", "failed to initialize nvml", r"Failed to initialize NVML\W{0,3}$"),
@@ -475,7 +479,7 @@ SIGNATURES: tuple[Signature, ...] = (
     # --- NCCL -------------------------------------------------------------------------------------
     _sig("nccl-error", "nccl",
          r"NCCL (?:error|failure)|NCCL communication aborted|ncclCommInitRank failed|"
-         r"NCCL operation \w{1,40} failed|"
+         r"NCCL operation \w{1,40}(?:\([^()\n]{0,120}\))? failed|"  # (XLA names the call with its arguments)
          r"nccl\w{0,20}\.cc:\d{1,6}\s{0,2}:?\s{0,2}(?:Internal|Unknown|Unavailable)\w{0,20}:"),
     _sig("nccl-error", "ncclallreduce",
          r"\[\[\{{0,2}node [^\]]{0,120}?Nccl(?:AllReduce|Reduce|Broadcast|AllGather)"),

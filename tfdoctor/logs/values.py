@@ -456,9 +456,11 @@ RE_WSL = re.compile(r"\bWSL\b")
 RE_CONDA = re.compile(r"\b(?:ana|mini|mamba|micro)(?:conda|forge)3?\b|/envs/\w|"
                       r"conda (?:install|activate|create)|"
                       r"\|Anaconda", re.IGNORECASE)
-# A container engine started on a command line, and the flags that hand it the GPU: without one the container
-# has no driver (--device /dev/nvidia0 passes the device files, not the driver's libraries)
-RE_ENGINE_RUN = re.compile(r"^(?:[$#]\s{0,3})?(?:sudo\s{1,3})?(?:(nvidia-docker|docker|podman)\s{1,3}"
+# A container engine started on a command line (after a shell's prompt, "user@host:~/dir# "), and the flags
+# that hand it the GPU: without one the container has no driver (--device /dev/nvidia0 passes the device
+# files, not the driver's libraries)
+RE_ENGINE_RUN = re.compile(r"^(?:[\w.-]{1,40}@[\w.-]{1,60}:[^\s$#]{0,200})?(?:[$#]\s{0,3})?(?:sudo\s{1,3})?"
+                           r"(?:(nvidia-docker|docker|podman)\s{1,3}"
                            r"(?:container\s{1,3})?run|(?:singularity|apptainer)\s{1,3}(?:exec|run|shell))\b")
 # (Singularity and Apptainer hand a container the host's GPU and driver libraries with --nv, or --nvccli)
 RE_GPU_ACCESS = re.compile(r"--gpus\b|--runtime[= ]nvidia\b|nvidia\.com/gpu|NVIDIA_VISIBLE_DEVICES|"

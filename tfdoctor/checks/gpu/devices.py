@@ -464,8 +464,10 @@ def _from_log(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]) -> list
     """What TensorFlow's own log says about kernels for the GPU."""
     ignored = fc.log_items(facts, "cc-ignored")
     jit = fc.log_items(facts, "cc-jit")
+    # NVIDIA's image refusing the GPUs it was given (one started without GPUs has none: driver.missing)
+    image = [] if fc.container_without_gpus(facts) else fc.log_items(facts, "image-gpu-check")
     failed = (fc.cuda_errors(facts, *stackerrors.errors_for("gpu.compute-capability-unsupported"))
-              + fc.log_items(facts, "ptx-target"))
+              + fc.log_items(facts, "ptx-target") + image)
     cuda = fc.tf_cuda(facts, matrix)[0]
     unreachable = any(v.vtuple(cc)[:1] >= (10,) and (not cuda or _jit_unreachable(matrix, cuda, cc))
                       for _, cc, _ in _gpu_ccs(facts, matrix))
@@ -486,6 +488,8 @@ def _from_log(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]) -> list
     if ignored or failed:
         minimum = next((i.get("minimum") for i in ignored if i.get("minimum")), None)
         why = (f"TensorFlow ignores GPUs below compute capability {minimum}." if minimum else
+               "NVIDIA's container image supports none of the GPUs it was given: its CUDA predates this GPU;"
+               " an image of a newer release runs it." if image and len(image) == len(failed) else
                "TensorFlow has no kernel this GPU can run: no SASS for it, and the PTX it ships cannot be"
                " JIT-compiled for it.")
         return [
