@@ -53,6 +53,7 @@ SPLITS = {
     "holdout22": CORPUS / "holdout22",
     "holdout23": CORPUS / "holdout23",
     "holdout24": CORPUS / "holdout24",
+    "holdout25": CORPUS / "holdout25",
 }
 
 
