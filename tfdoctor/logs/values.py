@@ -778,14 +778,18 @@ class Values:
                 or "tensorflow" in prev and "__version__" in low):
             m = RE_QUOTED_VERSION.match(line) or re.match(r"^(\d{1,2}\.\d{1,3}\.\d{1,3}\S{0,12})$", line)
             if m:
-                self.set("tensorflow.version", m.group(1), 6)
-                self.set("runtime.tf_imported", True, 6)  # TensorFlow itself answered
+                self._tf_answered(m.group(1))
         if "is_built_with_cuda" in prev and low in ("true", "false"):
             self.set("tensorflow.build_info.is_cuda_build", low == "true", 5)
         if prev.endswith("echo $cuda_visible_devices") and RE_CVD_ECHOED.fullmatch(line.strip()):
             self.set("system.env.CUDA_VISIBLE_DEVICES", line.strip(), 3)
         if "list_physical_devices" in prev and line.strip() == "[]":
             self.set("runtime.tf_visible_gpus", 0, 5)
+
+    def _tf_answered(self, version: str) -> None:
+        """TensorFlow's own __version__, printed: it imported under the Python of this session."""
+        self.set("tensorflow.version", version, 6)
+        self.set("runtime.tf_imported", True, 6)
 
     def _versions_printed(self, prev: str, line: str) -> None:
         """One print of several packages' __version__ and the line it printed, name for value."""
@@ -796,8 +800,7 @@ class Values:
         for name, value in zip(names, values):
             value = value.strip("'\"")
             if name in ("tf", "tensorflow"):
-                self.set("tensorflow.version", value, 6)
-                self.set("runtime.tf_imported", True, 6)
+                self._tf_answered(value)
             else:
                 self._dist(_MODULE_DIST.get(name, name), value)
 
@@ -1225,11 +1228,12 @@ class Values:
             self.set("runtime.gpu_reason", m.group(0), 1)
             return
         m = RE_REGISTERED_DEVICES.search(line)
-        types = {t.strip() for t in m.group(1).split(",")} if m else set()
-        listed = RE_AVAILABLE_DEVICES.search(line) if not m else None
-        if listed:
+        listed = None if m else RE_AVAILABLE_DEVICES.search(line)
+        if m:
+            types = {t.strip() for t in m.group(1).split(",")}
+        elif listed:
             types = set(RE_DEVICE_TYPE.findall(listed.group(1)))
-        elif not m:
+        else:  # Session.list_devices(), printed
             types = set(RE_DEVICE_ATTRIBUTES.findall(line))
         if types and "GPU" not in types:
             if "XLA_GPU" in types:
