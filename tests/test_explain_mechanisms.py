@@ -2791,3 +2791,32 @@ def test_nvidias_image_gpu_check_and_xlas_nccl_call():
     line = ("INTERNAL: external/xla/xla/service/gpu/nccl_utils.cc:275: NCCL operation ncclCommInitRank(&comm,"
             " nranks, id, rank) failed: unhandled cuda error")
     assert roots(line) == {"nccl.error"}
+
+
+def test_a_cuda_library_that_needs_another_installs_copy_of_its_toolkit():
+    # the pip wheel's libcublas needing the libcublasLt of its own release; another one was loaded first
+    found = failing(holdout("holdout23", "G425"))
+    assert {i for i, f in found.items() if not f.caused_by} == {"cuda.loaded-not-pip"}
+    assert "Two CUDA installs are mixed" in found["cuda.loaded-not-pip"].title
+    assert "libcublasLt" in found["cuda.loaded-not-pip"].fix
+    # a toolkit's copy under LD_LIBRARY_PATH: the entry to drop is named
+    line = ("ImportError: /usr/local/cuda-12.1/lib64/libcusparse.so.12: undefined symbol:"
+            " __nvJitLinkAddData_12_1, version libnvJitLink.so.12")
+    found = failing(line)
+    assert set(found) >= {"cuda.ld-library-path-shadowing"}
+    assert "/usr/local/cuda-12.1/lib64" in found["cuda.ld-library-path-shadowing"].fix
+    # a program's own library missing a CUDA symbol is not two CUDA installs
+    other = "OSError: /opt/app/libmyop.so: undefined symbol: cudaGetDevice, version libcudart.so.11.0"
+    assert not {"cuda.loaded-not-pip", "cuda.ld-library-path-shadowing"} & set(failing(other))
+
+
+def test_a_keras_api_error_without_its_traceback_where_keras_3_is_installed():
+    error = "AttributeError: 'Sequential' object has no attribute 'output_names'\n"
+    assert roots("tensorflow==2.17.0\n" + error) == {"keras.keras3-api-change"}  # tf.keras is Keras 3
+    assert roots("keras 3.3.3\n" + error) == {"keras.keras3-api-change"}
+    # under Keras 2, or with nothing installed shown, the line is only an error tfdoctor cannot place
+    assert roots("tensorflow==2.12.0\n" + error) == {"log.unrecognized"}
+    assert roots(error) == {"log.unrecognized"}
+    # another object's missing attribute is the program's own, whatever Keras is installed
+    assert roots("tensorflow==2.17.0\nAttributeError: 'NoneType' object has no attribute 'shape'\n") == {
+        "log.unrecognized"}

@@ -380,17 +380,23 @@ _SYSTEM_DIRS = ("/usr/lib", "/usr/lib64", "/lib", "/lib64", "/usr/lib/x86_64-lin
                 "/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/lib/aarch64-linux-gnu")
 
 
-def _mixed_cudnn(facts: dict[str, Any]) -> list[dict[str, Any]]:
-    """cuDNN sub-libraries that could not load beside another cuDNN's ("undefined symbol ..., version
-    libcudnn_cnn_infer.so.8"), each with the folder its copy came from ("" when the loader did not say)."""
+def _mixed_libraries(facts: dict[str, Any]) -> list[dict[str, Any]]:
+    """CUDA libraries that could not load beside another install's copy of their toolkit ("undefined
+    symbol ..., version libcudnn_cnn_infer.so.8", "... version libcublasLt.so.11"), each with the folder its
+    copy came from ("" when the loader did not say)."""
     return [{**i, "folder": posixpath.normpath(str(i["folder"])) if i.get("folder") else ""}
-            for i in fc.log_items(facts, "cudnn-mixed")]
+            for i in fc.log_items(facts, "cuda-mixed")]
+
+
+def _what(item: dict[str, Any]) -> str:
+    return "cuDNN" if item.get("family") == "cudnn" else "CUDA"
 
 
 def _reached_by_path(folder: str) -> bool:
-    """A folder only LD_LIBRARY_PATH puts on the loader's path (a CUDA toolkit's lib64), not a conda env's
-    or the system's own."""
-    return bool(folder) and folder not in _SYSTEM_DIRS and not _conda_dir(folder)
+    """A folder only LD_LIBRARY_PATH puts on the loader's path (a CUDA toolkit's lib64), not a conda env's,
+    a pip wheel's or the system's own."""
+    return (bool(folder) and folder not in _SYSTEM_DIRS and not _conda_dir(folder)
+            and "-packages/" not in folder + "/")
 
 
 def _conda_dir(folder: str) -> bool:
@@ -401,13 +407,17 @@ def _mixed_finding(facts: dict[str, Any], fid: str, items: list[dict[str, Any]],
                    used: tuple[str, ...]) -> Finding:
     item = items[0]
     where = f" from {item['folder']}" if item["folder"] else ""
+    what = _what(item)
+    cudnn = what == "cuDNN"
     return Finding(
         fid,
         Status.FAIL,
-        f"Two cuDNN installs are mixed: {item.get('library')}{where} does not fit the"
+        f"Two {what} installs are mixed: {item.get('library')}{where} does not fit the"
         f" {item.get('other')} loaded before it",
-        detail="cuDNN 8 is split into sub-libraries that must all come from one release; one of them was"
-        " found in another cuDNN than the rest, so convolutions fail on the GPU.",
+        detail=("cuDNN 8 is split into sub-libraries that must all come from one release; one of them was"
+                " found in another cuDNN than the rest, so convolutions fail on the GPU." if cudnn else
+                f"{item.get('library')} needs a symbol that only its own release of {item.get('other')} has;"
+                " another CUDA install's copy was loaded first, so the library cannot load."),
         plan=fix,
         docs=cat.TF_PIP,
         facts=used + ("log.evidence",),
@@ -418,13 +428,13 @@ def _mixed_finding(facts: dict[str, Any], fid: str, items: list[dict[str, Any]],
 @check("cuda.ld-library-path-shadowing")
 def ld_library_path_shadowing(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     used = ("libraries.shadowing", "libraries.ld_library_path", "system.env", "runtime.cudnn_version")
-    mixed = [i for i in _mixed_cudnn(facts) if _reached_by_path(i["folder"])]
+    mixed = [i for i in _mixed_libraries(facts) if _reached_by_path(i["folder"])]
     if mixed:
         drop = shlex.quote(mixed[0]["folder"])
         kept = f"$(echo \"$LD_LIBRARY_PATH\" | tr ':' '\\n' | grep -Fvx {drop} | paste -sd:)"
         return [_mixed_finding(facts, "cuda.ld-library-path-shadowing", mixed, rm.plan(facts, P.env(
-            "LD_LIBRARY_PATH", kept, f"drops {mixed[0]['folder']}, so the cuDNN your framework was installed"
-            " with (its pip wheel) loads whole")), used)]
+            "LD_LIBRARY_PATH", kept, f"drops {mixed[0]['folder']}, so the {_what(mixed[0])} your framework"
+            " was installed with (its pip wheels) loads whole")), used)]
     appended = _appended_after_inherited(facts)
     loaded, built = v.norm_cudnn(fc.get(facts, "runtime", "cudnn_version")), fc.tf_cudnn(facts, matrix)
     if appended and loaded and built and v.vtuple(loaded)[:2] < v.vtuple(built)[:2]:
@@ -565,16 +575,18 @@ def loaded_not_pip(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         if wheel:
             found.append((lib, wheel, *_came_from(facts, str(lib["path"]))))
     if not found:
-        mixed = [i for i in _mixed_cudnn(facts) if not _reached_by_path(i["folder"])]
+        mixed = [i for i in _mixed_libraries(facts) if not _reached_by_path(i["folder"])]
         if mixed:
+            what, stem = _what(mixed[0]), str(mixed[0].get("other") or "").split(".", 1)[0] or "libcudnn"
             if _conda_dir(mixed[0]["folder"]):
-                fix = rm.plan(facts, P.system("conda list | grep -i cudnn", "remove the conda cudnn"
-                                              " package (conda remove --force cudnn), so the pip wheel's"
-                                              " cuDNN loads"))
+                fix = rm.plan(facts, P.system(f"conda list | grep -i {stem.removeprefix('lib')}",
+                                              f"remove the conda package that ships {stem} (conda remove"
+                                              f" --force NAME), so the pip wheels' {what} loads"))
             else:
-                fix = rm.plan(facts, P.system("ldconfig -p | grep libcudnn", "remove the other cuDNN from the"
-                                              " loader's path (its libcudnn8 package), or put the pip wheel's"
-                                              " folder first"))
+                fix = rm.plan(facts, P.system(f"ldconfig -p | grep {stem}; echo $LD_LIBRARY_PATH",
+                                              f"remove the other {what} copy of {stem} from the loader's path"
+                                              " (the system package or the LD_LIBRARY_PATH entry that"
+                                              " provides it), or put the pip wheels' folders first"))
             return [_mixed_finding(facts, "cuda.loaded-not-pip", mixed, fix, used)]
         return _older_than_built(facts, dists, used)
     lib, (wheel, have), how, entry = found[0]

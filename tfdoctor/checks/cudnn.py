@@ -97,7 +97,7 @@ def _from_log(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]) -> Find
     # XLA's "DNN library is not found" where cuDNN then failed to start or to pick an algorithm: it was
     # loaded, and that failure is what it says (cudnn.init-failed)
     unfound = [] if fc.log_items(facts, "cudnn-failed") else fc.log_items(facts, "dnn-not-found")
-    mixed = {i.get("line") for i in fc.log_items(facts, "cudnn-mixed")}  # found, but from two installs
+    mixed = {i.get("line") for i in fc.log_items(facts, "cuda-mixed")}  # found, but from two installs
     items = [i for i in fc.failed_libraries(facts, "cudnn") if i.get("line") not in mixed] + unfound
     if not items:
         return None

@@ -65,6 +65,14 @@ _API_ERROR = re.compile(
     # a Keras module or name that is gone (another package missing, e.g. pydot, is not Keras 3's doing)
     r"cannot import name '\w{1,60}' from '(?:tf_)?keras|No module named '(?:tf_)?keras\.|"
     r"Only instances of `?keras\.|is not supported in Keras 3)")
+# The part of those API errors that names Keras's own objects or modules: without Keras 3's frames it is
+# Keras 3's doing only where the paste shows TensorFlow >= 2.16 or Keras >= 3 (else the program's own bug)
+_KERAS_API_ERROR = re.compile(
+    r"^(?:[\w.]{1,60}\.)?(?:TypeError|AttributeError|ImportError|ModuleNotFoundError)\b:?\s{0,3}(?:"
+    r"module '(?:tf_)?keras[\w.]{0,80}' has no attribute|"
+    r"'(?:Sequential|Functional|Model|KerasTensor|\w{0,30}Optimizer|Adam|SGD|RMSprop)'"
+    r" object has no attribute|"
+    r"cannot import name '\w{1,60}' from '(?:tf_)?keras|No module named '(?:tf_)?keras\.)")
 TRACEBACK_WINDOW = 80  # lines from a package's frame to the exception that ends its traceback
 # protobuf's own code raising an API error (a name its runtime lacks, a descriptor it refuses), or an
 # import from it failing (Python 2 names no module: "cannot import name symbol_database"): the runtime
@@ -147,6 +155,9 @@ def _item(sig: ev.Signature, m: Any, line: str, line_no: int) -> dict[str, Any]:
                 item[key] = item[key].replace(", ", ".")
     elif sig.kind == "cuinit":
         item["error"] = codes.cuinit_error(item.pop("rest", ""))
+    elif sig.kind == "cuda-mixed":  # the folder the library came from: the path just before its name
+        item["folder"] = re.split(r"[\s:'\"]", line[max(0, m.start() - 300):m.start()])[-1]
+        item["family"] = library_family(item["library"])
     elif sig.kind == "dlopen-failed" and "library" in item:
         item["family"] = library_family(item["library"])
     elif sig.kind == "pip-no-version" and item.get("package"):  # tensorflow_gpu is pip's tensorflow-gpu
@@ -245,6 +256,7 @@ class Reader:
         self._libcuda_opened = False  # "Successfully opened dynamic library libcuda.so.1"
         self._import_at: int | None = None  # the last line importing tensorflow
         self._cudnn_heading: dict[str, Any] | None = None  # "Outdated cuDNN installation found."
+        self._keras_api: list[dict[str, Any]] = []  # Keras API errors, Keras 3's where it is installed
 
     def feed_chunk(self, chunk: bytes) -> None:
         """Whole lines of bytes: only those the cheap pass picks (and the lines a block or heading
@@ -378,6 +390,9 @@ class Reader:
             self.unrecognized_count += 1
             if len(self.unrecognized) < MAX_UNRECOGNIZED:
                 self.unrecognized.append({"line": self.lines, "text": line[:QUOTE]})
+            if len(self._keras_api) < MAX_ITEMS_PER_KIND and _KERAS_API_ERROR.match(line):
+                self._keras_api.append({"kind": "keras3", "line": self.lines, "text": line[:QUOTE],
+                                        "via": "a Keras 2 API missing where Keras 3 is installed"})
         if self.source == "explain":
             self.values.feed(line, low, self.lines, words)
 
@@ -502,6 +517,8 @@ class Reader:
             self._drop(lambda i: i["kind"] == "keras3" and "from keras.src" in str(i.get("text")))
         if self._libcuda_opened:  # TensorFlow's later "libcuda ... Not found" is its diagnostics' miss
             self._drop(lambda i: i["kind"] == "no-driver" and i.get("why") == "libcuda")
+        sections, provenance = self.values.facts() if self.source == "explain" else ({}, {})
+        self._keras3_installed(sections)
         log: dict[str, Any] = {
             "source": self.source,
             "lines_read": self.lines,
@@ -513,12 +530,27 @@ class Reader:
             log["evidence"] = [i for i in self.items if not i.get("reason") and i["kind"] != "tf-missing"]
             return {"log": log}
         log["unrecognized"], log["unrecognized_count"] = self.unrecognized, self.unrecognized_count
-        sections, provenance = self.values.facts()
         self._smi_mismatch(sections, provenance)
         self._driver_part_mismatch(sections)
         log["provenance"] = provenance
         log["platform_hints"] = sorted(self.values.hints)
         return {**sections, "log": log}
+
+    def _keras3_installed(self, sections: dict[str, Any]) -> None:
+        """Keras API errors pasted without their traceback are Keras 3's where the paste shows it installed
+        (TensorFlow >= 2.16, whose tf.keras it is, or Keras >= 3)."""
+        from tfdoctor.versions import version_ge
+
+        tf = sections.get("tensorflow") or {}
+        keras = str((tf.get("distributions") or {}).get("keras") or "")
+        if not self._keras_api or "keras3" in self.counts or not (
+                version_ge(str(tf.get("version") or "0"), (2, 16)) or version_ge(keras or "0", (3, 0))):
+            return
+        lines = {i["line"] for i in self._keras_api}
+        self.items.extend(self._keras_api)
+        self.counts["keras3"] = len(self._keras_api)
+        self.unrecognized = [u for u in self.unrecognized if u["line"] not in lines]
+        self.unrecognized_count -= len(lines)
 
     def _drop(self, unwanted: Any) -> None:
         """Forget evidence the rest of the log contradicts."""

@@ -37,6 +37,8 @@ def _sig(kind: str, anchors: str | tuple[str, ...], pattern: str, fields: tuple[
 # Library families TensorFlow dlopens, by file stem (Linux sonames and Windows DLL names).
 _CUDA_RUNTIME = (r"cudart|cublas(?:Lt)?|cufft|curand|cusolver|cusparse|nvrtc|nvJitLink|nvjitlink|cupti"
                  r"|nvToolsExt")
+# a library of a CUDA toolkit (not the driver's libcuda), as the loader names it
+_CUDA_PART = rf"lib(?:{_CUDA_RUNTIME}|cudnn\w{{0,30}}|nccl)"
 _LIB = (
     rf"(?:lib)?(?:cuda|nvcuda|{_CUDA_RUNTIME}|cudnn(?:_[a-z_]{{1,30}})?|nvinfer(?:_plugin)?|nccl|nvidia-ml|"
     r"tensorflow_framework|_pywrap_tensorflow_internal|msvcp140(?:_1)?|cudnn64|zlibwapi)"
@@ -69,13 +71,16 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("cudnn-needs", "could not load library",
          r"Could not load library (lib(?:cublasLt|cublas|nvrtc)\.so\.(\d{1,2}))(?:\.|$)",
          ("library", "major")),
-    # cuDNN 8's loader finding a sub-library that needs a symbol of another sub-library already loaded
-    # ("Could not load library libcudnn_cnn_train.so.8. Error: /usr/local/cuda/lib64/libcudnn_cnn_train.so.8:
-    # undefined symbol: _ZN5cudnn..., version libcudnn_cnn_infer.so.8"): the two come from two cuDNN installs
-    _sig("cudnn-mixed", "could not load library",
-         r"Could not load library (libcudnn\w{0,30}\.so(?:\.\d{1,6}){0,3})\. Error: "
-         r"([^\s:]{0,300}?)libcudnn\w{0,30}\.so(?:\.\d{1,6}){0,3}: (?:undefined )?symbol:? \S{1,400}?, "
-         r"version (libcudnn\w{0,30}(?:\.so(?:\.\d{1,6}){0,3})?)", ("library", "folder", "other")),
+    # A CUDA library needing a versioned symbol of another one of its toolkit that was loaded first, from
+    # another install: cuDNN 8's sub-libraries ("Could not load library libcudnn_cnn_train.so.8. Error:
+    # /usr/local/cuda/lib64/libcudnn_cnn_train.so.8: undefined symbol: _ZN5cudnn..., version
+    # libcudnn_cnn_infer.so.8"), cuBLAS and cuBLASLt (".../nvidia/cublas/lib/libcublas.so.11: undefined
+    # symbol: cublasLtGetStatusString, version libcublasLt.so.11"), cuSPARSE and nvJitLink: two CUDA installs
+    # are mixed
+    # (glibc's other wording: "...: symbol _ZN..., version libcudnn_cnn_infer.so.8 not defined in file ...")
+    _sig("cuda-mixed", ", version lib",
+         rf"\b({_CUDA_PART}\.so(?:\.\d{{1,6}}){{0,3}}): (?:undefined )?symbol:? \S{{1,400}}?, "
+         rf"version ({_CUDA_PART}(?:\.so(?:\.\d{{1,6}}){{0,3}})?)", ("library", "other")),
     # TensorFlow 1.x looking up a cuDNN function: cudnnCreate, which every cuDNN has, not found means no
     # cuDNN was loaded (the lookup fell to TensorFlow's own library)
     _sig("dlopen-failed", "cudnn dso", r"could not find cudnnCreate in cudnn DSO", library="libcudnn"),
