@@ -2820,3 +2820,25 @@ def test_a_keras_api_error_without_its_traceback_where_keras_3_is_installed():
     # another object's missing attribute is the program's own, whatever Keras is installed
     assert roots("tensorflow==2.17.0\nAttributeError: 'NoneType' object has no attribute 'shape'\n") == {
         "log.unrecognized"}
+
+
+def test_no_gpu_listed_beside_a_toolkit_whose_libraries_tensorflow_does_not_open():
+    # TensorFlow 2.2 (and its 1.x run: libcudart.so.10.0); the toolkit is CUDA 10.2; a K40m; no GPU listed
+    text = holdout("holdout19", "B208")
+    assert logs.read_text(text)["runtime"]["tf_visible_gpus"] == 0  # "returns emplty list []."
+    found = failing(text)
+    assert {i for i, f in found.items() if not f.caused_by} == {"cuda.libraries-missing"}
+    assert "the CUDA toolkit here is 10.2" in found["cuda.libraries-missing"].title
+    gpu = "| NVIDIA-SMI 440.31  Driver Version: 440.31  CUDA Version: 10.2 |\n|   0  Tesla K40m  On   |\n"
+    empty = "tf.config.list_physical_devices('GPU')` returns an empty list\n"
+    found = failing("tensorflow==2.2.0\nnvcc: release 10.2, V10.2.89\n" + gpu + empty)
+    assert "libcudart.so.10.1" in found["cuda.libraries-missing"].title
+    # the toolkit TensorFlow was built for: the libraries are not what is missing
+    assert "cuda.libraries-missing" not in roots("tensorflow==2.2.0\nnvcc: release 10.1, V10.1.243\n" + gpu
+                                                 + empty)
+    # CUDA 11 names its libraries by the major: 11.8 serves TensorFlow 2.11's CUDA 11.2
+    assert "cuda.libraries-missing" not in roots("tensorflow==2.11.0\nnvcc: release 11.8, V11.8.89\n" + gpu
+                                                 + empty)
+    # TensorFlow 2.14+ finds its pip wheels: the system toolkit is not what it opens
+    assert "cuda.libraries-missing" not in roots("tensorflow==2.15.0\nnvcc: release 12.4, V12.4.99\n" + gpu
+                                                 + empty)

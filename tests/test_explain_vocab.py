@@ -161,8 +161,6 @@ def test_unrecognised_lines_are_capped_and_counted():  # built here
     "docker: Error response from daemon: could not select device driver \"\" with capabilities: [[gpu]].",
     "FATAL: kernel too old",
     "nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown.",
-    # TensorFlow 1.x's session re-raising an op's error
-    "InvalidArgumentError (see above for traceback): Cannot assign a device for operation 'MatMul'",
 ])
 def test_every_error_form_holds_a_trigger_word(line):  # built here
     from tfdoctor.logs.errorlines import TRIGGERS, is_error

@@ -117,6 +117,23 @@ def libraries_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         )]
     if cuda is None:
         return [skipped("cuda.libraries-missing", "CUDA libraries not checked", why, used)]
+    toolkit = _toolkit_of_other_libraries(facts, cuda)
+    if toolkit and fc.get(facts, "runtime", "tf_visible_gpus") == 0 and fc.gpu_shown(facts) \
+            and not fc.gpu_evidence(facts) and not fc.other_failure(facts):
+        soname = f"libcudart.so.{cuda if (v.major(cuda) or 0) <= 10 else cu}"
+        return [Finding(
+            "cuda.libraries-missing",
+            Status.FAIL,
+            f"TensorFlow lists no GPU: it loads CUDA {cuda}'s libraries ({soname}), and the CUDA toolkit"
+            f" here is {toolkit}",
+            detail=f"TensorFlow {rm.tf_version(facts)} takes its CUDA libraries from the system (no pip"
+            " wheels before 2.14); their file names carry the CUDA release (the major, and before CUDA 11 the"
+            f" minor too), so CUDA {toolkit}'s libraries are not the ones it opens. Without them it registers"
+            " no GPU and runs on the CPU.",
+            plan=rm.cuda_plan(facts, matrix, cu),
+            facts=("nvcc.version", "runtime.tf_visible_gpus") + used,
+            confidence="likely",
+        )]
     if not missing:
         return [Finding("cuda.libraries-ok", Status.PASS, f"CUDA {cu} runtime libraries: " + ", ".join(found),
                         facts=used)]
@@ -130,6 +147,19 @@ def libraries_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             )
         ]
     return [_missing(facts, matrix, cuda, [], cu, missing, [], used)]
+
+
+def _toolkit_of_other_libraries(facts: dict[str, Any], cuda: str) -> str | None:
+    """The system CUDA toolkit's version (nvcc's) where its libraries' file names are not the ones this
+    TensorFlow opens (libcudart.so.10.1 is CUDA 10.1's alone; from CUDA 11 the major names them), for a
+    TensorFlow that takes them from the system (before 2.14); else None."""
+    nvcc = fc.section(facts, "nvcc") or {}
+    toolkit = str(nvcc.get("version") or "")
+    if not toolkit or rm.searches_wheels(facts) or not v.major(toolkit):
+        return None
+    if (v.major(cuda) or 0) <= 10 or (v.major(toolkit) or 0) <= 10:
+        return toolkit if v.major_minor(toolkit) != v.major_minor(cuda) else None
+    return toolkit if v.major(toolkit) != v.major(cuda) else None
 
 
 def wheel_reachable(facts: dict[str, Any], wheel: str) -> bool | None:

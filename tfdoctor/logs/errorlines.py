@@ -20,8 +20,7 @@ _SEVERITY = re.compile(
 )
 # After prefixes are removed (the text a person reads).
 _ERROR = re.compile(
-    # a traceback's last line (TF 1.x's session: "InvalidArgumentError (see above for traceback): ...")
-    r"(?:[A-Za-z_][\w.]{0,120}(?:Error|Exception)(?: \(see above for traceback\))?(?::\s|:?$)"
+    r"(?:[A-Za-z_][\w.]{0,120}(?:Error|Exception)(?::\s|:?$)"  # a traceback's last line
     r"|(?:ERROR|FATAL|CRITICAL|Error|Fatal error|Fatal)(?::|\]|\s-\s)"  # a tool's error line
     # "docker: Error response from daemon", "nvidia-container-cli: initialization error"
     r"|[\w.-]{1,40}: (?:[\w ]{1,30} )?(?:error|ERROR|Error|fatal)\b"

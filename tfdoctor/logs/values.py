@@ -250,8 +250,14 @@ RE_DEVICE_QUERY_CC = re.compile(r"CUDA Capability Major/Minor version number:\s{
 RE_TOTAL_MEMORY = re.compile(r"totalMemory:\s{0,3}(\d{1,6}(?:\.\d{1,3})?)\s{0,2}([GM])i?B")
 RE_NUM_GPUS = re.compile(r"Num GPUs Available:?\s{0,3}(\d{1,3})")
 RE_NO_GPUS = re.compile(r"\bGPUs?\b[^\n\[]{0,60}[?:=]\s{0,3}\[\]\s{0,3}$|"
-                        r"list_physical_devices\(['\"]GPU['\"]\)\)?\s{0,3}"
-                        r"(?:#\s{0,3})?(?:->|=>|:)?\s{0,3}\[\]")
+                        r"list_physical_devices\(['\"]GPU['\"]\)\)?`?\s{0,3}"
+                        r"(?:#\s{0,3})?(?:->|=>|:)?\s{0,3}(?:\[\]|"
+                        # a person's words: "... list_physical_devices('GPU')` returns an empty list"
+                        r"(?:returns?|returned|gives?|gave|shows?|outputs?|prints?)\s{1,3}(?:an?\s{1,3})?"
+                        r"(?:empty|\[\]))")
+# a person's words for the answer under the call: "returns emplty list []", "returns an empty list"
+RE_EMPTY_ANSWER = re.compile(r"^(?:it\s{1,3})?(?:returns?|returned|gives?|gave|shows?|outputs?|prints?)\b"
+                             r"[^\n]{0,30}?(?:\[\]|\bempty\b)")
 # a placement TensorFlow refuses because it registered no GPU at all (not "no supported kernel for GPU
 # devices", an op without a GPU kernel): TensorFlow 0.x-2.x
 RE_NO_GPU_REGISTERED = re.compile(
@@ -783,7 +789,7 @@ class Values:
             self.set("tensorflow.build_info.is_cuda_build", low == "true", 5)
         if prev.endswith("echo $cuda_visible_devices") and RE_CVD_ECHOED.fullmatch(line.strip()):
             self.set("system.env.CUDA_VISIBLE_DEVICES", line.strip(), 3)
-        if "list_physical_devices" in prev and line.strip() == "[]":
+        if "list_physical_devices" in prev and (line.strip() == "[]" or RE_EMPTY_ANSWER.match(low)):
             self.set("runtime.tf_visible_gpus", 0, 5)
 
     def _tf_answered(self, version: str) -> None:
@@ -1594,8 +1600,8 @@ _GPU_TRIGGERS = (
     "streamexecutor device", "found device", "name: ", "major:", "totalmemory", "device query",
     "cuda capable device", "capability major/minor", *(f"device {i}" for i in range(10)), "(uuid:",
     ": nvidia", ": geforce", ": tesla", ": quadro", ": titan", ": grid", ": rtx", ": gtx", "product name",
-    "num gpus", "physical_device:gpu", "adding visible gpu device", "[]", "skipping registering gpu devices",
-    "xla_gpu", "pcibusid",
+    "num gpus", "list_physical_devices", "physical_device:gpu", "adding visible gpu device", "[]",
+    "skipping registering gpu devices", "xla_gpu", "pcibusid",
 )
 _PLATFORM_TRIGGERS = ("gpu", "cuda", "nvidia", "wsl", "microsoft", *_WINDOWS_KEYS, *_LINUX_KEYS, *_MACOS_KEYS,
                       "conda", "/envs/", "forge", *_CONTAINER_KEYS, *_OS_KEYS, "cuda_visible_devices",
