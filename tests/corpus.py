@@ -54,6 +54,7 @@ SPLITS = {
     "holdout23": CORPUS / "holdout23",
     "holdout24": CORPUS / "holdout24",
     "holdout25": CORPUS / "holdout25",
+    "holdout26": CORPUS / "holdout26",
 }
 
 

@@ -47,7 +47,10 @@ holdout23 was learnt from, scored at one commit after it) likewise (precision 0.
 82%, no false alarm 91%, versions 95%); holdout25/ (86 cases, 33 healthy or a program's own error, four
 parts gathered apart while holdout24 was learnt from, scored at one commit after it) likewise (precision 0.65,
 recall 0.66, named right 79%, no false alarm 78%, versions 90%; 15 of its 19 false alarms were a program's
-error).
+error); holdout26/ (92 cases, 35 healthy or a program's own error, four parts gathered apart while this
+session's first mechanisms were built, scored at the session's start commit and again at one after them,
+with the same result) likewise (precision 0.67, 0.88 without log.*, recall 0.65, named right 78%, no false
+alarm 80%, versions 90%; 13 of its 18 false alarms were a program's or an unplaced error line).
 """
 
 from __future__ import annotations
@@ -85,6 +88,7 @@ HOLDOUT22 = cases("holdout22")
 HOLDOUT23 = cases("holdout23")
 HOLDOUT24 = cases("holdout24")
 HOLDOUT25 = cases("holdout25")
+HOLDOUT26 = cases("holdout26")
 
 
 @pytest.mark.parametrize("split", ["dev", "holdout", "holdout2", "holdout3", "holdout4", "holdout5",
@@ -92,7 +96,7 @@ HOLDOUT25 = cases("holdout25")
                                    "holdout10", "holdout11", "holdout12", "holdout13", "holdout14",
                                    "holdout15", "holdout16", "holdout17", "holdout18",
                                    "holdout19", "holdout20", "holdout21", "holdout22",
-                                   "holdout23", "holdout24", "holdout25"])
+                                   "holdout23", "holdout24", "holdout25", "holdout26"])
 def test_corpus_is_large_sourced_and_listed(split):
     listed = cases(split)
     folder = CORPUS if split == "dev" else CORPUS / split
@@ -115,7 +119,8 @@ def test_corpus_is_large_sourced_and_listed(split):
 def test_the_splits_share_no_thread():
     every = (DEV, HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, HOLDOUT5, HOLDOUT6, HOLDOUT7, HOLDOUT8, HOLDOUT9,
              HOLDOUT10, HOLDOUT11, HOLDOUT12, HOLDOUT13, HOLDOUT14, HOLDOUT15, HOLDOUT16, HOLDOUT17,
-             HOLDOUT18, HOLDOUT19, HOLDOUT20, HOLDOUT21, HOLDOUT22, HOLDOUT23, HOLDOUT24, HOLDOUT25)
+             HOLDOUT18, HOLDOUT19, HOLDOUT20, HOLDOUT21, HOLDOUT22, HOLDOUT23, HOLDOUT24, HOLDOUT25,
+             HOLDOUT26)
     splits = [{c["source"] for c in split} for split in every]
     assert sum(map(len, splits)) == len(set().union(*splits))
 
@@ -131,7 +136,7 @@ def test_healthy_and_noise_logs_raise_no_failure(case):
 
 BLIND = (HOLDOUT3 + HOLDOUT4 + HOLDOUT5 + HOLDOUT6 + HOLDOUT7 + HOLDOUT8 + HOLDOUT9 + HOLDOUT10 + HOLDOUT11
          + HOLDOUT12 + HOLDOUT13 + HOLDOUT14 + HOLDOUT15 + HOLDOUT16 + HOLDOUT17 + HOLDOUT18
-         + HOLDOUT19 + HOLDOUT20 + HOLDOUT21 + HOLDOUT22 + HOLDOUT23 + HOLDOUT24 + HOLDOUT25)
+         + HOLDOUT19 + HOLDOUT20 + HOLDOUT21 + HOLDOUT22 + HOLDOUT23 + HOLDOUT24 + HOLDOUT25 + HOLDOUT26)
 
 
 @pytest.mark.parametrize("case", BLIND, ids=lambda c: c["file"])
@@ -150,7 +155,7 @@ def test_precision_and_recall_per_id(capsys):
     holdout15, holdout16, holdout17 = score("holdout15"), score("holdout16"), score("holdout17")
     holdout18, holdout19, holdout20 = score("holdout18"), score("holdout19"), score("holdout20")
     holdout21, holdout22, holdout23 = score("holdout21"), score("holdout22"), score("holdout23")
-    holdout24, holdout25 = score("holdout24"), score("holdout25")
+    holdout24, holdout25, holdout26 = score("holdout24"), score("holdout25"), score("holdout26")
     with capsys.disabled():
         print("\nexplain corpus, development split\n" + dev.table())
         print("\nexplain corpus, held-out split (never tuned on)\n" + holdout.table())
@@ -178,6 +183,7 @@ def test_precision_and_recall_per_id(capsys):
         print("\nexplain corpus, twenty-third held-out split (scored blind once)\n" + holdout23.table())
         print("\nexplain corpus, twenty-fourth held-out split (scored blind once)\n" + holdout24.table())
         print("\nexplain corpus, twenty-fifth held-out split (scored blind once)\n" + holdout25.table())
+        print("\nexplain corpus, twenty-sixth held-out split (scored blind once)\n" + holdout26.table())
     assert dev.precision() >= 0.97 and dev.recall() >= 0.95, dev.failures
     assert dev.values_read >= 0.85 * dev.values
     assert holdout.precision() >= 0.9 and holdout.recall() >= 0.9
@@ -219,3 +225,5 @@ def test_precision_and_recall_per_id(capsys):
     assert holdout24.versions_read >= 0.9 * holdout24.versions
     assert holdout25.precision() >= 0.7 and holdout25.recall() >= 0.7, holdout25.failures  # (learned)
     assert holdout25.versions_read >= 0.85 * holdout25.versions
+    assert holdout26.precision() >= 0.65 and holdout26.recall() >= 0.6, holdout26.failures  # (blind)
+    assert holdout26.versions_read >= 0.85 * holdout26.versions
