@@ -401,12 +401,13 @@ SIGNATURES: tuple[Signature, ...] = (
          ("free", "free_unit", "total", "total_unit")),
     # PyTorch's out-of-memory message: the GPU's memory, what is free, and what this process holds ("(GPU 0;
     # 47.54 GiB total capacity; 194.45 MiB already allocated; 4.88 MiB free; 686.00 MiB reserved in total by
-    # PyTorch)", before 1.5 "... cached"; since 2.1 "GPU 0 has a total capacity of 79.15 GiB of which
-    # 10.44 MiB is free. ... this process has 79.13 GiB memory in use"): the rest is other processes'
+    # PyTorch)", before 1.5 "... already allocated; ... free; 30.96 MiB cached", where cached is what it holds
+    # beyond what is allocated; since 2.1 "GPU 0 has a total capacity of 79.15 GiB of which 10.44 MiB is free.
+    # ... this process has 79.13 GiB memory in use"): the rest is other processes'
     _sig("memory-free", "total capacity",
-         rf"({_AMOUNT}) total capacity;(?:[^;)\n]{{1,40}};){{0,3}}?\s{{0,3}}({_AMOUNT}) free;"
-         rf"(?:[^;)\n]{{1,40}};)?\s{{0,3}}({_AMOUNT}) (?:reserved in total by PyTorch|cached)",
-         ("total", "free", "own")),
+         rf"({_AMOUNT}) total capacity;\s{{0,3}}(?:({_AMOUNT}) already allocated;)?"
+         rf"(?:[^;)\n]{{1,40}};){{0,3}}?\s{{0,3}}({_AMOUNT}) free;(?:[^;)\n]{{1,40}};)?\s{{0,3}}({_AMOUNT})"
+         rf" (?:reserved in total by PyTorch|(cached))", ("total", "allocated", "free", "own", "cached")),
     _sig("memory-free", "total capacity of",
          rf"total capacity of ({_AMOUNT}) of which ({_AMOUNT}) is free\.[^\n]{{0,600}}?"
          rf"this process has ({_AMOUNT}) memory in use", ("total", "free", "own")),

@@ -25,6 +25,9 @@ REASON_WORDS = {
 HOT_MARGIN_C = 3  # warn this close to the slowdown temperature
 HELD_FRACTION = 0.5  # warn when other processes hold this much of a GPU's memory
 MIN_FREE_MIB = 1024  # below this TensorFlow cannot even set up cuBLAS/cuDNN workspaces
+# A CUDA context (with cuDNN's and cuBLAS's kernels loaded) is the process's own memory too, though neither
+# TensorFlow's free figure nor PyTorch's allocated one counts it: some 300 MiB that no other process holds
+CONTEXT_MIB = 300
 SCARCE_FRACTION = 0.1  # this little free at start is held by others, whether or not the log shows a failure
 _INTEGRATED = ("tegra", "jetson", "xavier", "orin")  # GPUs that share the system's memory
 
@@ -691,9 +694,11 @@ def _held_at_start(facts: dict[str, Any]) -> list[Finding]:
             free = _to_mib(item.get("free"), item.get("free_unit"))
             total = _to_mib(item.get("total"), item.get("total_unit"))
             free += _to_mib(item["own"]) if item.get("own") else 0  # this process's own: free before it
+            if item.get("cached") and item.get("allocated"):  # (PyTorch < 1.5: cached beyond allocated)
+                free += _to_mib(item["allocated"])
         except ValueError:
             continue
-        if total and free / total < HELD_FRACTION:
+        if total and (free + CONTEXT_MIB) / total < HELD_FRACTION:
             items.append((item, free, total))
     ctx = fc.log_items(facts, "ctx-oom")
     if not ctx and fc.log_items(facts, "ctx-fail"):  # no context, on a GPU a snapshot shows full
