@@ -2846,3 +2846,42 @@ def test_no_gpu_listed_beside_a_toolkit_whose_libraries_tensorflow_does_not_open
     # TensorFlow 2.14+ finds its pip wheels: the system toolkit is not what it opens
     assert "cuda.libraries-missing" not in roots("tensorflow==2.15.0\nnvcc: release 12.4, V12.4.99\n" + gpu
                                                  + empty)
+
+
+def test_package_mechanisms_in_other_tools_words():
+    # output marked as shell comments: TensorFlow's CPU-only package, as newer pip names it
+    assert roots("## numpy                        2.0.0\n## tensorflow_cpu               2.18.0\n") == {
+        "tensorflow.cpu-only-build"}
+    # a wheel installed from a URL names the platform it is for; TensorFlow on macOS has no NVIDIA GPU
+    wheel = ("pip install https://github.com/x/y/releases/download/v2.15/tensorflow-2.15.0-cp311-cp311-macosx_14"
+             "_0_arm64.whl\n>>> tf.config.list_physical_devices('GPU')\n[]\n")
+    assert roots(wheel) == {"tensorflow.cpu-only-build"}
+    assert environment("see https://example.org/macosx_14/notes.html\n").get("platform") is None  # a page
+    assert roots("No matching distribution found for tensorflow-metal") == {"tensorflow.python-unsupported"}
+    # Keras's access to TensorFlow's internals failing: a Keras of another build than the TensorFlow
+    internal = ("AttributeError: module 'tensorflow.compat.v2.__internal__.tracking' has no attribute"
+                " 'DelegatingTrackableMixin'")
+    assert roots(internal) == {"tensorflow.conflicting-installs"}
+    assert roots("AttributeError: `conv2d` is not available with Keras 3.") == {"keras.keras3-api-change"}
+    # conda's plan switching its TensorFlow variant selector from the GPU build to a CPU one
+    plan = ("The following packages will be UPDATED:\n\n"
+            "    _tflow_180_select:   1.0-gpu              --> 3.0-eigen\n"
+            "    tensorflow:          1.8.0-hb11d968_0     --> 1.7.0-0\n")
+    assert roots(plan) == {"tensorflow.cpu-only-build"}
+    listed = "_tflow_select             2.1.0                       gpu\ntensorflow                2.1.0\n"
+    assert "tensorflow.cpu-only-build" not in roots(listed)
+    # Poetry's resolver: the project's Python range, not an interpreter; PowerShell's prompt is Windows
+    poetry = ("(py310) PS > poetry add tensorflow\n"
+              "The current project's supported Python range (>=3.10,<4.0) is not compatible with some of the"
+              " required packages Python requirement:\n"
+              "  - tensorflow-io-gcs-filesystem requires Python >=3.7, <3.12, so it will not be satisfied for"
+              " Python >=3.12,<4.0\n")
+    found = failing(poetry)
+    assert set(found) == {"tensorflow.python-unsupported"}
+    assert "pyproject.toml" in found["tensorflow.python-unsupported"].fix
+    assert environment(poetry)["platform"] == "windows"
+    # SciPy's own check meeting NumPy 2
+    scipy = ("/usr/lib/python3/dist-packages/scipy/__init__.py:146: UserWarning: A NumPy version >=1.17.3 and"
+             " <1.25.0 is required for this version of SciPy (detected version 2.0.2")
+    assert roots(scipy) == {"python.numpy-abi-mismatch"}
+    assert roots(scipy.replace("2.0.2", "1.26.4")) == set()  # NumPy 1.x: not an ABI change

@@ -921,6 +921,22 @@ def _no_wheel(
     facts: dict[str, Any], matrix: Any, items: list[dict[str, Any]], used: tuple[str, ...],
 ) -> Finding:
     """pip found no TensorFlow wheel for this interpreter (or the requested version)."""
+    poetry = next((i for i in items if i.get("resolver") == "poetry"), None)
+    if poetry is not None:  # the project's declared Python range, not an interpreter, is what fails
+        return Finding(
+            "tensorflow.python-unsupported",
+            Status.FAIL,
+            f"The project's Python range reaches Python {poetry.get('project')}, which"
+            f" {poetry.get('package')} has no wheels for (it requires Python {poetry.get('supports')})",
+            detail="Poetry resolves for every Python the project declares, and TensorFlow's wheels cover a"
+            " few Python minors per release; no release fits the whole range.",
+            plan=rm.plan(facts, P.note(f"Narrow `python` in pyproject.toml ([tool.poetry.dependencies] or"
+                                       f" [project] requires-python) to what {poetry.get('package')} supports"
+                                       f" ({poetry.get('supports')}), then run `poetry lock` again")),
+            docs=cat.TF_PIP,
+            facts=used,
+            evidence=fc.quote(facts, [poetry]),
+        )
     py = fc.get(facts, "tensorflow", "python_version") or next(
         (str(i["python"]) for i in items if i.get("python")), None)
     tag = next((str(i["tag"]) for i in items if i.get("tag")), None)

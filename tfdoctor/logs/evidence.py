@@ -614,7 +614,10 @@ SIGNATURES: tuple[Signature, ...] = (
          # the same in a person's words: "compiled with API 0x10 installed 0xf"
          r"compiled (?:against|with) (?:API|ABI)(?: version)? 0x[0-9a-fA-F]{1,4}\b|"
          r"_ARRAY_API not found|"
-         r"NumPy 2\.\d{1,2}\.\d{1,2} as it may crash|numpy\.core\.umath failed to import"),
+         r"NumPy 2\.\d{1,2}\.\d{1,2} as it may crash|numpy\.core\.umath failed to import|"
+         # SciPy's own check: a SciPy built for NumPy 1.x under NumPy 2 ("A NumPy version >=1.17.3 and <1.25.0
+         # is required for this version of SciPy (detected version 2.0.2")
+         r"and <1\.[\d.]{1,8} is required for this version of \w{2,20} \(detected version 2\."),
     # code written for an older NumPy meeting a newer one: aliases removed in NumPy 1.24 and 2.0
     _sig("numpy-abi", ("was removed in the numpy", "module 'numpy' has no attribute"),
          r"`np\.\w{1,20}` was removed in the NumPy 2\.0 release|"
@@ -651,6 +654,7 @@ SIGNATURES: tuple[Signature, ...] = (
          r"Keras (?:3|Core) only supports|only supports V3 `?\.keras|TF_USE_LEGACY_KERAS|"
          r"No module named '?keras\.(?:engine|src\.engine|legacy|layers\.experimental|wrappers)|"
          r"`?keras\.\w{1,40}`? (?:is|was) (?:removed|not available) in Keras 3|in Keras 3|"
+         r"(?:is|are|was|were) (?:not available|not supported|removed) with Keras 3|"
          r"(?:install|use) `?tf_keras`?|from keras\.src|"
          # Keras 3's own modules (keras/src, and keras/_tf_keras behind tf.keras) lacking a Keras 2 name
          r"module '(?:keras\._tf_keras|keras\.src)[\w.]{0,60}' has no attribute|"
@@ -720,7 +724,8 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("pip-no-version", "satisfies the requirement",
          # (tensorflow-io-gcs-filesystem: a dependency of TensorFlow's wheels, with wheels per Python)
          r"Could not find a version that satisfies the requirement (tensorflow[-_]gpu|tensorflow[-_]cpu|"
-         r"tensorflow[-_]intel|tensorflow-io-gcs-filesystem|tf-nightly-gpu|tf-nightly|tensorflow)(?![\w-])"
+         r"tensorflow[-_]intel|tensorflow[-_]macos|tensorflow[-_]metal|tensorflow-io-gcs-filesystem|"
+         r"tf-nightly-gpu|tf-nightly|tensorflow)(?![\w-])"
          r"(?:\[[\w,-]{1,30}\])?"
          r"((?:[=<>!~]=?[\w.*]{1,20}(?:,\s?|(?=[\s(]))){1,4})?\s{0,2}"
          r"(?:\(from [^()]{0,200}(?:\([^()]{0,40}\)[^()]{0,40})?\)\s{0,2}){0,2}\(from versions:\s{0,2}"
@@ -740,19 +745,26 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("wheel-python", "compiletime version",
          r"compiletime version (\d\.\d{1,2}) of module '?tensorflow[\w.]{0,80}'? does not match runtime"
          r" version (\d\.\d{1,2})", ("built", "runtime")),
+    # Poetry's resolver: the project's Python range reaches Pythons a TensorFlow package has no wheels for
+    # ("- tensorflow-io-gcs-filesystem requires Python >=3.7, <3.12, so it will not be satisfied for Python
+    # >=3.12,<4.0")
+    _sig("pip-no-version", "so it will not be satisfied for python",
+         r"(tensorflow[\w-]{0,30}|tf-nightly[\w-]{0,12}) requires Python ([^\n]{1,40}?), so it will not be"
+         r" satisfied for Python ([^\s,]{1,40}(?:,[^\s,]{1,20})?)", ("package", "supports", "project"),
+         resolver="poetry"),
     _sig("pip-no-version", "no matching distribution found for",  # pip's second line, pasted alone
          r"No matching distribution found for (tensorflow[-_]gpu|tensorflow[-_]cpu|tensorflow[-_]intel|"
-         r"tf-nightly-gpu|"
+         r"tensorflow[-_]macos|tensorflow[-_]metal|tf-nightly-gpu|"
          r"tf-nightly|tensorflow)(?![\w-])(?:\[[\w,-]{1,30}\])?"
          r"((?:[=<>!~]=?[\w.*]{1,20}(?:,\s?|(?=[\s(]|$))){1,4})?",
          ("package", "spec")),
     _sig("pip-no-version", "not a supported wheel",
          r"tensorflow\w{0,10}-[\d.]{3,12}-(cp\d{2,3}|py[23])-\S{0,40} is not a supported wheel", ("tag",)),
     _sig("pip-conflict", ("register_load_context_function", "__internal__' has no attribute",
-                          "keras requires tensorflow", "has no attribute '__internal__'",
+                          "v2.__internal__.", "keras requires tensorflow", "has no attribute '__internal__'",
                           "another metric with the same name", "duplicate registrations for type"),
          r"has no attribute '(?:register_load_context_function|register_call_context_function)'|"
-         r"compat\.v2\.__internal__' has no attribute|"
+         r"compat\.v2\.__internal__(?:\.\w{1,40}){0,3}' has no attribute|"
          r"module 'tensorflow\.compat\.v2' has no attribute '__internal__'|"
          # tf.keras as Keras 3 provides it (keras._tf_keras) lacks the internals Keras 2's users call
          r"module '?keras(?:\._tf_keras\.keras)?'? has no attribute '__internal__'|"

@@ -33,7 +33,7 @@ _PREFIXES = (  # tried in this order, as one alternation
 )
 _PREFIX = re.compile("|".join(f"(?:{p})" for p in _PREFIXES))
 _PREFIX_START = frozenset("IWEF0123456789[ADJMNOS")
-_QUOTING = re.compile(r"(?:\s|>|`|\*|#\s)+")
+_QUOTING = re.compile(r"(?:\s|>|`|\*|#{1,4}\s)+")  # (a shell comment "## " marks output)
 # CJK text types full-width punctuation ("显卡：RTX 3080", "cuda＝10.0"): read as its ASCII form
 _FULL_WIDTH = {ord(c): ord(c) - 0xFEE0 for c in "\uff01\uff08\uff09\uff0c\uff1a\uff1b\uff1d\uff1f"}
 _FULL_WIDTH[0x3000] = " "  # the ideographic space

@@ -94,6 +94,10 @@ RE_PIP_ROW = re.compile(
 )
 RE_SO_NAME = re.compile(r"[\w.+-]{1,80}\.so(?:\.\d{1,6}){0,4}")
 RE_CONDA_META = re.compile(r"h[0-9a-f]{7}_\d{1,3}")  # a conda build string of a package with no code
+# conda's variant selector for its TensorFlow builds (gpu, or eigen/mkl: CPU-only), in `conda list`
+# ("_tflow_select  2.3.0  mkl") or in a plan that switches it ("_tflow_180_select: 1.0-gpu --> 3.0-eigen")
+RE_TFLOW_SELECT = re.compile(r"^_tflow(?:_\d{1,3})?_select(?::\s{1,40}\S{1,40}\s{1,40}-->\s{1,10}[\d.]{1,10}"
+                             r"-(\w{1,10})|\s{1,40}[\d.]{1,10}\s{1,40}(\w{1,10})\b)")
 RE_PIP_EQ = re.compile(r"\b(" + _TF_DISTS + r"|keras|tf-keras|numpy|protobuf|tf)(?:\[[\w,-]{1,30}\])?"
                        r"\s{0,2}==\s{0,2}(\d{1,4}"
                        r"(?:\.[0-9A-Za-z]{1,12}){0,4}(?:-(?:rc|alpha|beta|dev|post)\d{1,10})?)",
@@ -428,7 +432,8 @@ RE_KERNEL = re.compile(r"\b(\d\.\d{1,2}\.\d{1,3}(?:-\d{1,5})?(?:\.\d{1,5})?-"
 RE_WINDOWS = re.compile(
     r"(?:^|[\s'\"(=`])[A-Za-z]:\\|\b(?:cudart|cublas|cudnn|cufft|curand|cusolver|cusparse)64_\d{1,4}\.dll|"
     r"\bnvcuda\.dll|"
-    r"^PS [A-Za-z]:\\|\bWDDM\b|\btensorflow[-_]intel\b|\bwin_amd64\b|\bwin32\b|"
+    r"^(?:\([\w.-]{1,40}\)\s{1,3})?PS (?:[A-Za-z]:\\|>)|"  # PowerShell's prompt, its path hidden or not
+    r"\bWDDM\b|\btensorflow[-_]intel\b|\bwin_amd64\b|\bwin32\b|"
     r"\bWin(?:dows)? ?(?:7|8|10|11)\b|"
     r"(?:^|\s)\.\\tensorflow[/\\]|"  # TensorFlow's Windows builds log sources as .\tensorflow/core/...
     r"\\(?:Lib\\)?site-packages\\|\\AppData\\(?:Local|Roaming)\\",  # backslash paths without a drive
@@ -499,7 +504,7 @@ RE_CONTAINER = re.compile(r"docker run\b|nvidia-docker|/\.dockerenv|\bdocker exe
                           # a shell in a container: docker names its host by the container's 12-hex id
                           r"\b\w{1,32}@[0-9a-f]{12}:[~/]|\[\w{1,32}@[0-9a-f]{12} ", re.IGNORECASE)
 _WINDOWS_KEYS = (":\\", ".dll", "wddm", "win", "tensorflow-intel", "tensorflow_intel", ".\\tensorflow",
-                 "\\site-packages",
+                 "\\site-packages", "ps >",
                  "\\appdata")
 _LINUX_DIRS = ("home", "usr", "opt", "mnt", "data", "root", "var", "tmp", "etc", "srv", "workspace",
                "content", "kaggle", "proc", "sys", "lib", "lib64", "scratch", "nfs", "gpfs", "lustre", "app",
@@ -1146,6 +1151,10 @@ class Values:
             self.set("tensorflow.location", line[start:m.end() - 1], 2)
 
     def _packages(self, line: str, low: str) -> None:
+        m = RE_TFLOW_SELECT.match(line) if low.startswith("_tflow") else None
+        if m and (m.group(1) or m.group(2)) in ("gpu", "eigen", "mkl"):
+            self.set("tensorflow.build_info.is_cuda_build", (m.group(1) or m.group(2)) == "gpu", 3)
+            return
         m = RE_FETCHED.match(line) if low.startswith(("using cached ", "downloading ")) else None
         if m and m.group(1).lower() not in self.dist_lines:  # packages TensorFlow pins, as pip fetches them
             self._dist(m.group(1), m.group(2))
@@ -1414,8 +1423,10 @@ class Values:
 
     def _platform(self, line: str, low: str) -> None:
         hints = self.hints
-        if "://" in line:  # a link names pages, not this machine ("/t/macos-gpu-tensorflow-metal/81")
-            line = RE_URL.sub(" ", line)
+        if "://" in line:  # a link names pages, not this machine ("/t/macos-gpu-tensorflow-metal/81"), but
+            # a wheel's is the file installed here ("pip install https://.../tensorflow-...-macosx_14_0_arm64.whl")
+            line = RE_URL.sub(lambda m: m.group(0).rsplit("/", 1)[-1] if m.group(0).endswith(".whl") else " ",
+                              line)
             low = line.lower()
         if "gpu" not in hints and ("gpu" in low or "cuda" in low or "nvidia" in low) and not (
                 _has(low, _HEADING_TRIGGERS) and RE_HEADING.match(line)):  # an issue template's field name
@@ -1593,7 +1604,7 @@ _TF_TRIGGERS = (
     *(f"tf{c}" for c in "-_ :=*(12v["), "__version__", "version.version", "-g", "tf-nightly", "tensor flow",
 )
 _PACKAGE_TRIGGERS = (*_TF_TRIGGERS, "keras", "numpy", "protobuf", "nvidia-", "intel-tensorflow",
-                     "successfully installed", "requirement already ", "package", "# name",
+                     "successfully installed", "requirement already ", "package", "# name", "_tflow",
                      *tf_probe.CONDA_CUDA)
 _GPU_TRIGGERS = (
     "created device", "created tensorflow device", "creating tensorflow device", "your gpu", "ignoring",
