@@ -2885,3 +2885,24 @@ def test_package_mechanisms_in_other_tools_words():
              " <1.25.0 is required for this version of SciPy (detected version 2.0.2")
     assert roots(scipy) == {"python.numpy-abi-mismatch"}
     assert roots(scipy.replace("2.0.2", "1.26.4")) == set()  # NumPy 1.x: not an ABI change
+
+
+def test_a_calls_result_number_after_its_name_and_the_drivers_installer():
+    # ollama's discovery: the driver API's cuInit and the runtime's cudaSetDevice returning 999 (UNKNOWN)
+    assert roots("cuInit err: 999\n") == {"cuda.init-failed"}
+    runtime = 'cudaSetDevice err: 999\nmsg="Unable to load cudart" error="cudart init failure: 999"\n'
+    assert roots(runtime) == {"cuda.init-failed"}
+    assert "UNKNOWN" in failing("nvcuda init failure: 999")["cuda.init-failed"].title
+    assert roots("step 999 failed 3 times") == set()  # no call named
+    # a search list naming WSL's folder is not a WSL machine
+    globs = ('msg="gpu library search" globs="[/usr/local/cuda/lib64/libcudart.so* '
+             '/usr/lib/wsl/lib/libcudart.so*]"')
+    assert environment(globs).get("platform") != "wsl2"
+    assert environment("ls /usr/lib/wsl/lib\nlibcuda.so.1\n")["platform"] == "wsl2"
+    # NVIDIA's installer failing to load its module (Secure Boot, a kernel it was not built for)
+    text = ("Secure boot - Unable to load the kernel module 'nvidia.ko', ubuntu24.04 DRIVER_VERSION=535.161\n"
+            "ERROR: Unable to load the kernel module 'nvidia.ko'.  This happens most frequently when this"
+            " kernel module was built against the wrong or improperly configured kernel sources\n")
+    assert roots(text) == {"driver.missing"}
+    assert environment(text)["os"] == "ubuntu24.04"
+    assert environment("FROM nvidia/cuda:11.8.0-runtime-ubuntu22.04\n").get("os") is None  # an image's

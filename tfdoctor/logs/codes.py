@@ -49,6 +49,11 @@ _NUMBER = re.compile(
     r"\s{0,2}(?:code)?\s{0,2}[:=#]?\s{0,2}\(?(\d{1,5})\)?(?![\d.])"
 )
 _NUMBER_API = {"curesult": "CUresult", "cuda driver error": "CUresult"}
+# A call's result printed after its name ("cuInit err: 999", "cudaSetDevice err: 999", ollama's "nvcuda init
+# failure: 999" / "cudart init failure: 999"): a driver API call (cu*) returns a CUresult, a runtime one
+# (cuda*) a cudaError_t.
+_CALL_NUMBER = re.compile(r"\b(cu[a-z][a-z0-9_]{1,40}|nvcuda init|cudart init) (?:err|error|failure|failed|"
+                          r"returned)\s{0,2}[:=]?\s{0,2}(\d{1,4})\b(?![\d.])")
 # TensorFlow's CHECK on a call's result: "Check failed: CUDA_SUCCESS == dynload::cuCtxSetCurrent(context)
 # (0 vs. 216)", "Check failed: error == cudaSuccess (46 vs. 0)"
 _CHECKED = re.compile(r"\b(CUDA_SUCCESS|cudaSuccess) == [\w:.]{1,80}(?:\([^()]{0,80}\))?\s{0,2}"
@@ -74,6 +79,12 @@ def in_line(line: str, low: str) -> list[se.Code]:
     if "error" in low:
         for m in _NUMBER.finditer(low):
             code = se.by_number(_NUMBER_API.get(m.group(1), "cudaError_t"), int(m.group(2)))
+            if code:
+                found.setdefault(code.name, code)
+    if " err" in low or " fail" in low or "returned" in low:
+        for m in _CALL_NUMBER.finditer(low):
+            runtime = m.group(1).startswith(("cuda", "cudart"))
+            code = se.by_number("cudaError_t" if runtime else "CUresult", int(m.group(2)))
             if code:
                 found.setdefault(code.name, code)
     for code in _messages(line, low):

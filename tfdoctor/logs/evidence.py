@@ -145,9 +145,11 @@ SIGNATURES: tuple[Signature, ...] = (
     # the kernel module did not build for this kernel (DKMS after a kernel update) or was refused by it
     # (Secure Boot without the module's key enrolled)
     _sig("no-driver", ("gpl-only symbol", "bad return status for module build", "key was rejected",
-                       "required key not available"),
+                       "required key not available", "unable to load the kernel module"),
          r"GPL-incompatible module nvidia[\w-]{0,12}\.ko uses GPL-only symbol|"
          r"Bad return status for module build on kernel|"
+         # NVIDIA's installer (the .run file, the GPU operator's driver container) failing its module load
+         r"Unable to load the kernel module '?nvidia[\w-]{0,12}\.ko|"
          r"could not insert '?nvidia[\w-]{0,12}'?: "
          r"(?:Key was rejected by service|Required key not available)",
          why="module-build"),

@@ -415,7 +415,7 @@ RE_STATED_CC = re.compile(r"(?<!required )(?<!minimum )(?:compute capability|\bc
                           re.IGNORECASE)
 RE_OS_NOTE = re.compile(r"\s{0,3}\((?:e\.g\.?,?|WSL ?2?\b)[^()]{0,60}\)", re.IGNORECASE)
 RE_OS = re.compile(
-    r"\b(Ubuntu \d\d\.\d\d(?:\.\d{1,2})?(?: LTS)?|CentOS(?: Linux)?(?: release)? \d[\d.]{0,8}|"
+    r"\b((?<!-)[Uu]buntu ?\d\d\.\d\d(?:\.\d{1,2})?(?: LTS)?|CentOS(?: Linux)?(?: release)? \d[\d.]{0,8}|"
     r"Rocky Linux \d[\d.]{0,6}|"
     r"Red Hat Enterprise Linux(?: Server| Workstation)?(?: release)? \d[\d.]{0,6}|Fedora(?: Linux)? \d{2}|"
     r"Debian(?: GNU/Linux)? \d{1,2}|Windows (?:10|11)|Amazon Linux \d{1,4}|"
@@ -424,7 +424,9 @@ RE_OS = re.compile(
     r"Windows Server \d{4})",
     re.IGNORECASE,
 )
-RE_WSL2 = re.compile(r"microsoft-standard-WSL2|/usr/lib/wsl/lib|\bWSL ?2\b", re.IGNORECASE)
+# (a glob naming the folder is a search list, "globs=[... /usr/lib/wsl/lib/libcudart.so*]", not this machine)
+RE_WSL2 = re.compile(r"microsoft-standard-WSL2|/usr/lib/wsl/lib(?![^\s\]\"',]{0,200}\*)|\bWSL ?2\b",
+                     re.IGNORECASE)
 RE_WSL1 = re.compile(r"\d\.\d{1,2}\.\d{1,3}-\d{3,6}-Microsoft\b")
 RE_KERNEL = re.compile(r"\b(\d\.\d{1,2}\.\d{1,3}(?:-\d{1,5})?(?:\.\d{1,5})?-"
                        r"(?:microsoft-standard-WSL2|generic|aws|"
