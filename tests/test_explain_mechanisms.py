@@ -2906,3 +2906,12 @@ def test_a_calls_result_number_after_its_name_and_the_drivers_installer():
     assert roots(text) == {"driver.missing"}
     assert environment(text)["os"] == "ubuntu24.04"
     assert environment("FROM nvidia/cuda:11.8.0-runtime-ubuntu22.04\n").get("os") is None  # an image's
+
+
+def test_pytorchs_capability_check_names_the_gpu():
+    line = "Found GPU0 GeForce GT 720 which is of cuda capability 3.5.\n"
+    assert environment(line)["gpus"][0] == {**environment(line)["gpus"][0], "name": "GeForce GT 720",
+                                            "compute_capability": "3.5"}
+    newer = "Found GPU1 NVIDIA GeForce GTX 1070 Ti which is of compute capability (CC) 6.1."
+    assert [(g["name"], g["compute_capability"]) for g in environment(newer)["gpus"]] == [
+        ("NVIDIA GeForce GTX 1070 Ti", "6.1")]

@@ -234,6 +234,9 @@ RE_CREATING = re.compile(r"Creating TensorFlow device \(/(?:device:)?gpu:(\d{1,3
                          r"\s{0,3}\(device: (\d{1,3}), name: ([^,]{1,120}), pci bus id: ([^,)]{1,40})"
                          r"(?:, compute capability: (\d{1,2}\.\d))?", re.IGNORECASE)
 RE_MIXED_GPU = re.compile(r"Your GPUs?: ([^,\n]{1,80}), compute capability (\d{1,2}\.\d)")
+# PyTorch's check of each GPU against its build ("Found GPU0 GeForce GT 720 which is of cuda capability 3.5.")
+RE_TORCH_GPU = re.compile(r"Found GPU(\d{1,2}) (.{1,80}?) which is of (?:cuda|compute) capability "
+                          r"(?:\(CC\) )?(\d{1,2}\.\d)")
 RE_IGNORING = re.compile(r"Ignoring (?:visible )?gpu device \(device: (\d{1,3}), name: ([^,()]{1,120}?)"
                          r"(?:, pci bus id: [^,)]{1,40})?(?:,? compute capability: (\d{1,2}\.\d))?\)"
                          r"(?: with Cuda compute capability (\d{1,2}\.\d))?", re.IGNORECASE)
@@ -1304,6 +1307,9 @@ class Values:
         m = RE_MIXED_GPU.search(line)
         if m:
             self._gpu(self.gpus, 0, name=m.group(1), compute_capability=m.group(2))
+        m = RE_TORCH_GPU.search(line) if "which is of" in low else None
+        if m:
+            self._gpu(self.gpus, int(m.group(1)), name=m.group(2), compute_capability=m.group(3))
         m = RE_IGNORING.search(line)
         if m:
             cc = m.group(3) or m.group(4)  # TF 2.x puts it inside the brackets, TF 1.x after them
@@ -1614,7 +1620,7 @@ _GPU_TRIGGERS = (
     "cuda capable device", "capability major/minor", *(f"device {i}" for i in range(10)), "(uuid:",
     ": nvidia", ": geforce", ": tesla", ": quadro", ": titan", ": grid", ": rtx", ": gtx", "product name",
     "num gpus", "list_physical_devices", "physical_device:gpu", "adding visible gpu device", "[]",
-    "skipping registering gpu devices", "xla_gpu", "pcibusid",
+    "skipping registering gpu devices", "xla_gpu", "pcibusid", "which is of",
 )
 _PLATFORM_TRIGGERS = ("gpu", "cuda", "nvidia", "wsl", "microsoft", *_WINDOWS_KEYS, *_LINUX_KEYS, *_MACOS_KEYS,
                       "conda", "/envs/", "forge", *_CONTAINER_KEYS, *_OS_KEYS, "cuda_visible_devices",
