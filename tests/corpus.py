@@ -55,6 +55,7 @@ SPLITS = {
     "holdout24": CORPUS / "holdout24",
     "holdout25": CORPUS / "holdout25",
     "holdout26": CORPUS / "holdout26",
+    "holdout27": CORPUS / "holdout27",
 }
 
 
