@@ -2915,3 +2915,42 @@ def test_pytorchs_capability_check_names_the_gpu():
     newer = "Found GPU1 NVIDIA GeForce GTX 1070 Ti which is of compute capability (CC) 6.1."
     assert [(g["name"], g["compute_capability"]) for g in environment(newer)["gpus"]] == [
         ("NVIDIA GeForce GTX 1070 Ti", "6.1")]
+
+
+def test_holdout27_mechanisms():
+    # a library named as what TensorFlow looks for, or cannot open, in a person's words
+    assert roots("It returns 0 GPUs because it is looking for a `cuda` library called 'libcudart.so.10.1'.\n"
+                 "tensorflow 2.3\n") == {"cuda.libraries-missing"}
+    assert roots("getting error: 'Cannot open dynamic library **libcublas.so.10**'\ntensorflow 2.3\n") == {
+        "cuda.libraries-missing"}
+    # a template's example is not this machine
+    assert environment("- OS Platform and Distribution (e.g., Linux Ubuntu 18.04):\n").get("os") is None
+    # CUDA's "insufficient driver" where the only GPU is another vendor's: no NVIDIA driver at all
+    intel = ("Error CUDA driver version is insufficient for CUDA runtime version at line 167 in file ops.cu\n"
+             "I'm using a integrated Intel GPU(iris xe graphics). os is win 11\n")
+    assert roots(intel) == {"driver.missing"}
+    assert environment(intel)["os"] == "win 11"
+    # prints of one __version__ each, answered in turn; Keras 3 under TensorFlow 2.15 is the conflict
+    printed = ("print(tf.__version__)\nprint(keras.__version__)\n\n2.15.0\n3.4.1\n"
+               "AttributeError: module 'keras.api._v2.keras' has no attribute '__version__'\n")
+    assert logs.read_text(printed)["tensorflow"]["distributions"]["keras"] == "3.4.1"
+    found = failing(printed)
+    assert {i for i, f in found.items() if not f.caused_by} == {"tensorflow.conflicting-installs"}
+    assert found["keras.keras3-api-change"].caused_by == "tensorflow.conflicting-installs"
+    assert environment("Running this on a Google Colab with T4 GPU\n")["platform"] == "linux"
+    # a Jetson's GPU shares the system's memory: what is not free is not another GPU process's
+    jetson = ("I tensorflow/core/common_runtime/gpu/gpu_device.cc:1405] Found device 0 with properties:\n"
+              "name: NVIDIA Tegra X2 major: 6 minor: 2 memoryClockRate(GHz): 1.3005\n"
+              "totalMemory: 7.66GiB freeMemory: 1.01GiB\n"
+              "W tensorflow/core/framework/op_kernel.cc:1275] OP_REQUIRES failed at transpose_op.cc:199 :"
+              " Resource exhausted: OOM when allocating tensor with shape[1,32,952,1424] and type float\n")
+    assert roots(jetson) == {"gpu.out-of-memory"}
+    # WSL2: Windows' drives mounted under /mnt, and a Linux driver package installed inside it
+    wsl = ("nobu@LAPTOP-DNCQ5AAC:/mnt/d/cuda/rapids$ nvidia-smi\n"
+           "nobu@LAPTOP-DNCQ5AAC:~$ dpkg --get-selections | grep nvidia\n"
+           "libnvidia-compute-530:amd64                     install\n")
+    assert environment(wsl)["platform"] == "wsl2"
+    found = failing(wsl)
+    assert set(found) == {"platform.wsl2-libcuda"}
+    assert "libnvidia-compute" in found["platform.wsl2-libcuda"].fix
+    assert "platform.wsl2-libcuda" not in failing("ii  nvidia-driver-535  535.104.05-0ubuntu1  amd64\n")

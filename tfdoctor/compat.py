@@ -380,7 +380,7 @@ class Matrix:
 MAX_GPU_NAME = 256  # NVML names fit in 96 bytes; anything longer is not a product name
 # A MIG slice ("... MIG 1g.10gb") or a vGPU profile ("NVIDIA A10-24Q", "GRID T4-16Q", "NVIDIA H100-1-10C").
 _PARTITION = re.compile(r"\bMIG\b|-\d+(?:-\d+)?(?:[ABCQ]|CME|B4)$")
-_NOT_NVIDIA = re.compile(r"\b(?:AMD|Radeon|Vega|Instinct|gfx\d{3,4}|Intel|Matrox|Apple|Ascend|Hygon)\b",
+_NOT_NVIDIA = re.compile(r"\b(?:AMD|Radeon|Vega|Instinct|gfx\d{3,4}|Intel|Iris|Matrox|Apple|Ascend|Hygon)\b",
                          re.IGNORECASE)
 _BRANCH = re.compile(r"^R\d{3}$")
 _MAJOR_MINOR = re.compile(r"^\d+\.\d+$")

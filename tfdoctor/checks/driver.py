@@ -86,6 +86,12 @@ _WHY = {
 }
 
 
+def _other_vendor_only(facts: dict[str, Any]) -> list[str]:
+    """The GPUs named where every one is another vendor's (Intel Iris, AMD Radeon), else []."""
+    named = [str(g["name"]) for g in fc.tf_gpus(facts)[0] if g.get("name")]
+    return named if named and all(map(not_nvidia, named)) else []
+
+
 def _log_absence(facts: dict[str, Any]) -> tuple[list[str], bool, set[str], list[dict[str, Any]]]:
     """What the log says about a missing driver: notes, whether direct, kinds, the items."""
     notes: list[str] = []
@@ -117,9 +123,9 @@ def _log_absence(facts: dict[str, Any]) -> tuple[list[str], bool, set[str], list
             # a driver the host has (its version stated), but no libcuda that starts inside the container
             strong = True
             kinds.add("container")
-    named = [str(g["name"]) for g in fc.tf_gpus(facts)[0] if g.get("name")]
-    if named and all(map(not_nvidia, named)) and (fc.log_items(facts, "cuinit")
-                                                   or fc.get(facts, "runtime", "tf_visible_gpus") == 0):
+    named = _other_vendor_only(facts)
+    if named and (fc.log_items(facts, "cuinit") or fc.cuda_errors(facts, "INSUFFICIENT_DRIVER")
+                  or fc.get(facts, "runtime", "tf_visible_gpus") == 0):
         notes.append(f"the GPU here is not an NVIDIA GPU ({named[0]})")  # a ROCm or oneAPI build saw it
         strong = True
         kinds.add("other-vendor")
@@ -402,8 +408,10 @@ def _too_old_evidence(facts: dict[str, Any]) -> tuple[list[dict[str, Any]], list
         # use, and is refused on GPUs it does not support (804) or by a driver branch it does not
         # cover (803); with the library and kernel versions shown to differ, that split says more
         hard += fc.cuda_errors(facts, *_COMPAT)
-    if fc.container_without_gpus(facts) or fc.log_items(facts, "nvml-init-failed"):
-        # CUDA's "insufficient driver" there is no driver at all (an old driver's NVML still starts)
+    if (fc.container_without_gpus(facts) or fc.log_items(facts, "nvml-init-failed")
+            or _other_vendor_only(facts)):
+        # CUDA's "insufficient driver" there is no driver at all (an old driver's NVML still starts; the only
+        # GPU another vendor's)
         hard = [i for i in hard if i.get("error") != "INSUFFICIENT_DRIVER"]
     soft = fc.log_items(facts, "driver-cuda-older")
     past = fc.toolkit_past_driver(facts)

@@ -34,8 +34,10 @@ def keras3_api(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                                " to Keras 3")),
             facts=("log.evidence", "tensorflow.distributions"),
             evidence=fc.quote(facts, items),
-            # under TensorFlow 2.15 or older Keras 3 is not the Keras tf.keras needs: a conflict said so
-            caused_by="tensorflow.conflicting-installs" if not minor and any(
-                i.get("mismatch") == "keras" for i in fc.log_items(facts, "pip-conflict")) else None,
+            # under TensorFlow 2.15 or older Keras 3 is not the Keras tf.keras needs: a conflict said so, or
+            # the versions shown
+            caused_by="tensorflow.conflicting-installs" if tfv and not minor and (any(
+                i.get("mismatch") == "keras" for i in fc.log_items(facts, "pip-conflict"))
+                or v.version_ge(fc.distributions(facts).get("keras") or "0", (3, 0))) else None,
         )
     ]

@@ -116,6 +116,24 @@ def wsl2_libcuda(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 evidence=fc.quote(facts, logged),
             )
         ]
+    package = fc.get(facts, "system", "linux_driver_package")
+    if libs is None and package:  # a pasted package list
+        return [
+            Finding(
+                "platform.wsl2-libcuda",
+                Status.FAIL,
+                f"A Linux NVIDIA driver package is installed inside WSL2: {package}",
+                detail="WSL2 gets CUDA from the Windows NVIDIA driver, which maps its libcuda.so into"
+                f" {WSL_LIB}; a Linux driver's libcuda installed inside WSL2 cannot talk to it, and comes"
+                " first once ldconfig or LD_LIBRARY_PATH finds it.",
+                plan=rm.plan(facts, P.system(f"sudo apt-get remove --purge '{package.rsplit('-', 1)[0]}-*'",
+                                             "only the CUDA toolkit (cuda-toolkit-12-x, no `cuda` or"
+                                             " `cuda-drivers` metapackage) belongs inside WSL2")),
+                docs=cat.NV_WSL,
+                facts=used + ("system.linux_driver_package",),
+                confidence="likely",
+            )
+        ]
     if libs is None:
         return [
             skipped(

@@ -51,7 +51,8 @@ _AMOUNT = r"\d{1,7}(?:\.\d{1,3})? ?(?:[KMGT]iB|bytes)"  # PyTorch's memory amoun
 SIGNATURES: tuple[Signature, ...] = (
     # --- libraries that did not load --------------------------------------------------------------
     _sig("dlopen-failed", ("library", "dso"),
-         rf"(?:Could not (?:load|open)|Couldn't open|Unable to load|failed to load|cannot load) "
+         rf"(?:Could not (?:load|open)|Couldn't (?:load|open)|Unable to (?:load|open)|"
+         rf"failed to (?:load|open)|can(?:no|')t (?:load|open)) "
          rf"(?:dynamic |the )?(?:CUDA )?(?:library|DSO)[: ]{{0,3}}'?({_LIB})", ("library",)),
     _sig("dlopen-failed", "cannot open shared object", rf"({_LIB}): cannot open shared object", ("library",)),
     # the same ImportError named short (an issue's title: "ImportError: libcublas.so.8.0 with v0.1.1")
@@ -85,9 +86,10 @@ SIGNATURES: tuple[Signature, ...] = (
     # cuDNN was loaded (the lookup fell to TensorFlow's own library)
     _sig("dlopen-failed", "cudnn dso", r"could not find cudnnCreate in cudnn DSO", library="libcudnn"),
     # a person's summary naming the library as missing (a title: "... - libcuda.so.1 missing", "crashes
-    # without libcuda.so")
-    _sig("dlopen-failed", ("missing", "without", "find", "no lib", "not found"),
-         rf"(?:\bmissing:?|\bwithout|\bno|\bcan'?t find|\bcannot find|\bcould(?: not|n'?t) find)"
+    # without libcuda.so", "it is looking for a library called 'libcudart.so.10.1'")
+    _sig("dlopen-failed", ("missing", "without", "find", "no lib", "not found", "looking for"),
+         rf"(?:\bmissing:?|\bwithout|\bno|\bcan'?t find|\bcannot find|\bcould(?: not|n'?t) find|"
+         rf"\blooking for(?: an?| the)?(?: `?cuda`?)?(?: library)?(?: called| named)?)"
          rf"\s{{1,3}}[`'\"]?"
          rf"({_LIB})(?![\w.])|({_LIB})`?\s{{1,3}}(?:is\s{{1,3}})?(?:missing|not found)\b|"
          # "Tensorflow looks for `libcudnn.so.6` and does not find it"

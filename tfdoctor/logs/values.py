@@ -344,7 +344,7 @@ _SMI_ROW_WORDS = ("mib", "n/a", "0000", "persistence", "bus-id", "processes", "d
 # another vendor's GPU a person names ("the GPU is Intel (R) UHD Graphics 620", "AMD Radeon RX 580"): stated
 # only where no NVIDIA GPU is named
 RE_OTHER_GPU = re.compile(r"\b(Intel ?(?:\(R\) ?)?(?:UHD|HD|Iris(?: Xe| Plus| Pro)?)(?: ?Graph\w{0,5})?"
-                          r"(?: ?\d{3,4})?|"
+                          r"(?: ?\d{3,4})?|Iris (?:Xe|Plus|Pro)(?: ?Graph\w{0,5})?|"
                           r"(?:AMD )?Radeon(?: ?(?:RX|Pro|HD|R[579]|VII))?(?: ?\d{3,4}[A-Z]{0,2})?)",
                           re.IGNORECASE)
 # a person saying the machine has no GPU at all ("My VM doesn't have GPU acceleration", "I don't have a GPU",
@@ -417,11 +417,12 @@ RE_STATED_CC = re.compile(r"(?<!required )(?<!minimum )(?:compute capability|\bc
                           r"\bsm_(\d{1,2})(\d)\b",
                           re.IGNORECASE)
 RE_OS_NOTE = re.compile(r"\s{0,3}\((?:e\.g\.?,?|WSL ?2?\b)[^()]{0,60}\)", re.IGNORECASE)
+RE_EXAMPLE = re.compile(r"\(e\.g\.?,?[^()]{0,80}\)", re.IGNORECASE)  # a template's example, not this machine
 RE_OS = re.compile(
     r"\b((?<!-)[Uu]buntu ?\d\d\.\d\d(?:\.\d{1,2})?(?: LTS)?|CentOS(?: Linux)?(?: release)? \d[\d.]{0,8}|"
     r"Rocky Linux \d[\d.]{0,6}|"
     r"Red Hat Enterprise Linux(?: Server| Workstation)?(?: release)? \d[\d.]{0,6}|Fedora(?: Linux)? \d{2}|"
-    r"Debian(?: GNU/Linux)? \d{1,2}|Windows (?:10|11)|Amazon Linux \d{1,4}|"
+    r"Debian(?: GNU/Linux)? \d{1,2}|Win(?:dows)? ?(?:7|8|10|11)\b|Amazon Linux \d{1,4}|"
     r"openSUSE(?: Leap| Tumbleweed)?(?: \d[\d.]{0,6})?|"
     r"Arch Linux|Pop!_OS \d\d\.\d\d|Linux Mint \d{1,2}(?:\.\d)?|macOS \d{2}(?:\.\d{1,2})?|"
     r"Windows Server \d{4})",
@@ -430,6 +431,12 @@ RE_OS = re.compile(
 # (a glob naming the folder is a search list, "globs=[... /usr/lib/wsl/lib/libcudart.so*]", not this machine)
 RE_WSL2 = re.compile(r"microsoft-standard-WSL2|/usr/lib/wsl/lib(?![^\s\]\"',]{0,200}\*)|\bWSL ?2\b",
                      re.IGNORECASE)
+# Windows' drives as WSL mounts them, in a prompt or a path ("user@LAPTOP:/mnt/d/project$", "/mnt/c/Users")
+RE_WSL_MOUNT = re.compile(r"(?:^|[\s:'\"=])/mnt/[a-z]/(?:Users/|[\w.-]{1,80}[/$ ])")
+# a Linux NVIDIA driver package listed as installed (`dpkg -l`, `dpkg --get-selections`, `apt list`)
+RE_DRIVER_PACKAGE = re.compile(r"^(?:ii\s{1,4})?((?:lib)?nvidia-(?:compute|driver|utils|gl|kernel-common|"
+                               r"dkms)-\d{3}(?:-server|-open)?)(?::amd64)?(?:/\S{1,60})?\s{1,60}"
+                               r"(?:install\b|\d{3}\.\d)")
 RE_WSL1 = re.compile(r"\d\.\d{1,2}\.\d{1,3}-\d{3,6}-Microsoft\b")
 RE_KERNEL = re.compile(r"\b(\d\.\d{1,2}\.\d{1,3}(?:-\d{1,5})?(?:\.\d{1,5})?-"
                        r"(?:microsoft-standard-WSL2|generic|aws|"
@@ -453,7 +460,8 @@ RE_LINUX = re.compile(
     r"\blinux\b|\bubuntu|\bnixos\b|\bNCCL INFO\b|\./[\w.-]{1,60}\.sh\b|"
     r"manylinux|\bcentos|\bdebian|\bfedora|\brhel\b|rocky linux|\bNUMA node\b|\bNVRM\b|\bdmesg\b|"
     r"\bmodprobe\b|"
-    r"\blsmod\b|LD_LIBRARY_PATH|\w@[\w.-]{1,64}:[~/]",
+    r"\blsmod\b|LD_LIBRARY_PATH|\w@[\w.-]{1,64}:[~/]|"
+    r"\b(?:Google )?Colab\b|\bKaggle (?:notebook|kernel)s?\b|\bSageMaker\b",  # hosted runtimes run Linux
     re.IGNORECASE,
 )
 RE_MACOS = re.compile(r"\bDarwin\b|tensorflow-macos|tensorflow-metal|macosx_\d{1,2}|"
@@ -517,11 +525,14 @@ _LINUX_DIRS = ("home", "usr", "opt", "mnt", "data", "root", "var", "tmp", "etc",
 # a path that starts there (RE_LINUX_PATH: after a space, quote, bracket, "=" or ":"; a leading space in a
 # trigger also matches at the start of a line), not TensorFlow's own tensorflow/core/data/... sources
 _LINUX_PATH_KEYS = (".so", *(f"{c}/{d}" for c in " '\"(=:[" for d in _LINUX_DIRS))
-_LINUX_KEYS = (*_LINUX_PATH_KEYS, "linux", "ubuntu", "centos", "debian", "fedora", "rhel", "rocky", "numa",
-               "nvrm", "nixos", "nccl info", ".sh", "dmesg", "modprobe", "lsmod", "ld_library_path", "@")
+_LINUX_KEYS = (*_LINUX_PATH_KEYS, "/mnt/", "linux", "ubuntu", "centos", "debian", "fedora", "rhel", "rocky",
+               "numa",
+               "nvrm", "nixos", "nccl info", ".sh", "dmesg", "modprobe", "lsmod", "ld_library_path", "@",
+               "colab", "kaggle", "sagemaker")
 _MACOS_KEYS = ("mac", "darwin", "/users/", "/library/", "homebrew", "dylib", "os x", "abort trap: 6",
                "illegal instruction: 4", "segmentation fault: 11", "bus error: 10")
-_OS_KEYS = ("ubuntu", "centos", "rocky", "red hat", "fedora", "debian", "windows", "amazon linux", "opensuse",
+_OS_KEYS = ("ubuntu", "centos", "rocky", "red hat", "fedora", "debian", "windows", "win 1", "win1", "win 7",
+            "win7", "win 8", "win8", "amazon linux", "opensuse",
             "arch linux", "pop!_os", "mint", "macos")
 
 
@@ -681,6 +692,8 @@ class Values:
         self._run_lines = 0  # continuation lines ("\\" at the end) of a container engine's run command
         self._found_line = 0
         self._prev = ""
+        self._prints: list[str] = []  # modules whose __version__ consecutive prints asked for
+        self._answers: list[str] = []  # ... of them, those whose printed value is still to come
         self._words: frozenset[str] = frozenset()
         self._next = False
         self.line_no = 0
@@ -756,7 +769,7 @@ class Values:
         self._prev = low
         self._next = (self._heading is not None or self._found is not None or self._query_lines > 0
                       or self._run_lines > 0
-                      or self._tf_config is not None or self.blocks.open
+                      or self._tf_config is not None or self.blocks.open or bool(self._answers)
                       or any(map(low.__contains__, _ANNOUNCE)))
 
     @property
@@ -772,6 +785,7 @@ class Values:
     def _after(self, line: str, low: str) -> None:
         """Values a line gives for what the line before it asked or announced."""
         prev = self._prev
+        self._printed_in_turn(line, low)
         if self._query_lines:
             self._query_lines -= 1
         if self._found is not None and self.line_no - self._found_line > 8:
@@ -801,6 +815,28 @@ class Values:
             self.set("system.env.CUDA_VISIBLE_DEVICES", line.strip(), 3)
         if "list_physical_devices" in prev and (line.strip() == "[]" or RE_EMPTY_ANSWER.match(low)):
             self.set("runtime.tf_visible_gpus", 0, 5)
+
+    def _printed_in_turn(self, line: str, low: str) -> None:
+        """Several prints of one __version__ each, then their answers in the same order
+        ("print(tf.__version__)", "print(keras.__version__)", "2.15.0", "3.4.1"): name for value."""
+        names = RE_VERSION_ATTR.findall(low) if "print(" in low else []
+        if len(names) == 1 and not self._answers:
+            self._prints = [*self._prints[-7:], names[0]]
+            return
+        if len(self._prints) > 1:  # the answers begin (one print alone is read as the line after it)
+            self._answers, self._prints = self._prints, []
+        self._prints = []
+        if not self._answers:
+            return
+        value = line.strip().strip("'\"")
+        if not RE_VERSION_VALUE.fullmatch(value):
+            self._answers = []
+            return
+        name = self._answers.pop(0)
+        if name in ("tf", "tensorflow"):
+            self._tf_answered(value)
+        else:
+            self._dist(_MODULE_DIST.get(name, name), value)
 
     def _tf_answered(self, version: str) -> None:
         """TensorFlow's own __version__, printed: it imported under the Python of this session."""
@@ -918,6 +954,11 @@ class Values:
         cudnn = numbers[1] if len(numbers) == 2 else None
         if cudnn and "cudnn-" not in parts[1].lower() and int(cudnn.group(1).split(".")[0]) <= 9:
             self.set("runtime.cudnn_version", cudnn.group(1), 3)
+
+    def _driver_package(self, line: str, low: str) -> None:
+        m = RE_DRIVER_PACKAGE.match(low)
+        if m:
+            self.set("system.linux_driver_package", m.group(1), 3)
 
     def _driver_files(self, line: str, low: str) -> None:
         """Driver libraries named with their version (an `ls -l` of the library folder, `ldd`):
@@ -1431,6 +1472,9 @@ class Values:
 
     def _platform(self, line: str, low: str) -> None:
         hints = self.hints
+        if "(e.g" in low:  # "OS Platform and Distribution (e.g., Linux Ubuntu 16.04):"
+            line = RE_EXAMPLE.sub(" ", line)
+            low = line.lower()
         if "://" in line:  # a link names pages, not this machine ("/t/macos-gpu-tensorflow-metal/81"), but
             # a wheel's is the file installed here ("pip install https://.../tensorflow-...-macosx_14_0_arm64.whl")
             line = RE_URL.sub(lambda m: m.group(0).rsplit("/", 1)[-1] if m.group(0).endswith(".whl") else " ",
@@ -1441,6 +1485,8 @@ class Values:
             hints["gpu"] = 1
         if "nvidia-smi" in low:  # the person or the paste has nvidia-smi's view (its GPU numbers)
             hints["nvidia-smi-named"] = 1
+        if "/mnt/" in low and RE_WSL_MOUNT.search(line):
+            hints["wsl"] = 1
         if "wsl" in low or "microsoft" in low:
             if RE_WSL2.search(line):
                 hints["wsl2"] = 1
@@ -1648,6 +1694,8 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
       "_deviceattributes("), Values._no_gpu_registered),
     (("successfully opened",), Values._opened),
     (("libcuda.so.", "libnvidia-ml.so.", "nvidia_driver_"), Values._driver_files),
+    (("nvidia-compute-", "nvidia-driver-", "nvidia-utils-", "nvidia-gl-", "nvidia-kernel-common-",
+      "nvidia-dkms-"), Values._driver_package),
     (_PROSE_GPU_WORDS, Values._prose_gpu),
     (_OTHER_GPU_WORDS, Values._other_gpu),
     (("have a gpu", "have any gpu", "have gpu", "have a dedicated gpu", "have a discrete gpu", "with no ",

@@ -736,11 +736,14 @@ def _held_at_start(facts: dict[str, Any]) -> list[Finding]:
                 evidence=fc.quote(facts, ctx),
             )
         ]
-    if not failed:  # little free memory is a cause only where something then failed, or nearly none was
-        # free on a GPU of its own (an integrated one, Jetson's, shares the system's memory)
-        names = " ".join(str(g.get("name") or "") for g in fc.tf_gpus(facts)[0]).lower()
-        items = [] if any(w in names for w in _INTEGRATED) else [
-            (i, free, total) for i, free, total in items if free / total < SCARCE_FRACTION]
+    # an integrated GPU (Jetson's Tegra) shares the system's memory: the system, not another GPU process,
+    # holds what is not free
+    names = " ".join(str(g.get("name") or "") for g in fc.tf_gpus(facts)[0]).lower()
+    if any(w in names for w in _INTEGRATED):
+        items = []
+    elif not failed:  # little free memory is a cause only where something then failed, or nearly none was
+        # free at all
+        items = [(i, free, total) for i, free, total in items if free / total < SCARCE_FRACTION]
     if not items:
         return []
     item, free, total = items[0]
