@@ -146,6 +146,7 @@ def test_real_nvcc_version_has_a_driver_row(m):
 
 def test_gpu_peaks_are_plausible(m):
     arch_majors = {
+        "Fermi": {2},
         "Kepler": {3},
         "Maxwell": {5},
         "Pascal": {6},
@@ -322,7 +323,7 @@ def test_gpu_by_nvml_name(m, name, cc, fp32):
     assert (model.compute_capability, model.fp32_tflops) == (cc, fp32)
 
 
-@pytest.mark.parametrize("name", ["Matrox G200eW", "NVIDIA GeForce GTX 480", "", "   "])
+@pytest.mark.parametrize("name", ["Matrox G200eW", "NVIDIA GeForce GT 630", "", "   "])
 def test_gpu_unknown(m, name):
     assert m.gpu(name) is None
 

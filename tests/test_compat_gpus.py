@@ -570,7 +570,8 @@ def test_peaks_tell_h100_variants_apart(m):
 @pytest.mark.parametrize(
     "name",
     [
-        "NVIDIA GeForce GTX 480",  # Fermi: before this table starts
+        "NVIDIA GeForce GTX 560 Ti 448 Cores",  # a Fermi GF110 sold under a GF114 name
+        "NVIDIA GeForce GT 630",  # Fermi or Kepler: two chips share the name
         "GeForce GTX 670M",  # Fermi notebook part beside Kepler names
         "GeForce GT 640M LE",  # GK107 or Fermi GF108
         "GeForce GT 730",  # GK208 (3.5) or GF108 (2.1)

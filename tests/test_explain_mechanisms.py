@@ -2954,3 +2954,14 @@ def test_holdout27_mechanisms():
     assert set(found) == {"platform.wsl2-libcuda"}
     assert "libnvidia-compute" in found["platform.wsl2-libcuda"].fix
     assert "platform.wsl2-libcuda" not in failing("ii  nvidia-driver-535  535.104.05-0ubuntu1  amd64\n")
+
+
+def test_a_gpu_below_every_wheel_where_the_person_says_it_runs_on_the_cpu():
+    # a framework on a GPU older than every prebuilt wheel's minimum, in a person's words
+    assert roots("My GPU is a Quadro K4000 and `jax` keeps falling back to CPU.\n") == {
+        "gpu.compute-capability-unsupported"}
+    fermi = "I am trying to train with my NVIDIA GeForce GTX 465 GPU, but it keeps running on CPU.\n"
+    assert roots(fermi) == {"gpu.compute-capability-unsupported"}
+    assert "2.0" in failing(fermi)["gpu.compute-capability-unsupported"].title
+    assert roots("My GPU is a GTX 1080 and it keeps running on CPU.\n") == set()  # a GPU the wheels have
+    assert roots("My GPU is a Quadro K4000.\n") == set()  # named, nothing said to fail

@@ -355,6 +355,12 @@ RE_NO_GPU_SAID = re.compile(
     rf"\b{_MACHINE} (?:has|with) no )(?:dedicated |discrete )?gpus?\b"
     r"(?! (?:available|found|detected|visible|device|support))|"
     rf"\bcpu[- ](?:only )?{_MACHINE}s?\b", re.IGNORECASE)  # ("on a CPU node": a cluster's nodes without GPUs)
+# a person saying the work runs on the CPU, not the GPU ("it keeps running on CPU", "jax keeps falling back to
+# CPU", "TensorFlow does not use my GPU")
+RE_CPU_FALLBACK = re.compile(
+    r"\b(?:runs?|running|ran|falls?|falling|fell)(?: back)?(?: only)? (?:on|to) (?:the )?cpu\b|"
+    r"\b(?:does not|doesn'?t|did not|didn'?t|won'?t|can ?not|can'?t|not) (?:use|using|utili[sz]e|detect|"
+    r"recogni[sz]e|find|see) (?:the |my |any )?gpus?\b", re.IGNORECASE)
 _OTHER_GPU_WORDS = ("radeon", "uhd", "iris", "intel hd", "intel(r) hd", "intel (r) hd")
 _PROSE_GPU_WORDS = ("rtx", "gtx", "tesla", "titan", "quadro", "a100", "h100", "h200", "b200", "v100", "p100",
                     "k80", "l40", "a10", "a16", "a30", "a40", "a800", "h800", "p40", "m40", "m60", "t4",
@@ -1013,6 +1019,10 @@ class Values:
     def _no_gpu_said(self, line: str, low: str) -> None:
         if "?" not in low and RE_NO_GPU_SAID.search(line):
             self.set("system.no_gpu_stated", line[:200], 1)
+
+    def _cpu_fallback_said(self, line: str, low: str) -> None:
+        if RE_CPU_FALLBACK.search(line):
+            self.set("runtime.cpu_fallback_stated", line[:200], 1)
 
     def _stated_mig(self, line: str, low: str) -> None:
         if (not line.startswith("|") and (RE_MIG_WORD.search(low) and (_has(low, _MIG_SAID)
@@ -1701,6 +1711,7 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (("have a gpu", "have any gpu", "have gpu", "have a dedicated gpu", "have a discrete gpu", "with no ",
       "has no ", "cpu-only", "cpu only", "cpu node", "cpu machine", "cpu instance", "cpu server", "cpu vm"),
      Values._no_gpu_said),
+    (("on cpu", "to cpu", "on the cpu", "to the cpu", " gpu"), Values._cpu_fallback_said),
     (_MIG_WORDS, Values._stated_mig),
     (("exclusive",), Values._stated_mode),
     (("ld_library_path",), Values._ld_path),

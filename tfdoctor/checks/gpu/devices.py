@@ -442,7 +442,9 @@ def _below_every_wheel(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]
     # TensorFlow's own enumeration of the GPU ("Found device 0 with properties: ... major: 3 minor: 0") with
     # nothing after it that registers the GPU: what an official wheel does, which ignores it
     enumerated = visible is None and bool(fc.get(facts, "runtime", "gpus")) and not _own_build(facts)
-    if (visible != 0 and not enumerated) or not gpus or any(
+    # or a person saying it runs on the CPU (any framework's prebuilt wheels start at 3.5 or later)
+    said = bool(fc.get(facts, "runtime", "cpu_fallback_stated")) and fc.from_log(facts)
+    if (visible != 0 and not enumerated and not said) or not gpus or any(
             v.vtuple(cc)[:2] >= WHEEL_MIN_CC for _, cc, _ in gpus):
         return []
     name, cc, src = gpus[0]
@@ -452,6 +454,7 @@ def _below_every_wheel(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]
         f"No TensorFlow release has kernels for {name} (compute capability {cc})",
         detail=f"TensorFlow's wheels start at compute capability 3.5, and {cc} ({src}) is below it;"
         + (" TensorFlow here lists no GPU." if visible == 0 else
+           " the program runs on the CPU, as written here." if said and not enumerated else
            " TensorFlow here found the GPU and registered none: only a source build for it can use it."),
         plan=_cc_fix(facts, matrix, cc),
         docs=cat.NV_GPUS,
