@@ -117,7 +117,8 @@ def libraries_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         )]
     if cuda is None:
         return [skipped("cuda.libraries-missing", "CUDA libraries not checked", why, used)]
-    toolkit = _toolkit_of_other_libraries(facts, cuda)
+    # (in a paste: where the libraries were probed, the probe says which load)
+    toolkit = _toolkit_of_other_libraries(facts, cuda) if fc.section(facts, "libraries") is None else None
     if toolkit and fc.get(facts, "runtime", "tf_visible_gpus") == 0 and fc.gpu_shown(facts) \
             and not fc.gpu_evidence(facts) and not fc.other_failure(facts):
         soname = f"libcudart.so.{cuda if (v.major(cuda) or 0) <= 10 else cu}"
