@@ -56,6 +56,7 @@ SPLITS = {
     "holdout25": CORPUS / "holdout25",
     "holdout26": CORPUS / "holdout26",
     "holdout27": CORPUS / "holdout27",
+    "holdout28": CORPUS / "holdout28",
 }
 
 

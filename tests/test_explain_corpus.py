@@ -54,7 +54,10 @@ alarm 80%, versions 90%; 13 of its 18 false alarms were a program's or an unplac
 (92 cases, 37 healthy or a program's own error, four parts gathered apart while holdout26 was learnt from,
 scored at one commit after it) likewise (precision 0.73, 0.86 without log.*, recall 0.67, named right 80%,
 no false alarm 85%, versions 91%; the same figures at the session's start commit: what holdout26 taught
-moved none of its diagnoses).
+moved none of its diagnoses); holdout28/ (57 cases, 24 healthy or a program's own error: three of four parts
+came back, on Q&A pages, HPC clusters and WSL2, gathered while holdout27 was learnt from, scored at one commit
+after it) likewise (precision 0.52, recall 0.48, named right 70%, no false alarm 74%, versions 100%; the
+same at the session's start commit).
 """
 
 from __future__ import annotations
@@ -94,6 +97,7 @@ HOLDOUT24 = cases("holdout24")
 HOLDOUT25 = cases("holdout25")
 HOLDOUT26 = cases("holdout26")
 HOLDOUT27 = cases("holdout27")
+HOLDOUT28 = cases("holdout28")
 
 
 @pytest.mark.parametrize("split", ["dev", "holdout", "holdout2", "holdout3", "holdout4", "holdout5",
@@ -102,7 +106,7 @@ HOLDOUT27 = cases("holdout27")
                                    "holdout15", "holdout16", "holdout17", "holdout18",
                                    "holdout19", "holdout20", "holdout21", "holdout22",
                                    "holdout23", "holdout24", "holdout25", "holdout26",
-                                   "holdout27"])
+                                   "holdout27", "holdout28"])
 def test_corpus_is_large_sourced_and_listed(split):
     listed = cases(split)
     folder = CORPUS if split == "dev" else CORPUS / split
@@ -126,7 +130,7 @@ def test_the_splits_share_no_thread():
     every = (DEV, HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, HOLDOUT5, HOLDOUT6, HOLDOUT7, HOLDOUT8, HOLDOUT9,
              HOLDOUT10, HOLDOUT11, HOLDOUT12, HOLDOUT13, HOLDOUT14, HOLDOUT15, HOLDOUT16, HOLDOUT17,
              HOLDOUT18, HOLDOUT19, HOLDOUT20, HOLDOUT21, HOLDOUT22, HOLDOUT23, HOLDOUT24, HOLDOUT25,
-             HOLDOUT26, HOLDOUT27)
+             HOLDOUT26, HOLDOUT27, HOLDOUT28)
     splits = [{c["source"] for c in split} for split in every]
     assert sum(map(len, splits)) == len(set().union(*splits))
 
@@ -143,7 +147,7 @@ def test_healthy_and_noise_logs_raise_no_failure(case):
 BLIND = (HOLDOUT3 + HOLDOUT4 + HOLDOUT5 + HOLDOUT6 + HOLDOUT7 + HOLDOUT8 + HOLDOUT9 + HOLDOUT10 + HOLDOUT11
          + HOLDOUT12 + HOLDOUT13 + HOLDOUT14 + HOLDOUT15 + HOLDOUT16 + HOLDOUT17 + HOLDOUT18
          + HOLDOUT19 + HOLDOUT20 + HOLDOUT21 + HOLDOUT22 + HOLDOUT23 + HOLDOUT24 + HOLDOUT25 + HOLDOUT26
-         + HOLDOUT27)
+         + HOLDOUT27 + HOLDOUT28)
 
 
 @pytest.mark.parametrize("case", BLIND, ids=lambda c: c["file"])
@@ -163,7 +167,7 @@ def test_precision_and_recall_per_id(capsys):
     holdout18, holdout19, holdout20 = score("holdout18"), score("holdout19"), score("holdout20")
     holdout21, holdout22, holdout23 = score("holdout21"), score("holdout22"), score("holdout23")
     holdout24, holdout25, holdout26 = score("holdout24"), score("holdout25"), score("holdout26")
-    holdout27 = score("holdout27")
+    holdout27, holdout28 = score("holdout27"), score("holdout28")
     with capsys.disabled():
         print("\nexplain corpus, development split\n" + dev.table())
         print("\nexplain corpus, held-out split (never tuned on)\n" + holdout.table())
@@ -193,6 +197,7 @@ def test_precision_and_recall_per_id(capsys):
         print("\nexplain corpus, twenty-fifth held-out split (scored blind once)\n" + holdout25.table())
         print("\nexplain corpus, twenty-sixth held-out split (scored blind once)\n" + holdout26.table())
         print("\nexplain corpus, twenty-seventh held-out split (scored blind once)\n" + holdout27.table())
+        print("\nexplain corpus, twenty-eighth held-out split (scored blind once)\n" + holdout28.table())
     assert dev.precision() >= 0.97 and dev.recall() >= 0.95, dev.failures
     assert dev.values_read >= 0.85 * dev.values
     assert holdout.precision() >= 0.9 and holdout.recall() >= 0.9
@@ -238,3 +243,5 @@ def test_precision_and_recall_per_id(capsys):
     assert holdout26.versions_read >= 0.85 * holdout26.versions
     assert holdout27.precision() >= 0.75 and holdout27.recall() >= 0.75, holdout27.failures  # (learned)
     assert holdout27.versions_read >= 0.85 * holdout27.versions
+    assert holdout28.precision() >= 0.5 and holdout28.recall() >= 0.45, holdout28.failures  # (blind)
+    assert holdout28.versions_read >= 0.9 * holdout28.versions
