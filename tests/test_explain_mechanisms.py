@@ -2965,3 +2965,26 @@ def test_a_gpu_below_every_wheel_where_the_person_says_it_runs_on_the_cpu():
     assert "2.0" in failing(fermi)["gpu.compute-capability-unsupported"].title
     assert roots("My GPU is a GTX 1080 and it keeps running on CPU.\n") == set()  # a GPU the wheels have
     assert roots("My GPU is a Quadro K4000.\n") == set()  # named, nothing said to fail
+
+
+def test_holdout28_mechanisms():
+    # WSL 1, and the container toolkit finding no GPU WSL passes in
+    wsl1 = ("I'm using Windows with WSL1\n"
+            "nvidia-container-cli: initialization error: WSL environment detected but no adapters were found:"
+            " unknown.\n")
+    assert roots(wsl1) == {"driver.missing"} and "WSL 1" in failing(wsl1)["driver.missing"].title
+    # a driver library the loader finds but cannot map
+    short = "ImportError: /usr/lib/x86_64-linux-gnu/libcuda.so.1: file too short\n"
+    assert roots(short) == {"driver.missing"}
+    # WSL2: a Linux driver installed by apt, the toolkit's stubs on LD_LIBRARY_PATH, error 500 in a container
+    assert roots("WSL2 Ubuntu 22.04\nsudo apt install nvidia-utils-510\n") == {"platform.wsl2-libcuda"}
+    stubs = ("WSL2 Ubuntu22.04\n"
+             "export LD_LIBRARY_PATH=/usr/local/cuda/targets/x86_64-linux/lib/stubs:$LD_LIBRARY_PATH\n")
+    assert "stub" in failing(stubs)["platform.wsl2-libcuda"].title
+    named = ("Windows 11 and WSL2, Docker Desktop\nfailed call to cuInit: CUDA_ERROR_NOT_FOUND: named symbol"
+             " not found\n")
+    found = failing(named)
+    assert {i for i, f in found.items() if not f.caused_by} == {"platform.wsl2-libcuda"}
+    assert "Container Toolkit" in found["platform.wsl2-libcuda"].fix
+    linux = named.replace("Windows 11 and WSL2, Docker Desktop", "Ubuntu")
+    assert "platform.wsl2-libcuda" not in failing(linux)

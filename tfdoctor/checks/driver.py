@@ -72,6 +72,7 @@ _WHY = {
     "smi": ("nvidia-smi couldn't communicate with the NVIDIA driver", True, None),
     "kernel": ("the NVIDIA kernel driver is not running", True, None),
     "container": ("the container sees no NVIDIA driver", True, "container"),
+    "wsl-no-gpu": ("WSL passes no GPU adapter to Linux", True, None),
     "smi-missing": ("nvidia-smi is not installed", False, None),
     "no-gpu": ("no NVIDIA GPU was found on this machine", True, "no-gpu"),
     "nouveau": ("the nouveau driver is in use", True, "nouveau"),

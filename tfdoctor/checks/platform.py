@@ -96,6 +96,26 @@ def wsl2_libcuda(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     # itself is not reaching WSL2 (nvidia-smi, WSL's own, cannot talk to it: driver.missing says that)
     if not fc.container(facts) and not fc.log_items(facts, "no-driver"):
         logged += fc.cuda_errors(facts, "NO_DEVICE")
+    # CUDA's own start-up missing a symbol ("named symbol not found", 500): Windows drivers 555 and newer add
+    # libnvdxgdmal.so.1, which a container toolkit before 1.14.4 / 1.15.0 (Docker Desktop before 4.31) does
+    # not map into containers (https://github.com/NVIDIA/nvidia-container-toolkit/issues/520)
+    unmapped = fc.cuda_errors(facts, "NOT_FOUND")
+    if libs is None and unmapped:
+        return [
+            Finding(
+                "platform.wsl2-libcuda",
+                Status.FAIL,
+                "On WSL2, CUDA misses a symbol of the Windows driver's libraries (named symbol not found)",
+                detail="Windows drivers 555 and newer add libnvdxgdmal.so.1 beside libcuda in"
+                " /usr/lib/wsl/lib; an NVIDIA Container Toolkit before 1.14.4/1.15.0 (Docker Desktop before"
+                " 4.31) does not map it into containers, and CUDA's start-up fails there with error 500.",
+                plan=rm.plan(facts, P.note("Update the NVIDIA Container Toolkit (1.15 or newer) inside WSL2,"
+                                           " or Docker Desktop (4.31 or newer); then restart Docker")),
+                docs="https://github.com/NVIDIA/nvidia-container-toolkit/issues/520",
+                facts=used,
+                evidence=fc.quote(facts, unmapped),
+            )
+        ]
     if libs is None and logged:
         step, docs = rm.driver_action(facts)
         return [
@@ -114,6 +134,23 @@ def wsl2_libcuda(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 docs=docs,
                 facts=used,
                 evidence=fc.quote(facts, logged),
+            )
+        ]
+    stubs = [e for e in str(fc.env(facts).get("LD_LIBRARY_PATH") or "").split(":")
+             if e.rstrip("/").endswith("/stubs")]
+    if libs is None and stubs:  # the toolkit's stub libcuda.so, for linking only, put ahead of WSL's
+        return [
+            Finding(
+                "platform.wsl2-libcuda",
+                Status.FAIL,
+                f"LD_LIBRARY_PATH puts the CUDA toolkit's stub libcuda ahead of WSL's: {stubs[0]}",
+                detail="The toolkit's lib/stubs folder holds a libcuda.so meant only for linking; found"
+                f" first, it stands in for the Windows driver's libcuda in {WSL_LIB}, and every CUDA call"
+                " fails.",
+                plan=rm.plan(facts, P.env("LD_LIBRARY_PATH", "$(echo \"$LD_LIBRARY_PATH\" | tr ':' '\\n'"
+                                          " | grep -v '/stubs/*$' | paste -sd:)", "drops the stubs folder")),
+                docs=cat.NV_WSL,
+                facts=used + ("system.env",),
             )
         ]
     package = fc.get(facts, "system", "linux_driver_package")

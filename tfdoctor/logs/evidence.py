@@ -55,6 +55,10 @@ SIGNATURES: tuple[Signature, ...] = (
          rf"failed to (?:load|open)|can(?:no|')t (?:load|open)) "
          rf"(?:dynamic |the )?(?:CUDA )?(?:library|DSO)[: ]{{0,3}}'?({_LIB})", ("library",)),
     _sig("dlopen-failed", "cannot open shared object", rf"({_LIB}): cannot open shared object", ("library",)),
+    # ... or found, but not a library the loader can map (an empty or broken file: "libcuda.so.1: file too
+    # short")
+    _sig("dlopen-failed", ("file too short", "invalid elf header"),
+         rf"({_LIB}): (?:file too short|invalid ELF header)", ("library",)),
     # the same ImportError named short (an issue's title: "ImportError: libcublas.so.8.0 with v0.1.1")
     _sig("dlopen-failed", "importerror: lib", rf"^ImportError: ({_LIB})(?![\w.])", ("library",)),
     _sig("dlopen-failed", "dlopen", rf"(?:failed to|could not|cannot|unable to) dlopen:? '?({_LIB})",
@@ -163,6 +167,9 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("no-driver", ("rminitadapter failed", "rm_init_adapter failed", "is not supported by the nvidia"),
          r"RmInitAdapter failed|rm_init_adapter failed|\bGPU .{0,80} is not supported by the NVIDIA "
          r"[\d.]{1,20} driver release", why="adapter"),
+    # the container toolkit inside WSL finding no GPU that Windows passes in (WSL 1, or no GPU support)
+    _sig("no-driver", "no adapters were found", r"WSL environment detected but no adapters were found",
+         why="wsl-no-gpu"),
     _sig("no-driver", "probe routine was not called", r"NVIDIA probe routine was not called", why="nouveau"),
     _sig("no-driver", "nouveau",
          r"\bnouveau\b.{0,80}(?:loaded|probe|fifo|fb:|DRM|detected|kernel driver in use)|"

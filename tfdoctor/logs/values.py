@@ -443,7 +443,10 @@ RE_WSL_MOUNT = re.compile(r"(?:^|[\s:'\"=])/mnt/[a-z]/(?:Users/|[\w.-]{1,80}[/$ 
 RE_DRIVER_PACKAGE = re.compile(r"^(?:ii\s{1,4})?((?:lib)?nvidia-(?:compute|driver|utils|gl|kernel-common|"
                                r"dkms)-\d{3}(?:-server|-open)?)(?::amd64)?(?:/\S{1,60})?\s{1,60}"
                                r"(?:install\b|\d{3}\.\d)")
-RE_WSL1 = re.compile(r"\d\.\d{1,2}\.\d{1,3}-\d{3,6}-Microsoft\b")
+# ... or being installed ("sudo apt install nvidia-utils-510")
+RE_DRIVER_INSTALL = re.compile(r"\bapt(?:-get)?\s{1,3}(?:-y\s{1,3})?install\s{1,3}(?:-y\s{1,3})?"
+                               r"((?:lib)?nvidia-(?:compute|driver|utils|gl|dkms)-\d{3}(?:-server|-open)?)\b")
+RE_WSL1 = re.compile(r"\d\.\d{1,2}\.\d{1,3}-\d{3,6}-Microsoft\b|\bWSL ?1\b")
 RE_KERNEL = re.compile(r"\b(\d\.\d{1,2}\.\d{1,3}(?:-\d{1,5})?(?:\.\d{1,5})?-"
                        r"(?:microsoft-standard-WSL2|generic|aws|"
                        r"gcp|azure|\d{1,4}-Microsoft|[\w.]{1,30}))\b")
@@ -962,7 +965,7 @@ class Values:
             self.set("runtime.cudnn_version", cudnn.group(1), 3)
 
     def _driver_package(self, line: str, low: str) -> None:
-        m = RE_DRIVER_PACKAGE.match(low)
+        m = RE_DRIVER_PACKAGE.match(low) or RE_DRIVER_INSTALL.search(low)
         if m:
             self.set("system.linux_driver_package", m.group(1), 3)
 
