@@ -2988,3 +2988,18 @@ def test_holdout28_mechanisms():
     assert "Container Toolkit" in found["platform.wsl2-libcuda"].fix
     linux = named.replace("Windows 11 and WSL2, Docker Desktop", "Ubuntu")
     assert "platform.wsl2-libcuda" not in failing(linux)
+
+
+def test_cudnn_sub_libraries_windows_builds_in_templates_and_image_paths():
+    # cuDNN 9's engine sub-library not loaded: a part of cuDNN is missing, not a start-up failure
+    sub = ("Unable to load any of {libcudnn_engines_precompiled.so.9.4.0, libcudnn_engines_precompiled.so}\n"
+           "RuntimeError: CUDNN_BACKEND_TENSOR_DESCRIPTOR cudnnFinalize failed cudnn_status:"
+           " CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED\n")
+    assert roots(sub) == {"cudnn.missing"}
+    assert roots("cudnn_status: CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED\n") == {"cudnn.missing"}
+    # a template's "Windows Version: 10.0.19041" under WSL2: a build that gives WSL 2 no GPU
+    text = ("I am using the Docker WSL2 Backend\n"
+            "docker run --rm -it --gpus=all nvcr.io/nvidia/k8s/cuda-sample:nbody nbody -gpu -benchmark\n"
+            "  - Windows Version: 10.0.19041\n")
+    assert roots(text) == {"driver.missing"}
+    assert environment(text)["container"] == "docker"  # the image's path names no engine

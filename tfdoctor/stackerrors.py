@@ -425,7 +425,8 @@ _ROWS: tuple[tuple[str, int, str, str, str], ...] = (
     ("cudnnStatus_t", 1005, "CUDNN_STATUS_LICENSE_ERROR", "", "cudnn.init-failed"),
     ("cudnnStatus_t", 1006, "CUDNN_STATUS_RUNTIME_IN_PROGRESS", "", "state"),
     ("cudnnStatus_t", 1007, "CUDNN_STATUS_RUNTIME_FP_OVERFLOW", "", "program"),
-    ("cudnnStatus_t", 1008, "CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED", "", "cudnn.init-failed"),
+    # cuDNN 9's engine sub-libraries (libcudnn_engines_*.so.9): one of its install's parts is not there
+    ("cudnnStatus_t", 1008, "CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED", "", "cudnn.missing"),
     ("cudnnStatus_t", 2000, "CUDNN_STATUS_BAD_PARAM", "", "usage"),
     ("cudnnStatus_t", 2002, "CUDNN_STATUS_BAD_PARAM_NULL_POINTER", "", "usage"),
     ("cudnnStatus_t", 2003, "CUDNN_STATUS_BAD_PARAM_MISALIGNED_POINTER", "", "usage"),

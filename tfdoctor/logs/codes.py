@@ -213,6 +213,8 @@ def item(code: se.Code) -> dict[str, Any]:
         return {"kind": "stack-error", **base, "reason": code.outcome}
     if finding in _AS_CUDA:
         return {"kind": "cuda-error", **base, "error": _AS_CUDA[finding]}
+    if finding == "cudnn.missing":  # a part of cuDNN that did not load, as a failed dlopen says it
+        return {"kind": "dlopen-failed", **base, "family": "cudnn", "library": "a cuDNN sub-library"}
     kind = _KIND.get(finding, "stack-error")
     if kind in ("cudnn-failed", "cublas-failed"):
         base["status"] = code.error

@@ -55,6 +55,9 @@ SIGNATURES: tuple[Signature, ...] = (
          rf"failed to (?:load|open)|can(?:no|')t (?:load|open)) "
          rf"(?:dynamic |the )?(?:CUDA )?(?:library|DSO)[: ]{{0,3}}'?({_LIB})", ("library",)),
     _sig("dlopen-failed", "cannot open shared object", rf"({_LIB}): cannot open shared object", ("library",)),
+    # cuDNN 9's own loader trying each name of a sub-library ("Unable to load any of
+    # {libcudnn_engines_precompiled.so.9.4.0, libcudnn_engines_precompiled.so.9.4, ...}")
+    _sig("dlopen-failed", "unable to load any of", rf"Unable to load any of \{{({_LIB})", ("library",)),
     # ... or found, but not a library the loader can map (an empty or broken file: "libcuda.so.1: file too
     # short")
     _sig("dlopen-failed", ("file too short", "invalid elf header"),

@@ -379,7 +379,7 @@ _EXCLUSIVE_NOT = ("?", "not ", "n't", "default mode", "prohibited", "mode=exclus
 # The Windows build under WSL 2 or native Windows: "Windows 10 Version 1909 build 18363", "OS build
 # 19042.1052", "Microsoft Windows [Version 10.0.18363.1556]", "Windows 10 20H2", "Windows 11"
 RE_WIN_BUILD = re.compile(r"(?:\bOS |\bWindows\b[^.\n]{0,60}?\b)build (\d{5})\b|"
-                          r"\[Version 10\.0\.(\d{5})(?:\.\d{1,5})?\]|"
+                          r"(?:\[Version|\bWindows Version:?)\s{0,3}10\.0\.(\d{5})(?:\.\d{1,5})?\b\]?|"
                           r"\bWindows 10,?\s{0,2}(?:version\s{0,2})?(1[5-9]0[1-9]|20[0-9]4|2[0-2]H[12])\b|"
                           r"\bWindows (11)\b", re.IGNORECASE)
 # Windows 10's releases by their first build (https://learn.microsoft.com/en-us/windows/release-health/release-information)
@@ -508,7 +508,7 @@ RE_CONTAINER = re.compile(r"docker run\b|nvidia-docker|/\.dockerenv|\bdocker exe
                           r"\b(?:docker|podman) (?:containers?|images?)\b|\bdocker[- ]compose\b|"
                           r"docker\"\s{1,3}\"run\b|\bdocker ?hub\b|"
                           # Kubernetes: its tools and distributions
-                          r"\bkubectl\b|\bkubeflow\b|\bkubernetes\b|\bk8s\b|\bopenshift\b|"
+                          r"\bkubectl\b|\bkubeflow\b|\bkubernetes\b|(?<!/)\bk8s\b(?!/)|\bopenshift\b|"
                           # a Dockerfile, Docker's version, "inside a docker", an issue template's "Docker"
                           r"\bDockerfile\b|\bdocker(?: version)?:? v?\d{2}\.\d{1,2}\b|"
                           r"\b(?:in|inside|within) (?:a |the |my |our )?docker\b|:\s{0,3}Docker\s{0,3}$|"
@@ -1526,7 +1526,9 @@ class Values:
                 and RE_CONDA.search(line):
             hints["conda"] = 1
         # once per log (a second time for the engine's name: podman, as tfdoctor/probes/system.py names it)
-        engine = next((name for word, name in _ENGINES if word in low), None)
+        # (an image's path names no engine: "nvcr.io/nvidia/k8s/cuda-sample")
+        engine = next((name for word, name in _ENGINES
+                       if word in low and not (word == "k8s" and "/k8s/" in low)), None)
         if (("container" not in hints or engine and "engine" not in hints) and _holds(words, _CONTAINER_SET)
                 and RE_CONTAINER.search(line)):
             hints["container"] = 1
