@@ -3003,3 +3003,9 @@ def test_cudnn_sub_libraries_windows_builds_in_templates_and_image_paths():
             "  - Windows Version: 10.0.19041\n")
     assert roots(text) == {"driver.missing"}
     assert environment(text)["container"] == "docker"  # the image's path names no engine
+
+
+def test_tensorflows_skipping_registering_gpu_devices_alone():
+    # the words TensorFlow prints after "Cannot dlopen some GPU libraries", quoted in a sentence
+    text = "tensorflow==2.20.0\npython3.10 + tensorflow2.20 Skipping registering GPU devices...\n"
+    assert {i for i, f in failing(text).items() if not f.caused_by} == {"cuda.libraries-missing"}

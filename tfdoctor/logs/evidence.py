@@ -120,7 +120,9 @@ SIGNATURES: tuple[Signature, ...] = (
          ("library",)),
     _sig("dlopen-failed", "cudnn", r"\bcudnn\w{0,20} library (?:is )?not found|Could not load cudnn",
          library="libcudnn"),
-    _sig("gpu-libs-skipped", "cannot dlopen some gpu libraries", r"Cannot dlopen some GPU libraries"),
+    # (TensorFlow's next words, "Skipping registering GPU devices...", say the same, quoted alone too)
+    _sig("gpu-libs-skipped", ("cannot dlopen some gpu libraries", "skipping registering gpu devices"),
+         r"Cannot dlopen some GPU libraries|Skipping registering GPU devices"),
     # TensorFlow.js's GPU binding that Windows could not load ("Error: The specified module could not be
     # found." then the binding's \\?\ path): a DLL its libtensorflow needs, CUDA's or cuDNN's, is not there
     _sig("gpu-libs-skipped", "tfjs_binding.node",

@@ -1434,7 +1434,7 @@ class Values:
             self.set("runtime.tf_visible_gpus", 0, 5)
         if "device query" in low or "cuda capable device" in low:
             self._query_lines = 40  # deviceQuery: each device's name, then its capability lines
-        if low.startswith("skipping registering gpu devices"):
+        if "skipping registering gpu devices" in low:
             self.hints["gpus-skipped"] = 1
 
     def _smi_table(self, line: str) -> None:
