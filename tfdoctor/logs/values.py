@@ -439,13 +439,13 @@ RE_WSL2 = re.compile(r"microsoft-standard-WSL2|/usr/lib/wsl/lib(?![^\s\]\"',]{0,
                      re.IGNORECASE)
 # Windows' drives as WSL mounts them, in a prompt or a path ("user@LAPTOP:/mnt/d/project$", "/mnt/c/Users")
 RE_WSL_MOUNT = re.compile(r"(?:^|[\s:'\"=])/mnt/[a-z]/(?:Users/|[\w.-]{1,80}[/$ ])")
-# a Linux NVIDIA driver package listed as installed (`dpkg -l`, `dpkg --get-selections`, `apt list`)
-RE_DRIVER_PACKAGE = re.compile(r"^(?:ii\s{1,4})?((?:lib)?nvidia-(?:compute|driver|utils|gl|kernel-common|"
-                               r"dkms)-\d{3}(?:-server|-open)?)(?::amd64)?(?:/\S{1,60})?\s{1,60}"
+# a Linux NVIDIA driver package listed as installed (`dpkg -l`, `dpkg --get-selections`, `apt list`), or
+# being installed ("sudo apt install nvidia-utils-510")
+_DRIVER_PACKAGE = r"((?:lib)?nvidia-(?:compute|driver|utils|gl|kernel-common|dkms)-\d{3}(?:-server|-open)?)"
+RE_DRIVER_PACKAGE = re.compile(rf"^(?:ii\s{{1,4}})?{_DRIVER_PACKAGE}(?::amd64)?(?:/\S{{1,60}})?\s{{1,60}}"
                                r"(?:install\b|\d{3}\.\d)")
-# ... or being installed ("sudo apt install nvidia-utils-510")
 RE_DRIVER_INSTALL = re.compile(r"\bapt(?:-get)?\s{1,3}(?:-y\s{1,3})?install\s{1,3}(?:-y\s{1,3})?"
-                               r"((?:lib)?nvidia-(?:compute|driver|utils|gl|dkms)-\d{3}(?:-server|-open)?)\b")
+                               + _DRIVER_PACKAGE + r"\b")
 RE_WSL1 = re.compile(r"\d\.\d{1,2}\.\d{1,3}-\d{3,6}-Microsoft\b|\bWSL ?1\b")
 RE_KERNEL = re.compile(r"\b(\d\.\d{1,2}\.\d{1,3}(?:-\d{1,5})?(?:\.\d{1,5})?-"
                        r"(?:microsoft-standard-WSL2|generic|aws|"
