@@ -2894,6 +2894,7 @@ def test_a_calls_result_number_after_its_name_and_the_drivers_installer():
     assert roots(runtime) == {"cuda.init-failed"}
     assert "UNKNOWN" in failing("nvcuda init failure: 999")["cuda.init-failed"].title
     assert roots("step 999 failed 3 times") == set()  # no call named
+    assert roots("cudnnCreate err: 4\n") == set()  # cuDNN's own status, not a CUresult
     # a search list naming WSL's folder is not a WSL machine
     globs = ('msg="gpu library search" globs="[/usr/local/cuda/lib64/libcudart.so* '
              '/usr/lib/wsl/lib/libcudart.so*]"')

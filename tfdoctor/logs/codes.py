@@ -51,9 +51,10 @@ _NUMBER = re.compile(
 _NUMBER_API = {"curesult": "CUresult", "cuda driver error": "CUresult"}
 # A call's result printed after its name ("cuInit err: 999", "cudaSetDevice err: 999", ollama's "nvcuda init
 # failure: 999" / "cudart init failure: 999"): a driver API call (cu*) returns a CUresult, a runtime one
-# (cuda*) a cudaError_t.
-_CALL_NUMBER = re.compile(r"\b(cu[a-z][a-z0-9_]{1,40}|nvcuda init|cudart init) (?:err|error|failure|failed|"
-                          r"returned)\s{0,2}[:=]?\s{0,2}(\d{1,4})\b(?![\d.])")
+# (cuda*) a cudaError_t; the libraries' own calls (cudnn*, cublas*, ...) return their own statuses.
+_CALL_NUMBER = re.compile(r"\b(cu(?!dnn|blas|fft|rand|solver|sparse)[a-z][a-z0-9_]{1,40}|nvcuda init|"
+                          r"cudart init) (?:err|error|failure|failed|returned)\s{0,2}[:=]?\s{0,2}(\d{1,4})"
+                          r"\b(?![\d.])")
 # TensorFlow's CHECK on a call's result: "Check failed: CUDA_SUCCESS == dynload::cuCtxSetCurrent(context)
 # (0 vs. 216)", "Check failed: error == cudaSuccess (46 vs. 0)"
 _CHECKED = re.compile(r"\b(CUDA_SUCCESS|cudaSuccess) == [\w:.]{1,80}(?:\([^()]{0,80}\))?\s{0,2}"
