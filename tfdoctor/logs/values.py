@@ -535,9 +535,8 @@ _LINUX_DIRS = ("home", "usr", "opt", "mnt", "data", "root", "var", "tmp", "etc",
 # trigger also matches at the start of a line), not TensorFlow's own tensorflow/core/data/... sources
 _LINUX_PATH_KEYS = (".so", *(f"{c}/{d}" for c in " '\"(=:[" for d in _LINUX_DIRS))
 _LINUX_KEYS = (*_LINUX_PATH_KEYS, "/mnt/", "linux", "ubuntu", "centos", "debian", "fedora", "rhel", "rocky",
-               "numa",
-               "nvrm", "nixos", "nccl info", ".sh", "dmesg", "modprobe", "lsmod", "ld_library_path", "@",
-               "colab", "kaggle", "sagemaker")
+               "numa", "nvrm", "nixos", "nccl info", ".sh", "dmesg", "modprobe", "lsmod", "ld_library_path",
+               "@", "colab", "kaggle", "sagemaker")
 _MACOS_KEYS = ("mac", "darwin", "/users/", "/library/", "homebrew", "dylib", "os x", "abort trap: 6",
                "illegal instruction: 4", "segmentation fault: 11", "bus error: 10")
 _OS_KEYS = ("ubuntu", "centos", "rocky", "red hat", "fedora", "debian", "windows", "win 1", "win1", "win 7",
