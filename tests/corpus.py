@@ -57,6 +57,7 @@ SPLITS = {
     "holdout26": CORPUS / "holdout26",
     "holdout27": CORPUS / "holdout27",
     "holdout28": CORPUS / "holdout28",
+    "holdout29": CORPUS / "holdout29",
 }
 
 

@@ -57,7 +57,10 @@ no false alarm 85%, versions 91%; the same figures at the session's start commit
 moved none of its diagnoses); holdout28/ (57 cases, 24 healthy or a program's own error: three of four parts
 came back, on Q&A pages, HPC clusters and WSL2, gathered while holdout27 was learnt from, scored at one commit
 after it) likewise (precision 0.52, recall 0.48, named right 70%, no false alarm 74%, versions 100%; the
-same at the session's start commit).
+same at the session's start commit); holdout29/ (57 cases, 22 healthy or a program's own error: two full
+parts and one case of a third, on CJK-written threads and long environment dumps, gathered while holdout28 was
+learnt from, scored at one commit after it) likewise (precision 0.50, recall 0.49, named right 68%, no false
+alarm 72%, versions 97%; at the session's start commit the same but one false alarm more).
 """
 
 from __future__ import annotations
@@ -98,6 +101,7 @@ HOLDOUT25 = cases("holdout25")
 HOLDOUT26 = cases("holdout26")
 HOLDOUT27 = cases("holdout27")
 HOLDOUT28 = cases("holdout28")
+HOLDOUT29 = cases("holdout29")
 
 
 @pytest.mark.parametrize("split", ["dev", "holdout", "holdout2", "holdout3", "holdout4", "holdout5",
@@ -106,7 +110,7 @@ HOLDOUT28 = cases("holdout28")
                                    "holdout15", "holdout16", "holdout17", "holdout18",
                                    "holdout19", "holdout20", "holdout21", "holdout22",
                                    "holdout23", "holdout24", "holdout25", "holdout26",
-                                   "holdout27", "holdout28"])
+                                   "holdout27", "holdout28", "holdout29"])
 def test_corpus_is_large_sourced_and_listed(split):
     listed = cases(split)
     folder = CORPUS if split == "dev" else CORPUS / split
@@ -130,7 +134,7 @@ def test_the_splits_share_no_thread():
     every = (DEV, HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, HOLDOUT5, HOLDOUT6, HOLDOUT7, HOLDOUT8, HOLDOUT9,
              HOLDOUT10, HOLDOUT11, HOLDOUT12, HOLDOUT13, HOLDOUT14, HOLDOUT15, HOLDOUT16, HOLDOUT17,
              HOLDOUT18, HOLDOUT19, HOLDOUT20, HOLDOUT21, HOLDOUT22, HOLDOUT23, HOLDOUT24, HOLDOUT25,
-             HOLDOUT26, HOLDOUT27, HOLDOUT28)
+             HOLDOUT26, HOLDOUT27, HOLDOUT28, HOLDOUT29)
     splits = [{c["source"] for c in split} for split in every]
     assert sum(map(len, splits)) == len(set().union(*splits))
 
@@ -147,7 +151,7 @@ def test_healthy_and_noise_logs_raise_no_failure(case):
 BLIND = (HOLDOUT3 + HOLDOUT4 + HOLDOUT5 + HOLDOUT6 + HOLDOUT7 + HOLDOUT8 + HOLDOUT9 + HOLDOUT10 + HOLDOUT11
          + HOLDOUT12 + HOLDOUT13 + HOLDOUT14 + HOLDOUT15 + HOLDOUT16 + HOLDOUT17 + HOLDOUT18
          + HOLDOUT19 + HOLDOUT20 + HOLDOUT21 + HOLDOUT22 + HOLDOUT23 + HOLDOUT24 + HOLDOUT25 + HOLDOUT26
-         + HOLDOUT27 + HOLDOUT28)
+         + HOLDOUT27 + HOLDOUT28 + HOLDOUT29)
 
 
 @pytest.mark.parametrize("case", BLIND, ids=lambda c: c["file"])
@@ -167,7 +171,7 @@ def test_precision_and_recall_per_id(capsys):
     holdout18, holdout19, holdout20 = score("holdout18"), score("holdout19"), score("holdout20")
     holdout21, holdout22, holdout23 = score("holdout21"), score("holdout22"), score("holdout23")
     holdout24, holdout25, holdout26 = score("holdout24"), score("holdout25"), score("holdout26")
-    holdout27, holdout28 = score("holdout27"), score("holdout28")
+    holdout27, holdout28, holdout29 = score("holdout27"), score("holdout28"), score("holdout29")
     with capsys.disabled():
         print("\nexplain corpus, development split\n" + dev.table())
         print("\nexplain corpus, held-out split (never tuned on)\n" + holdout.table())
@@ -198,6 +202,7 @@ def test_precision_and_recall_per_id(capsys):
         print("\nexplain corpus, twenty-sixth held-out split (scored blind once)\n" + holdout26.table())
         print("\nexplain corpus, twenty-seventh held-out split (scored blind once)\n" + holdout27.table())
         print("\nexplain corpus, twenty-eighth held-out split (scored blind once)\n" + holdout28.table())
+        print("\nexplain corpus, twenty-ninth held-out split (scored blind once)\n" + holdout29.table())
     assert dev.precision() >= 0.97 and dev.recall() >= 0.95, dev.failures
     assert dev.values_read >= 0.85 * dev.values
     assert holdout.precision() >= 0.9 and holdout.recall() >= 0.9
@@ -245,3 +250,5 @@ def test_precision_and_recall_per_id(capsys):
     assert holdout27.versions_read >= 0.85 * holdout27.versions
     assert holdout28.precision() >= 0.7 and holdout28.recall() >= 0.7, holdout28.failures  # (learned)
     assert holdout28.versions_read >= 0.9 * holdout28.versions
+    assert holdout29.precision() >= 0.45 and holdout29.recall() >= 0.45, holdout29.failures  # (blind)
+    assert holdout29.versions_read >= 0.9 * holdout29.versions
