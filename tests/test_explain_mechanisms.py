@@ -3010,3 +3010,22 @@ def test_tensorflows_skipping_registering_gpu_devices_alone():
     # the words TensorFlow prints after "Cannot dlopen some GPU libraries", quoted in a sentence
     text = "tensorflow==2.20.0\npython3.10 + tensorflow2.20 Skipping registering GPU devices...\n"
     assert {i for i, f in failing(text).items() if not f.caused_by} == {"cuda.libraries-missing"}
+
+
+def test_holdout29_mechanisms():
+    # PyTorch's CPU-only wheel, by its local version or collect_env's "Could not collect"
+    assert roots("PyTorch version: 1.7.1+cpu\n") == {"tensorflow.cpu-only-build"}
+    assert roots("[pip3] torch==2.2.2+cpu\n") == {"tensorflow.cpu-only-build"}
+    assert roots("CUDA used to build PyTorch: Could not collect\n") == {"tensorflow.cpu-only-build"}
+    assert roots("pip install torch==1.9.1+cpu torchvision==0.10.1+cpu\n") == set()  # asked for only
+    # NVRTC not knowing the GPU's architecture: the CUDA it ships predates the GPU
+    assert roots("RuntimeError: nvrtc: error: invalid value for --gpu-architecture (-arch)\n") == {
+        "gpu.compute-capability-unsupported"}
+    # JAX's CUDA plugin failed to start: its "a CUDA-enabled jaxlib is not installed" is not a CPU-only jaxlib
+    jax = ("ERROR:jax._src.xla_bridge:444] Jax plugin configuration error: Exception when calling"
+           " jax_plugins.xla_cuda12.initialize()\n"
+           "RuntimeError: Unable to load cuSPARSE. Is it installed?\n"
+           "WARNING:jax._src.xla_bridge:794] An NVIDIA GPU may be present on this machine, but a CUDA-enabled"
+           " jaxlib is not installed. Falling back to cpu.\n")
+    assert "tensorflow.cpu-only-build" not in failing(jax)
+    assert "tensorflow.cpu-only-build" in failing(jax.split("\n", 2)[2])  # the warning alone

@@ -254,6 +254,7 @@ class Reader:
         self._pb2_frame = -1  # the line of the last frame in protobuf's generated code
         self._cut_in_pb2: dict[str, Any] | None = None  # its failing line, until an exception ends it
         self._libcuda_opened = False  # "Successfully opened dynamic library libcuda.so.1"
+        self._jax_cuda_plugin = False  # JAX's CUDA plugin (jax_plugins.xla_cuda12) named: it is installed
         self._import_at: int | None = None  # the last line importing tensorflow
         self._cudnn_heading: dict[str, Any] | None = None  # "Outdated cuDNN installation found."
         self._keras_api: list[dict[str, Any]] = []  # Keras API errors, Keras 3's where it is installed
@@ -344,6 +345,8 @@ class Reader:
             self._generated_code(line, severe_prefix)
         if "successfully opened" in low and ("libcuda" in low or "nvcuda" in low):
             self._libcuda_opened = True
+        if "jax_plugins" in low and "xla_cuda" in low:
+            self._jax_cuda_plugin = True
         if "tensorflow_" in low:
             addon = _ADDON_PATH.search(line)
             if addon and line.lstrip().startswith("File "):
@@ -517,6 +520,8 @@ class Reader:
             self._drop(lambda i: i["kind"] == "keras3" and "from keras.src" in str(i.get("text")))
         if self._libcuda_opened:  # TensorFlow's later "libcuda ... Not found" is its diagnostics' miss
             self._drop(lambda i: i["kind"] == "no-driver" and i.get("why") == "libcuda")
+        if self._jax_cuda_plugin:  # JAX's "a CUDA-enabled jaxlib is not installed" after its plugin failed
+            self._drop(lambda i: i["kind"] == "cpu-build" and i.get("framework") == "jax")
         sections, provenance = self.values.facts() if self.source == "explain" else ({}, {})
         self._keras3_installed(sections)
         log: dict[str, Any] = {

@@ -456,6 +456,10 @@ SIGNATURES: tuple[Signature, ...] = (
     # compatible with the current PyTorch installation")
     _sig("ptx-target", "is not compatible with the current",
          r"with CUDA capability sm_(\d{2,3}) is not compatible with the current", ("target",)),
+    # NVRTC, CUDA's runtime compiler (PyTorch's fuser, CuPy), not knowing the GPU's architecture:
+    # the CUDA it ships predates the GPU ("nvrtc: error: invalid value for --gpu-architecture (-arch)")
+    _sig("ptx-target", "invalid value for --gpu-architecture",
+         r"nvrtc: error: invalid value for --gpu-architecture"),
     _sig("ptx-target", ("does not support target", "minimum required ptx"),
          r"PTX version (\d{1,2}\.\d) does not support target '?sm_(\d{2,3}[af]?)|"
          r"Minimum required PTX version "
@@ -715,8 +719,14 @@ SIGNATURES: tuple[Signature, ...] = (
          r"""(?! kernel)|built[ _]with[ _]CUDA\W{0,8}\s{0,3}(?:[:=#]|->|returns?|is)?\s{0,3}False\b|"""
          r"""built without CUDA|has no CUDA support"""),
     # PyTorch's CPU-only wheel asked for a GPU (torch.cuda's lazy init), or its environment report saying so
-    _sig("cpu-build", ("not compiled with cuda", "used to build pytorch"),
-         r"Torch not compiled with CUDA enabled|CUDA used to build PyTorch:\s{0,4}None\b",
+    _sig("cpu-build", ("not compiled with cuda", "used to build pytorch", "+cpu"),
+         # (collect_env words a None "Could not collect"; a PyTorch it cannot import is "N/A")
+         r"Torch not compiled with CUDA enabled|"
+         r"CUDA used to build PyTorch:\s{0,4}(?:None|Could not collect)\b|"
+         # its CPU-only wheel by its local version, installed ("PyTorch version: 1.7.1+cpu", "[pip3]
+         # torch==2.1.0+cpu", a `pip list` row), not asked for in a command
+         r"(?:\bPyTorch version:?\s{0,3}|^(?:\[\w{2,8}\]\s{1,3})?torch(?:\s{0,3}==\s{0,3}|\s{1,30}))"
+         r"\d{1,2}\.\d{1,3}(?:\.\d{1,3})?\+cpu\b",
          framework="torch"),
     # TensorFlow's placement log with no device at all: a CPU-only build when nothing else in the log shows
     # its CUDA side (judged in tensorflow.cpu-only-build)
