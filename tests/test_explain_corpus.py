@@ -250,5 +250,5 @@ def test_precision_and_recall_per_id(capsys):
     assert holdout27.versions_read >= 0.85 * holdout27.versions
     assert holdout28.precision() >= 0.7 and holdout28.recall() >= 0.7, holdout28.failures  # (learned)
     assert holdout28.versions_read >= 0.9 * holdout28.versions
-    assert holdout29.precision() >= 0.45 and holdout29.recall() >= 0.45, holdout29.failures  # (blind)
+    assert holdout29.precision() >= 0.55 and holdout29.recall() >= 0.55, holdout29.failures  # (learned)
     assert holdout29.versions_read >= 0.9 * holdout29.versions
