@@ -443,7 +443,7 @@ def _below_every_wheel(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]
     # nothing after it that registers the GPU: what an official wheel does, which ignores it
     enumerated = visible is None and bool(fc.get(facts, "runtime", "gpus")) and not _own_build(facts)
     # or a person saying it runs on the CPU (any framework's prebuilt wheels start at 3.5 or later)
-    said = bool(fc.get(facts, "runtime", "cpu_fallback_stated")) and fc.from_log(facts)
+    said = bool(fc.get(facts, "runtime", "cpu_fallback_stated"))
     if (visible != 0 and not enumerated and not said) or not gpus or any(
             v.vtuple(cc)[:2] >= WHEEL_MIN_CC for _, cc, _ in gpus):
         return []
