@@ -58,6 +58,7 @@ SPLITS = {
     "holdout27": CORPUS / "holdout27",
     "holdout28": CORPUS / "holdout28",
     "holdout29": CORPUS / "holdout29",
+    "holdout30": CORPUS / "holdout30",
 }
 
 
