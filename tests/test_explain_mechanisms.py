@@ -2765,7 +2765,8 @@ def test_the_drivers_memory_xids_are_ecc_errors():
     assert "Xid 48" in found["gpu.ecc-errors"].title
     assert roots("- `Xid 63`: Row Remapper marks a new row for remapping") == {"gpu.ecc-errors"}
     assert roots("NVRM: Xid (PCI:0000:9c:00): 13, Graphics Exception") == {"gpu.illegal-address"}
-    assert roots("NVRM: Xid (PCI:0000:9c:00): 119, Timeout waiting for RPC from GSP") == set()  # not ECC
+    # not ECC: the GSP firmware stopped answering, a GPU lost until it is reset
+    assert roots("NVRM: Xid (PCI:0000:9c:00): 119, Timeout waiting for RPC from GSP") == {"gpu.lost"}
 
 
 def test_versions_printed_together_and_a_python_tensorflow_ran_under():
@@ -3029,3 +3030,12 @@ def test_holdout29_mechanisms():
            " jaxlib is not installed. Falling back to cpu.\n")
     assert "tensorflow.cpu-only-build" not in failing(jax)
     assert "tensorflow.cpu-only-build" in failing(jax.split("\n", 2)[2])  # the warning alone
+
+
+def test_a_gpu_the_pcie_error_handler_gave_up_on_is_lost():
+    dmesg = ("[  +0.000884] pcieport 0000:00:03.0: PCIe Bus Error: severity=Uncorrected (Fatal),"
+             " type=Transaction Layer, (Requester ID)\n"
+             "[  +0.000921] nvidia 0000:03:00.0: AER: can't recover (no error_detected callback)\n")
+    assert roots(dmesg) == {"gpu.lost"}
+    assert roots("[  +0.000002] snd_hda_intel 0000:03:00.1: AER: can't recover\n") == set()  # not the GPU
+    assert roots("NVRM: Xid (PCI:0000:61:00): 62, pid=1, Internal micro-controller halt\n") == {"gpu.lost"}

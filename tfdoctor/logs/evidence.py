@@ -546,7 +546,8 @@ SIGNATURES: tuple[Signature, ...] = (
     # the kernel's "NVRM: Xid (PCI:0000:9c:00): 48, ...", or a person's "Xid 48"
     _sig("xid", "xid", r"\bXid\b(?:.{0,40}?\):?)? ?(\d{1,3})\b", ("code",)),
     _sig("gpu-lost", ("off the bus", "gpu is lost", "unable to determine the device handle", "reset required",
-                      "reboot required", "requires reset", "disappearing", "dropping out", "dropping off"),
+                      "reboot required", "requires reset", "disappearing", "dropping out", "dropping off",
+                      "aer: can't recover"),
          # the kernel's "GPU has fallen off the bus", and a person's "falls"/"fell off the bus"
          r"\b(?:fallen|falls|fell|falling) off the bus|GPU is lost|"
          # a person's words for a GPU that vanishes until a reboot ("Titan V keeps disappearing")
@@ -555,7 +556,9 @@ SIGNATURES: tuple[Signature, ...] = (
          r"Unable to determine the device handle for GPU|"
          # Xid 154 naming the recovery the GPU needs now (the driver's "GPU recovery action changed ... to
          # 0x1 (GPU Reset Required)"), nvidia-smi's "GPU requires reset"
-         r"\bto 0x[0-9a-fA-F]{1,8} \((?:GPU Reset|Node Reboot) Required\)|\bGPU requires reset\b"),
+         r"\bto 0x[0-9a-fA-F]{1,8} \((?:GPU Reset|Node Reboot) Required\)|\bGPU requires reset\b|"
+         # the PCIe error handler giving up on the NVIDIA device ("nvidia 0000:03:00.0: AER: can't recover")
+         r"^nvidia [0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.\d: AER: can't recover"),
     # --- the CPU and the system's libraries ----------------------------------------------------------
     # SIGILL as shells print it (bash "Illegal instruction", zsh "illegal hardware instruction") and
     # Windows' STATUS_ILLEGAL_INSTRUCTION

@@ -28,7 +28,7 @@ _PREFIXES = (  # tried in this order, as one alternation
     r"\[[^\]]{0,40}\d\d:\d\d[^\]]{0,40}\]\s{0,8}",
     r"\[\d{1,5},\d{1,5}\]<std(?:out|err)>:\s?",
     # kernel log: [ 1234.567890] or "Mar 3 10:00:00 host kernel: "
-    r"\[\s{0,8}\d{1,10}\.\d{1,9}\]\s?",
+    r"\[\s{0,8}\+?\d{1,10}\.\d{1,9}\]\s?",  # (dmesg -H: "[  +0.000844]")
     r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.-]{1,64} kernel:\s?",
 )
 _PREFIX = re.compile("|".join(f"(?:{p})" for p in _PREFIXES))

@@ -71,7 +71,7 @@ def memory_and_bus_errors(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     live = [g for g in gpus if not g.get("error")]
     out = []
     logged = (fc.log_items(facts, "gpu-lost")
-              + [i for i in fc.log_items(facts, "xid") if i.get("code") == "79"])
+              + [i for i in fc.log_items(facts, "xid") if i.get("code") in _XID_LOST])
     if logged and not lost:
         out.append(
             Finding(
@@ -829,6 +829,9 @@ _FAULTS = stackerrors.errors_for("gpu.illegal-address")
 # a kernel's fault (13 graphics engine exception, 31 MMU fault, 43 a channel stopped); the GPU's memory (48
 # double-bit ECC, 63 a row remapped or page retired, 64 a remap failed, 94/95 contained/uncontained ECC)
 _XID_FAULTS = ("13", "31", "43")
+# ... the GPU gone or its firmware halted until a reset (62 internal micro-controller halt, 79 fallen off the
+# bus, 119 GSP RPC timeout, 120 GSP error)
+_XID_LOST = ("62", "79", "119", "120")
 _XID_ECC = ("48", "63", "64", "94", "95")
 
 
