@@ -11,6 +11,7 @@ from conftest import ROOT
 
 from tfdoctor import logs
 from tfdoctor.compat import load_matrix
+from tfdoctor.logs import TRACEBACK_WINDOW
 from tfdoctor.model import Status
 from tfdoctor.report import explain_report
 
@@ -3039,3 +3040,45 @@ def test_a_gpu_the_pcie_error_handler_gave_up_on_is_lost():
     assert roots(dmesg) == {"gpu.lost"}
     assert roots("[  +0.000002] snd_hda_intel 0000:03:00.1: AER: can't recover\n") == set()  # not the GPU
     assert roots("NVRM: Xid (PCI:0000:61:00): 62, pid=1, Internal micro-controller halt\n") == {"gpu.lost"}
+
+
+def test_keras_3_shown_by_its_own_files_or_objects():
+    # a file only Keras 3 has (keras/src/backend/, ops/, trainers/, layers/layer.py) shows it installed
+    frame = ' File "/usr/lib/python3.11/site-packages/keras/src/backend/common/variables.py", line 550\n'
+    error = "AttributeError: 'Sequential' object has no attribute 'output_names'\n"
+    assert roots(frame + "\n" * (TRACEBACK_WINDOW + 2) + error) == {"keras.keras3-api-change"}
+    # Keras 2.13-2.15 also keeps its sources in keras/src/, in engine/ and backend.py
+    old = ' File "/usr/lib/python3.11/site-packages/keras/src/engine/training.py", line 550\n'
+    assert roots(old + "\n" * (TRACEBACK_WINDOW + 2) + error) == {"log.unrecognized"}
+    # a Keras 2 model class of a library (DeepChem's) lacking what Keras 3's models have not
+    subclass = "AttributeError: '_GraphConvKerasModel' object has no attribute 'inputs'\n"
+    assert roots("tensorflow==2.17.0\n" + subclass) == {"keras.keras3-api-change"}
+    # Keras 2 code (transformers' TF models) handed a Keras 3 optimizer object
+    optimizer = ("ValueError: Could not interpret optimizer identifier: "
+                 "<keras.src.optimizers.adam.Adam object at 0x79d9071160e0>\n")
+    assert roots("tensorflow 2.16.0rc0\n" + optimizer) == {"keras.keras3-api-change"}
+    assert roots("tensorflow 2.15.0\n" + optimizer) == {"log.unrecognized"}
+    assert "keras.keras3-api-change" in roots(holdout("holdout30", "N117"))
+
+
+def test_keras_3s_add_weight_reading_a_keras_2_name_as_the_shape():
+    assert roots(holdout("holdout30", "N122")) == {"keras.keras3-api-change"}
+    frame = ' File "/usr/lib/python3.11/site-packages/keras/src/layers/layer.py", line 550, in add_weight\n'
+    shape = ("ValueError: Cannot convert '('c', 'o', 'u', 'n', 't', 'e', 'r')' to a shape. "
+             "Found invalid entry 'c' of type '<class 'str'>'.\n")
+    assert roots(frame + shape) == {"keras.keras3-api-change"}
+    # a shape of numbers the layer refuses is the program's own
+    numbers = "ValueError: Cannot convert '(None, 'x')' to a shape.\n"
+    assert "keras.keras3-api-change" not in roots(frame + numbers)
+
+
+def test_a_module_of_tensorflow_missing_is_not_tensorflow_missing():
+    # the notebook's header, then the import it failed at, then the module it could not find
+    text = holdout("holdout30", "N127")
+    assert roots(text) == {"keras.keras3-api-change"}  # tf.keras.layers.experimental: gone in Keras 3
+    header = "ModuleNotFoundError                       Traceback (most recent call last)\n"
+    missing = "----> 2 from tensorflow.contrib import slim\n"
+    assert "tensorflow.missing" not in roots(
+        header + missing + "ModuleNotFoundError: No module named 'tensorflow.contrib'\n")
+    # without the module's own line, the import named is TensorFlow's
+    assert "tensorflow.missing" in roots(header + "----> 2 import tensorflow as tf\n")

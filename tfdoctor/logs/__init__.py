@@ -54,6 +54,9 @@ _CUDNN_VALUE = re.compile(r"(installed version|minimum supported|version \w{1,12
 # them that ends in an API error (an argument, attribute, class or module that is not there) is Keras 2
 # code meeting Keras 3
 _KERAS3_FRAME = re.compile(r"keras[/\\]src[/\\]")
+# ... of which these exist in Keras 3 alone (Keras 2.13-2.15 also has keras/src/, with engine/, backend.py)
+_KERAS3_ONLY_FRAME = re.compile(r"keras[/\\]src[/\\](?:backend|ops|trainers)[/\\]|"
+                                r"keras[/\\]src[/\\](?:layers[/\\]layer|models[/\\]functional)\.py")
 _API_ERROR = re.compile(
     r"^(?:[\w.]{1,60}\.)?(?:ValueError|TypeError|AttributeError|ImportError|ModuleNotFoundError)\b:?\s{0,3}"
     r"[^\n]{0,200}?(?:not recognized|[Uu]nrecognized keyword|unexpected keyword argument|"
@@ -64,15 +67,19 @@ _API_ERROR = re.compile(
     r"[Cc]ould not (?:locate|interpret|deserialize)|no longer supported|"
     # a Keras module or name that is gone (another package missing, e.g. pydot, is not Keras 3's doing)
     r"cannot import name '\w{1,60}' from '(?:tf_)?keras|No module named '(?:tf_)?keras\.|"
-    r"Only instances of `?keras\.|is not supported in Keras 3)")
+    r"Only instances of `?keras\.|is not supported in Keras 3|"
+    # Keras 3's add_weight takes the shape first: Keras 2's add_weight("name", ...) spells out the name
+    r"Cannot convert '\('\w', '\w', )")
 # The part of those API errors that names Keras's own objects or modules: without Keras 3's frames it is
 # Keras 3's doing only where the paste shows TensorFlow >= 2.16 or Keras >= 3 (else the program's own bug)
 _KERAS_API_ERROR = re.compile(
     r"^(?:[\w.]{1,60}\.)?(?:TypeError|AttributeError|ImportError|ModuleNotFoundError)\b:?\s{0,3}(?:"
     r"module '(?:tf_)?keras[\w.]{0,80}' has no attribute|"
-    r"'(?:Sequential|Functional|Model|KerasTensor|\w{0,30}Optimizer|Adam|SGD|RMSprop)'"
+    r"'(?:Sequential|Functional|\w{0,40}Model|KerasTensor|\w{0,30}Optimizer|Adam|SGD|RMSprop)'"
     r" object has no attribute|"
-    r"cannot import name '\w{1,60}' from '(?:tf_)?keras|No module named '(?:tf_)?keras\.)")
+    r"cannot import name '\w{1,60}' from '(?:tf_)?keras|No module named '(?:tf_)?keras\.)|"
+    # Keras 2 code handed a Keras 3 object (an optimizer of keras.src) it cannot interpret
+    r"^(?:[\w.]{1,60}\.)?ValueError:\s{0,3}Could not interpret \w{1,30} identifier: <keras\.src\.")
 TRACEBACK_WINDOW = 80  # lines from a package's frame to the exception that ends its traceback
 # protobuf's own code raising an API error (a name its runtime lacks, a descriptor it refuses), or an
 # import from it failing (Python 2 names no module: "cannot import name symbol_database"): the runtime
@@ -256,8 +263,10 @@ class Reader:
         self._libcuda_opened = False  # "Successfully opened dynamic library libcuda.so.1"
         self._jax_cuda_plugin = False  # JAX's CUDA plugin (jax_plugins.xla_cuda12) named: it is installed
         self._import_at: int | None = None  # the last line importing tensorflow
+        self._tf_submodule_missing = False  # "No module named 'tensorflow.keras.…'"
         self._cudnn_heading: dict[str, Any] | None = None  # "Outdated cuDNN installation found."
         self._keras_api: list[dict[str, Any]] = []  # Keras API errors, Keras 3's where it is installed
+        self._keras3_frames = False  # a traceback through files only Keras 3 has
 
     def feed_chunk(self, chunk: bytes) -> None:
         """Whole lines of bytes: only those the cheap pass picks (and the lines a block or heading
@@ -416,6 +425,8 @@ class Reader:
         """A notebook traceback names the error first and the failing import a few lines later
         ("ModuleNotFoundError  Traceback ..." then "----> 6 import tensorflow as tf"); a person writes the
         import, then the error it gave ("import tensorflow" then "Error: ModuleNotFoundError")."""
+        if "no module named 'tensorflow." in low:  # TensorFlow imported; a module of it is not there
+            self._tf_submodule_missing = True
         if _FAILED_IMPORT.match(line.strip("_*`> ")):
             self._import_at = self.lines
         elif "modulenotfounderror" in low and "no module named" not in low and (
@@ -431,7 +442,8 @@ class Reader:
                 self._module_error_at = None
             elif _FAILED_IMPORT.match(line):
                 self._module_error_at = None
-                self.items.append({"kind": "tf-missing", "line": self.lines, "text": line[:QUOTE]})
+                self.items.append({"kind": "tf-missing", "line": self.lines, "text": line[:QUOTE],
+                                   "via": "the import a notebook's ModuleNotFoundError points at"})
                 self.counts["tf-missing"] = self.counts.get("tf-missing", 0) + 1
 
     def _frames(self, line: str, low: str) -> bool:
@@ -448,6 +460,8 @@ class Reader:
             failed = "error" in low and error.match(line)  # (its message may name a file in the package)
             if not failed and frame.search(line):
                 self._frame_at[via] = self.lines
+                if kind == "keras3" and _KERAS3_ONLY_FRAME.search(line):
+                    self._keras3_frames = True
                 if earlier is not None:
                     del self._error_at[via]
                     self._frame_item(kind, data, earlier)
@@ -520,6 +534,8 @@ class Reader:
             self._drop(lambda i: i["kind"] == "keras3" and "from keras.src" in str(i.get("text")))
         if self._libcuda_opened:  # TensorFlow's later "libcuda ... Not found" is its diagnostics' miss
             self._drop(lambda i: i["kind"] == "no-driver" and i.get("why") == "libcuda")
+        if self._tf_submodule_missing:  # the failing "from tensorflow.x import" was x's, not TensorFlow's
+            self._drop(lambda i: i["kind"] == "tf-missing" and str(i.get("via", "")).startswith("the import"))
         if self._jax_cuda_plugin:  # JAX's "a CUDA-enabled jaxlib is not installed" after its plugin failed
             self._drop(lambda i: i["kind"] == "cpu-build" and i.get("framework") == "jax")
         sections, provenance = self.values.facts() if self.source == "explain" else ({}, {})
@@ -543,13 +559,14 @@ class Reader:
 
     def _keras3_installed(self, sections: dict[str, Any]) -> None:
         """Keras API errors pasted without their traceback are Keras 3's where the paste shows it installed
-        (TensorFlow >= 2.16, whose tf.keras it is, or Keras >= 3)."""
+        (TensorFlow >= 2.16, whose tf.keras it is, Keras >= 3, or files only Keras 3 has)."""
         from tfdoctor.versions import version_ge
 
         tf = sections.get("tensorflow") or {}
         keras = str((tf.get("distributions") or {}).get("keras") or "")
         if not self._keras_api or "keras3" in self.counts or not (
-                version_ge(str(tf.get("version") or "0"), (2, 16)) or version_ge(keras or "0", (3, 0))):
+                self._keras3_frames or version_ge(str(tf.get("version") or "0"), (2, 16))
+                or version_ge(keras or "0", (3, 0))):
             return
         lines = {i["line"] for i in self._keras_api}
         self.items.extend(self._keras_api)

@@ -671,11 +671,13 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("keras3", ("kerastensor", "keras 3", "keras core", "tf_keras", "legacy_keras", "keras.src",
                     "keras.engine", "keras_tensor", "unrecognized keyword arguments passed to",
                     "not recognized: {", "has never been called and thus", "tf-keras", "must end in",
-                    "invalid filepath extension", "model.weights.h5", "only instances of"),
+                    "invalid filepath extension", "model.weights.h5", "only instances of",
+                    "keras.layers.experimental", "keras.wrappers", "keras.legacy"),
          r"A KerasTensor (?:cannot|is symbolic)|"
          r"KerasTensor.{0,60}(?:cannot be used|not allowed|is not supported)|"
          r"Keras (?:3|Core) only supports|only supports V3 `?\.keras|TF_USE_LEGACY_KERAS|"
-         r"No module named '?keras\.(?:engine|src\.engine|legacy|layers\.experimental|wrappers)|"
+         r"No module named '?(?:tensorflow\.)?keras\."
+         r"(?:engine|src\.engine|legacy|layers\.experimental|wrappers)|"
          r"`?keras\.\w{1,40}`? (?:is|was) (?:removed|not available) in Keras 3|in Keras 3|"
          r"(?:is|are|was|were) (?:not available|not supported|removed) with Keras 3|"
          r"(?:install|use) `?tf_keras`?|from keras\.src|"
