@@ -3082,3 +3082,17 @@ def test_a_module_of_tensorflow_missing_is_not_tensorflow_missing():
         header + missing + "ModuleNotFoundError: No module named 'tensorflow.contrib'\n")
     # without the module's own line, the import named is TensorFlow's
     assert "tensorflow.missing" in roots(header + "----> 2 import tensorflow as tf\n")
+
+
+def test_a_pluggable_device_built_for_another_tensorflow():
+    # tensorflow-metal lacking TensorFlow's own C API symbol: the plugin release is not this TensorFlow's
+    found = failing(holdout("holdout30", "N313"))
+    assert set(found) == {"tensorflow.conflicting-installs"}
+    assert "tensorflow-metal" in found["tensorflow.conflicting-installs"].title
+    assert "[and-cuda]" not in found["tensorflow.conflicting-installs"].fix  # macOS has no CUDA wheels
+    assert roots("/libmetal_plugin.dylib: Symbol not found: _TF_AssignUpdateVariable") == {
+        "tensorflow.conflicting-installs"}
+    # the plugin failing to load for another reason is TensorFlow's import failing
+    other = ("NotFoundError: dlopen(/opt/env/site-packages/tensorflow-plugins/libmetal_plugin.dylib, 0x0006):"
+             " Library not loaded: @rpath/libc++.1.dylib")
+    assert roots(other) == {"tensorflow.import-failed"}

@@ -263,8 +263,11 @@ def nvcc_plan(facts: dict[str, Any], cu: int | None, why: str = "") -> P.Plan:
 
 
 def keep_tf_version(facts: dict[str, Any]) -> str:
-    """A pip requirement that reinstalls the user's TensorFlow with its CUDA wheels, same version."""
+    """A pip requirement that reinstalls the user's TensorFlow with its CUDA wheels, same version (on
+    macOS and native Windows, which have no CUDA wheels, the installed distribution as it is)."""
     version = tf_version(facts)
+    if platform(facts) in ("macos", "windows"):
+        return tf_pin(facts)
     if version:
         return tf_requirement(version, exact=True)
     return _current_tf(facts)
@@ -278,12 +281,13 @@ def tf_pin(facts: dict[str, Any]) -> str:
         if name in dists:
             return f"{name}=={dists[name]}"
     version = tf_version(facts)
-    return f"tensorflow=={version}" if version else _current_tf(facts)
+    return f"tensorflow=={version}" if version else _current_tf(facts, extra=platform(facts) == "linux")
 
 
-def _current_tf(facts: dict[str, Any]) -> str:
+def _current_tf(facts: dict[str, Any], extra: bool = True) -> str:
     """The installed version, read by the shell when the facts do not have it."""
-    return f"tensorflow[and-cuda]==$({python_cmd(facts)} -m pip show tensorflow | sed -n 's/^Version: //p')"
+    name = "tensorflow[and-cuda]" if extra else "tensorflow"
+    return f"{name}==$({python_cmd(facts)} -m pip show tensorflow | sed -n 's/^Version: //p')"
 
 
 def cuda_plan(facts: dict[str, Any], matrix: Any, cuda_major: int | None = None) -> P.Plan:

@@ -488,6 +488,10 @@ def _one_tf(facts: dict[str, Any], tf_dists: dict[str, str]) -> str:
     return rm.tf_requirement(version, exact=True)
 
 
+# The packages that install a pluggable device's library into site-packages/tensorflow-plugins/
+_PLUGIN_PACKAGES = {"libmetal_plugin": "tensorflow-metal", "libtfdml_plugin": "tensorflow-directml-plugin"}
+
+
 def _pip_conflicts(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding]:
     """pip said TensorFlow and Keras (or TensorBoard) versions conflict."""
     items = fc.log_items(facts, "pip-conflict")
@@ -518,7 +522,8 @@ def _pip_conflicts(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding
         fix = rm.plan(facts, rm.install(rm.keep_tf_version(facts), why="pip then installs the"
                                         f" {item.get('dependency')} this TensorFlow requires"))
     elif item.get("mismatch") in ("addon", "addon-version"):  # tensorflow_text -> tensorflow-text
-        named = str(item.get("addon") or "").replace("_", "-").replace(" ", "-").lower()
+        named = (str(item.get("addon") or "").replace("_", "-").replace(" ", "-").lower()
+                 or _PLUGIN_PACKAGES.get(str(item.get("plugin_lib"))))
         addon = named or "an add-on"
         fix = rm.plan(facts, rm.install(rm.keep_tf_version(facts), named,
                                         why=f"lets pip pick the {addon} release made for this TensorFlow")

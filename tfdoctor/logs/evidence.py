@@ -48,6 +48,10 @@ _LIB = (
 
 _AMOUNT = r"\d{1,7}(?:\.\d{1,3})? ?(?:[KMGT]iB|bytes)"  # PyTorch's memory amounts ("4.88 MiB", "0 bytes")
 
+# a library's missing symbol that is TensorFlow's own C API (TF_AllocateOutput) or C++ (tensorflow::)
+_TF_SYMBOL_MISSING = (r"[^\n]{0,300}?(?:undefined symbol|[Ss]ymbol not found)[^\n]{0,40}?"
+                      r"(?:\b_?TF_[A-Z]\w|_ZN?K?\d{1,3}tensorflow|tensorflow::)")
+
 SIGNATURES: tuple[Signature, ...] = (
     # --- libraries that did not load --------------------------------------------------------------
     _sig("dlopen-failed", ("library", "dso"),
@@ -715,8 +719,14 @@ SIGNATURES: tuple[Signature, ...] = (
     # a pluggable device's library (site-packages/tensorflow-plugins/: tensorflow-metal, DirectML,
     # Intel's extension) that TensorFlow's import cannot load: built for another TensorFlow or OS
     _sig("tf-native-failed", ("_plugin_dir", "tensorflow-plugins"),
-         r"load_library\(_plugin_dir\)|dlopen\([^)\s]{0,300}tensorflow-plugins[/\\]|"
+         r"load_library\(_plugin_dir\)|"
+         r"dlopen\([^)\s]{0,300}tensorflow-plugins[/\\](?!" + _TF_SYMBOL_MISSING + ")|"
          r"tensorflow-plugins[/\\][\w.-]{1,80}: (?:undefined symbol|cannot open shared object)", plugin=True),
+    # ... lacking one of TensorFlow's own C API symbols (TF_*, tensorflow::): made for another TensorFlow
+    _sig("pip-conflict", ("tensorflow-plugins", "_plugin.dylib", "_plugin.so"),
+         r"(?:tensorflow-plugins[/\\]|(?=lib\w{1,40}_plugin\.))(lib\w{1,40})\.(?:dylib|so)\b"
+         + _TF_SYMBOL_MISSING,
+         ("plugin_lib",), mismatch="addon", plugin=True),
     _sig("cpu-build", ("built with cuda", "built_with_cuda", "not built with", "is_cuda_build",
                        "built without cuda", "no cuda support"),
          r"""['"(]is_cuda_build['"]?\s{0,3}[:,]\s{0,3}false|"""
