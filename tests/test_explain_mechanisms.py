@@ -1428,6 +1428,10 @@ def test_the_container_toolkit_asked_for_a_gpu_the_host_does_not_have():
     found = failing(line)
     assert {i for i, f in found.items() if not f.caused_by} == {"gpu.hidden-by-cuda-visible-devices"}
     assert "--gpus device=0" in found["gpu.hidden-by-cuda-visible-devices"].fix
+    assert "never expanded" not in found["gpu.hidden-by-cuda-visible-devices"].detail
+    # Compose's device_ids with a variable left unexpanded (its $ missing)
+    unexpanded = failing(holdout("holdout30", "N220"))["gpu.hidden-by-cuda-visible-devices"]
+    assert "{MASKANYONE_GPU_ID:-0}" in unexpanded.title and "never expanded" in unexpanded.detail
 
 
 @pytest.mark.parametrize("text, status", [
@@ -3096,3 +3100,16 @@ def test_a_pluggable_device_built_for_another_tensorflow():
     other = ("NotFoundError: dlopen(/opt/env/site-packages/tensorflow-plugins/libmetal_plugin.dylib, 0x0006):"
              " Library not loaded: @rpath/libc++.1.dylib")
     assert roots(other) == {"tensorflow.import-failed"}
+
+
+def test_a_gpu_slowed_for_heat_as_dcgm_or_nvidia_smi_q_says():
+    found = failing(holdout("holdout30", "N410"))  # dcgmi health: "clocks event due to thermal violation"
+    assert set(found) == {"gpu.temperature-high"} and "GPU 2" in found["gpu.temperature-high"].title
+    assert "-i 2" in found["gpu.temperature-high"].fix
+    older = "Detected clock throttling due to thermal violation in GPU 0. Verify that the cooling ..."
+    assert roots(older) == {"gpu.temperature-high"}
+    assert roots("There were thermal violations totaling 12.5 seconds for GPU 3") == {"gpu.temperature-high"}
+    assert roots("            HW Thermal Slowdown               : Active") == {"gpu.temperature-high"}
+    # nvidia-smi -q on a cool GPU, and a person's question, are not a slowdown
+    assert not roots("            HW Thermal Slowdown               : Not Active")
+    assert not roots("How do I see if there was a thermal violation on my GPU?")

@@ -218,7 +218,7 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("mig-empty", "mig mode is enabled", r"MIG mode is enabled, but no MIG devices were found"),
     # the container toolkit asked for a GPU (--gpus device=N, NVIDIA_VISIBLE_DEVICES) the host does not have
     _sig("unknown-device", "unknown device",
-         r"nvidia-container-cli: device error: ([\w:-]{1,80}): unknown device", ("device",)),
+         r"nvidia-container-cli: device error: (\S{1,80}?): unknown device", ("device",)),
     # the toolkit cannot mount the host's driver file (a library, nvidia-smi, ...) over the image's own copy:
     # every file it injects is the driver's
     _sig("image-driver-lib", "file exists",
@@ -549,6 +549,12 @@ SIGNATURES: tuple[Signature, ...] = (
     # --- the GPU itself -----------------------------------------------------------------------------
     # the kernel's "NVRM: Xid (PCI:0000:9c:00): 48, ...", or a person's "Xid 48"
     _sig("xid", "xid", r"\bXid\b(?:.{0,40}?\):?)? ?(\d{1,3})\b", ("code",)),
+    # DCGM's health and diagnostics (dcgm_errors.h: DCGM_FR_CLOCKS_EVENT_THERMAL, its older
+    # DCGM_FR_CLOCK_THROTTLE_THERMAL, DCGM_FR_THERMAL_VIOLATIONS), and nvidia-smi -q's active slowdown
+    _sig("thermal", ("thermal violation", "thermal slowdown"),
+         r"(?:clocks? event|clock throttling) due to thermal violation in GPU (\d{1,3})|"
+         r"thermal violations totaling [\d.]{1,12} seconds for GPU (\d{1,3})|"
+         r"^\s{0,40}(?:HW|SW) Thermal Slowdown\s{0,40}:\s{0,5}Active\b", ("gpu", "gpu_total")),
     _sig("gpu-lost", ("off the bus", "gpu is lost", "unable to determine the device handle", "reset required",
                       "reboot required", "requires reset", "disappearing", "dropping out", "dropping off",
                       "aer: can't recover"),

@@ -32,8 +32,10 @@ def hidden_by_cuda_visible_devices(facts: dict[str, Any], matrix: Any) -> list[F
                 Status.FAIL,
                 f"The container asked for GPU {device}, which this host does not have",
                 detail="The NVIDIA Container Toolkit hands a container the GPUs its device list names"
-                " (--gpus device=..., NVIDIA_VISIBLE_DEVICES); an index at or beyond the host's GPU count,"
-                " or a UUID of another machine, stops the container from starting.",
+                " (--gpus device=..., NVIDIA_VISIBLE_DEVICES, Compose's device_ids); an index at or beyond"
+                " the host's GPU count, or a UUID of another machine, stops the container from starting."
+                + (" This one is a variable that was never expanded (a Compose ${...} missing its $?)."
+                   if "{" in device or "$" in device else ""),
                 plan=rm.plan(facts, P.system("nvidia-smi -L", "the host's GPUs, by index and UUID"),
                              P.note("ask for one of them: `--gpus device=0` (or NVIDIA_VISIBLE_DEVICES=0), or"
                                     " `--gpus all`")),

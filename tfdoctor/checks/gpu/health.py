@@ -311,6 +311,24 @@ def link_and_clocks(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         and g.get("temperature_limit_c")
         and g["temperature_c"] >= g["temperature_limit_c"] - HOT_MARGIN_C
     ]
+    logged = fc.log_items(facts, "thermal")
+    if logged and not hot and not throttled:  # DCGM (or nvidia-smi -q) saw the clocks slowed for heat
+        gpu = next((i.get("gpu") or i.get("gpu_total") for i in logged
+                    if i.get("gpu") or i.get("gpu_total")), "N")
+        out.append(Finding(
+            "gpu.temperature-high",
+            Status.WARN,
+            f"GPU {gpu} slowed its clocks for heat (a thermal violation)" if gpu != "N" else
+            "A GPU slowed its clocks for heat (thermal slowdown active)",
+            detail="The GPU reached its slowdown temperature at some point and held its clocks down; the"
+            " temperature read later may look normal. TensorFlow then runs slower than the GPU can.",
+            plan=rm.plan(facts, P.system(f"nvidia-smi -q -d PERFORMANCE,TEMPERATURE -i {gpu} -l 5",
+                                         "watch it under load; check the fans, airflow and inlet"
+                                         " temperature")),
+            docs=cat.NV_CLOCK_REASONS,
+            facts=("log.evidence",),
+            evidence=fc.quote(facts, logged),
+        ))
     if hot:
         out.append(
             _finding(
