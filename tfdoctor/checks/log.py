@@ -41,9 +41,9 @@ def unexplained(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         out.append(Finding(
             "log.program-error",
             Status.WARN,
-            f"{', '.join(names[:3])}: an error of the program, not of the installation",
-            detail=f"{first.get('code')}: {reason}. Nothing in this output points to the driver, CUDA,"
-            " cuDNN or TensorFlow's installation; the call that returned it is where to look.",
+            f"{', '.join(names[:3])}: by its code, an error of the program",
+            detail=f"{first.get('code')}: {reason}. Unless another finding here explains it, the call that"
+            " returned it is where to look, not the driver, CUDA, cuDNN or TensorFlow's installation.",
             plan=plan,
             facts=("log.evidence",),
             evidence=fc.quote(facts, program),
