@@ -1399,7 +1399,18 @@ def test_dnn_library_not_found_where_cudnn_then_failed_to_start_is_that_failure(
     failed = "RuntimeError: UNKNOWN: Failed to determine best cudnn convolution algorithm for:\n"
     roots = {i for i, f in failing(title + failed).items() if not f.caused_by}
     assert roots == {"cudnn.init-failed"}
-    assert "cudnn.missing" in failing(title)  # alone, cuDNN is what was not found
+    assert "cudnn.missing" in failing(title)  # alone, under JAX, cuDNN is what was not found
+    # TensorFlow registers no GPU whose cuDNN does not load: at a GPU op, its cuDNN loaded but was refused
+    conv = "tensorflow.python.framework.errors_impl.UnimplementedError: DNN library is not found.\n"
+    found = failing(conv + "\t [[{{node sequential/conv2d/Conv2D}}]]\n")
+    assert set(found) == {"cudnn.version-mismatch"} and "cannot use" in found["cudnn.version-mismatch"].title
+    assert set(failing(holdout("holdout30", "N116"))) == {"cudnn.version-mismatch"}
+    # ... unless the log shows a cuDNN that did not load
+    dlopen = ("Could not load dynamic library 'libcudnn.so.8'; dlerror: libcudnn.so.8: cannot open shared"
+              " object\n")
+    assert "cudnn.missing" in failing(dlopen + conv)
+    # XLA's autotuner quoting it as the original error of a convolution (EXLA, JAX) registers GPUs without it
+    assert "cudnn.missing" in failing("Original error: UNIMPLEMENTED: DNN library is not found.\n")
 
 
 def test_failed_to_dlopen_libcuda_on_wsl():

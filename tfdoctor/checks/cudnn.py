@@ -98,7 +98,11 @@ def _from_log(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]) -> Find
     # loaded, and that failure is what it says (cudnn.init-failed)
     unfound = [] if fc.log_items(facts, "cudnn-failed") else fc.log_items(facts, "dnn-not-found")
     mixed = {i.get("line") for i in fc.log_items(facts, "cuda-mixed")}  # found, but from two installs
-    items = [i for i in fc.failed_libraries(facts, "cudnn") if i.get("line") not in mixed] + unfound
+    failed = [i for i in fc.failed_libraries(facts, "cudnn") if i.get("line") not in mixed]
+    tensorflows = not any(i.get("xla") or "jax" in str(i.get("text")).lower() for i in unfound)
+    if unfound and not failed and tensorflows:
+        return _unusable(facts, matrix, used, unfound)
+    items = failed + unfound
     if not items:
         return None
     names = list(dict.fromkeys(str(i.get("library")) for i in items if i.get("library")))
@@ -131,6 +135,42 @@ def _from_log(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]) -> Find
         detail="TensorFlow could not load cuDNN, which convolutions and RNNs on the GPU need;"
         " it skips the GPU.",
         plan=rm.cuda_plan(facts, matrix, cu),
+        facts=used,
+        evidence=fc.quote(facts, items),
+    )
+
+
+
+def _unusable(facts: dict[str, Any], matrix: Any, used: tuple[str, ...],
+              items: list[dict[str, Any]]) -> Finding:
+    """TensorFlow's "DNN library is not found" at a GPU operation with no cuDNN that failed to load (XLA's
+    autotuner quoting it, and JAX, register a GPU without cuDNN: for them it is missing): a cuDNN
+    it could not open would have kept the GPU out of its devices (TensorFlow checks cuDNN before it
+    registers a GPU), so one was loaded, and its DNN support then refused it, as it does a cuDNN older
+    than the one it was compiled with (its "Loaded runtime CuDNN library" line says which)."""
+    compiled = fc.tf_cudnn(facts, matrix)
+    cu = _wheel_major(facts, matrix, compiled)
+    tfv = fc.tf_version(facts)
+    if cu and (not tfv or v.version_ge(tfv, (2, 14))):
+        wheel = f"nvidia-cudnn-cu{cu}"
+        pin = _cudnn_pin(facts, matrix, wheel, v.major(compiled) or 0) if tfv and compiled else wheel
+        fix = rm.plan(facts, rm.install(pin, why="then make sure nothing loads an older cuDNN first:"
+                                        " LD_LIBRARY_PATH, a conda cudnn package, or the system's libcudnn"))
+    else:
+        fix = rm.plan(facts, P.system(
+            "python -c 'import tensorflow as tf; print(tf.sysconfig.get_build_info()[\"cudnn_version\"])'",
+            "the cuDNN it was built with; install that cuDNN (or a newer minor of its major) and take older"
+            " copies off LD_LIBRARY_PATH; on Colab, keep the runtime's own TensorFlow"))
+    return Finding(
+        "cudnn.version-mismatch",
+        Status.FAIL,
+        "TensorFlow loaded a cuDNN it cannot use (\"DNN library is not found\"): most likely older than"
+        + (f" the cuDNN {compiled} it was built with" if compiled else " the one it was built with"),
+        detail="A cuDNN that does not load keeps the GPU out of TensorFlow's devices; this one loaded, and"
+        " TensorFlow's DNN support then refused it, as it does a cuDNN older than its build's (the log's"
+        " \"Loaded runtime CuDNN library\" line, where shown, gives both versions). Convolutions and RNNs"
+        " fail on the GPU.",
+        plan=fix,
         facts=used,
         evidence=fc.quote(facts, items),
     )

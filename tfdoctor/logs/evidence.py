@@ -132,7 +132,9 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("gpu-libs-skipped", "tfjs_binding.node",
          r"^\\\\\?\\\S.{0,300}[\\/]tfjs-node-gpu[\\/]lib[\\/]napi-v\d{1,2}[\\/]tfjs_binding\.node$"),
     _sig("cudart-stub", "could not find cuda drivers", r"Could not find cuda drivers on your machine"),
-    _sig("dnn-not-found", "dnn library is not found", r"DNN library is not found"),
+    # (XLA's autotuner quotes it as the "Original error:" of a convolution it could not tune)
+    _sig("dnn-not-found", "dnn library is not found",
+         r"(Original error: )?(?:\w{1,20}: )?DNN library is not found", ("xla",)),
     # --- the driver -------------------------------------------------------------------------------
     _sig("no-driver", "communicate with the nvidia driver", r"couldn.?t communicate with the NVIDIA driver",
          why="smi"),
