@@ -840,7 +840,9 @@ def test_an_import_line_then_its_error_in_a_persons_words():
 
 def test_a_person_saying_the_run_failed_for_lack_of_memory():
     assert "gpu.out-of-memory" in failing(nine("Q040"))  # "fails with an out of memory issue"
-    for text in ("Encountering OOM issues during inference", "the job ran out of GPU memory at epoch 3"):
+    for text in ("Encountering OOM issues during inference", "the job ran out of GPU memory at epoch 3",
+                 'running the code i get an "Out of memory" message.', "CUDA out of memory problem",
+                 "파라미터 값을 키울 경우 다음과 같이 cuda out of memory가 뜨는 것을 확인했습니다"):
         assert "gpu.out-of-memory" in failing(text), text
     for text in ("I got out of memory error, so I changed batch_size to 8 and it works",
                  "How can I avoid running out of memory?", "zoom in on the plot"):

@@ -375,9 +375,11 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("oom", ("oom", "out of memory", "out-of-memory", "out of gpu memory"),
          r"\b(?:fails?|failed|failing|crash(?:es|ed)?|dies|died|stops?|stopped|abort(?:s|ed)?)\b[^.\n]{0,40}?"
          r"\b(?:OOM|out[- ]of[- ](?:GPU )?memory)\b|"
-         r"\b(?:encounter(?:ing|ed|s)?|getting|hitting|having|running into)\b[^.\n]{0,20}?"
-         r"\b(?:OOM|out[- ]of[- ](?:GPU )?memory)(?: errors?| issues?| problems?)|"
-         r"\b(?:ran|runs) out of (?:GPU )?memory\b", said=True),
+         r"\b(?:encounter(?:ing|ed|s)?|get|getting|hitting|having|running into)\b[^.\n]{0,20}?"
+         r"\b(?:OOM|out[- ]of[- ](?:GPU )?memory)[\"'`]?(?: errors?| issues?| problems?| messages?)|"
+         r"\b(?:ran|runs) out of (?:GPU )?memory\b|"
+         # PyTorch's error named in a title or a sentence, without its "Tried to allocate"
+         r"\bCUDA out of memory\b", said=True),
     _sig("oom", "ran out of memory trying to allocate",
          r"ran out of memory trying to allocate \d{1,9}(?:\.\d{1,4})?\s{0,2}[KMGT]?i?B\.?\s{0,4}$"),
     # a person saying another (or a dead) process keeps GPU memory: "memory is not deallocated" after
