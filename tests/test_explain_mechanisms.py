@@ -3126,3 +3126,19 @@ def test_a_gpu_slowed_for_heat_as_dcgm_or_nvidia_smi_q_says():
     # nvidia-smi -q on a cool GPU, and a person's question, are not a slowdown
     assert not roots("            HW Thermal Slowdown               : Not Active")
     assert not roots("How do I see if there was a thermal violation on my GPU?")
+
+
+def test_paddles_and_cuda_pythons_words_for_a_library_not_loaded():
+    paddle = ("RuntimeError: (PreconditionNotMet) Cannot load cudnn shared library. Cannot invoke method"
+              " cudnnGetVersion.\n  [Hint: cudnn_dso_handle should not be null.] (at"
+              " ../paddle/phi/backends/dynload/cudnn.cc:76)\n")
+    assert roots(paddle) == {"cudnn.missing"}
+    assert roots("[Hint: cublas_dso_handle should not be null.]") == {"cuda.libraries-missing"}
+    # cuda-python (cudf) finding no driver function: no libcuda was loaded
+    assert roots('RuntimeError: Function "cuInit" not found') == {"driver.missing"}
+    assert roots('KeyError: Function "main" not found') == {"log.unrecognized"}
+
+
+def test_an_apt_pin_of_cudnn_names_cudnn_first_then_its_cuda():
+    assert environment("    libcudnn8=$CUDNN_VERSION-1+cuda11.2 \\\n").get("cudnn_version") is None
+    assert environment("libcudnn8=8.1.1.33-1+cuda11.2\n")["cudnn_version"] == "8.1.1.33"

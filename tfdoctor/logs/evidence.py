@@ -124,6 +124,16 @@ SIGNATURES: tuple[Signature, ...] = (
          ("library",)),
     _sig("dlopen-failed", "cudnn", r"\bcudnn\w{0,20} library (?:is )?not found|Could not load cudnn",
          library="libcudnn"),
+    # PaddlePaddle's dynload ("Cannot load cudnn shared library. Cannot invoke method cudnnGetVersion.",
+    # "[Hint: cudnn_dso_handle should not be null.]")
+    _sig("dlopen-failed", ("shared library", "dso_handle should not be null"),
+         r"Cannot load (cudnn|cublas(?:Lt)?|cudart|cuda|curand|cusolver|cusparse|cufft|nccl|nvrtc|cupti|"
+         r"nvinfer) shared library|"
+         r"\b(cudnn|cublas(?:Lt)?|cudart|cuda|curand|cusolver|cusparse|cufft|nccl|nvrtc|cupti|nvinfer)_dso_handle"
+         r" should not be null", ("library", "library")),
+    # cuda-python (cudf, cupy's bindings) finding no driver function: it loaded no libcuda
+    _sig("dlopen-failed", "\" not found",
+         r"Function \"cu(?:Init|DeviceGet\w{0,20}|DriverGetVersion)\" not found", library="libcuda.so"),
     # (TensorFlow's next words, "Skipping registering GPU devices...", say the same, quoted alone too)
     _sig("gpu-libs-skipped", ("cannot dlopen some gpu libraries", "skipping registering gpu devices"),
          r"Cannot dlopen some GPU libraries|Skipping registering GPU devices"),

@@ -59,6 +59,7 @@ RE_CUDNN_PROSE = re.compile(r"\bcudnn(?:\s{1,2}version)?\s{0,2}[-:=]?\s{0,2}v?"
 RE_CUDNN_ARCHIVE = re.compile(r"\bcudnn-(?:\d{1,2}\.\d-)?(?:linux|windows\d{0,2}|osx|macos)-[\w]{1,8}-v?"
                               r"(\d{1,2}\.\d{1,2}(?:\.\d{1,3}){0,2})", re.IGNORECASE)
 # ldd's row for the cuDNN a binary resolves: "libcudnn.so.6 => /usr/lib/x86_64-linux-gnu/libcudnn.so.6"
+RE_LEADING_VERSION = re.compile(r"^\s{0,4}(\d{1,2}\.\d{1,2}(?:\.\d{1,3}){0,2})")
 RE_LDD_CUDNN = re.compile(r"^libcudnn\.so\.(\d{1,2}(?:\.\d{1,2}){0,2})\s{1,8}=>\s{0,4}/")
 # dmesg wraps this message over two lines: the client (user-space library) first, then the kernel module
 RE_NVRM_CLIENT = re.compile(rf"API mismatch: the client(?: '[^']{{1,80}}' \(pid \d{{1,10}}\))?"
@@ -930,7 +931,8 @@ class Values:
             if cm:
                 self.stated[0].setdefault("compute_capability", cm.group(0))
         elif "cudnn" in label and "cuda" not in label.replace("cudnn", ""):
-            vm = RE_SHORT_VERSION.search(value)
+            # an apt pin ("libcudnn8=8.1.1.33-1+cuda11.2") names the cuDNN first, then the CUDA it is for
+            vm = (RE_LEADING_VERSION if label.startswith("libcudnn") else RE_SHORT_VERSION).search(value)
             if vm:
                 self.set("runtime.cudnn_version", vm.group(1), 2)
 
