@@ -681,6 +681,7 @@ def test_nvidia_smi_of_another_version_is_no_mismatch_when_the_device_is_missing
     # the same banner split with a cuInit failure no device explains is a library mismatch
     split = (CORPUS / "112-smi-352-driver-384-banner-mismatch.txt").read_text(encoding="utf-8")
     assert "driver.library-mismatch" in roots(explain(split))
+    assert logs.read_text(split)["log"]["counts"]["lib-mismatch"] == 1  # counted as the others are
 
 
 @pytest.mark.parametrize(

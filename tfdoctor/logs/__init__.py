@@ -540,6 +540,9 @@ class Reader:
             self._drop(lambda i: i["kind"] == "cpu-build" and i.get("framework") == "jax")
         sections, provenance = self.values.facts() if self.source == "explain" else ({}, {})
         self._keras3_installed(sections)
+        if self.source == "explain":
+            self._smi_mismatch(sections, provenance)
+            self._driver_part_mismatch(sections)
         log: dict[str, Any] = {
             "source": self.source,
             "lines_read": self.lines,
@@ -551,8 +554,6 @@ class Reader:
             log["evidence"] = [i for i in self.items if not i.get("reason") and i["kind"] != "tf-missing"]
             return {"log": log}
         log["unrecognized"], log["unrecognized_count"] = self.unrecognized, self.unrecognized_count
-        self._smi_mismatch(sections, provenance)
-        self._driver_part_mismatch(sections)
         log["provenance"] = provenance
         log["platform_hints"] = sorted(self.values.hints)
         return {**sections, "log": log}
