@@ -59,6 +59,7 @@ SPLITS = {
     "holdout28": CORPUS / "holdout28",
     "holdout29": CORPUS / "holdout29",
     "holdout30": CORPUS / "holdout30",
+    "holdout31": CORPUS / "holdout31",
 }
 
 

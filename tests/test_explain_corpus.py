@@ -64,7 +64,12 @@ alarm 72%, versions 97%; at the session's start commit the same but one false al
 cases, 39 healthy or a program's own error, four parts on Keras-based libraries, Kubernetes and Compose,
 native Windows and macOS, and GPU hardware faults, gathered while holdout29 was learnt from, scored at one
 commit after it) likewise (precision 0.69, 0.83 without log.*, recall 0.61, named right 77%, no false alarm
-84%, versions 89%; the same at the session's start commit).
+84%, versions 89%; the same at the session's start commit); holdout31/ (85 cases, 37 healthy or a program's
+own error, four parts on TensorFlow's own 2019-2022 tracker, research repositories, placement and speed
+questions, and short pastes with no version shown, scored at one commit after holdout30's clearest mechanisms
+and a first pass over the older splits' misses were learnt) likewise (precision 0.76, 0.89 without log.*,
+recall 0.85, named right 92%, no false alarm 85%, versions 93%; at the session's start commit one case better
+on each: named right 93%, no false alarm 86%, 0.91 without log.*).
 """
 
 from __future__ import annotations
@@ -107,6 +112,7 @@ HOLDOUT27 = cases("holdout27")
 HOLDOUT28 = cases("holdout28")
 HOLDOUT29 = cases("holdout29")
 HOLDOUT30 = cases("holdout30")
+HOLDOUT31 = cases("holdout31")
 
 
 @pytest.mark.parametrize("split", ["dev", "holdout", "holdout2", "holdout3", "holdout4", "holdout5",
@@ -115,7 +121,8 @@ HOLDOUT30 = cases("holdout30")
                                    "holdout15", "holdout16", "holdout17", "holdout18",
                                    "holdout19", "holdout20", "holdout21", "holdout22",
                                    "holdout23", "holdout24", "holdout25", "holdout26",
-                                   "holdout27", "holdout28", "holdout29", "holdout30"])
+                                   "holdout27", "holdout28", "holdout29", "holdout30",
+                                   "holdout31"])
 def test_corpus_is_large_sourced_and_listed(split):
     listed = cases(split)
     folder = CORPUS if split == "dev" else CORPUS / split
@@ -139,7 +146,7 @@ def test_the_splits_share_no_thread():
     every = (DEV, HOLDOUT, HOLDOUT2, HOLDOUT3, HOLDOUT4, HOLDOUT5, HOLDOUT6, HOLDOUT7, HOLDOUT8, HOLDOUT9,
              HOLDOUT10, HOLDOUT11, HOLDOUT12, HOLDOUT13, HOLDOUT14, HOLDOUT15, HOLDOUT16, HOLDOUT17,
              HOLDOUT18, HOLDOUT19, HOLDOUT20, HOLDOUT21, HOLDOUT22, HOLDOUT23, HOLDOUT24, HOLDOUT25,
-             HOLDOUT26, HOLDOUT27, HOLDOUT28, HOLDOUT29, HOLDOUT30)
+             HOLDOUT26, HOLDOUT27, HOLDOUT28, HOLDOUT29, HOLDOUT30, HOLDOUT31)
     splits = [{c["source"] for c in split} for split in every]
     assert sum(map(len, splits)) == len(set().union(*splits))
 
@@ -156,7 +163,7 @@ def test_healthy_and_noise_logs_raise_no_failure(case):
 BLIND = (HOLDOUT3 + HOLDOUT4 + HOLDOUT5 + HOLDOUT6 + HOLDOUT7 + HOLDOUT8 + HOLDOUT9 + HOLDOUT10 + HOLDOUT11
          + HOLDOUT12 + HOLDOUT13 + HOLDOUT14 + HOLDOUT15 + HOLDOUT16 + HOLDOUT17 + HOLDOUT18
          + HOLDOUT19 + HOLDOUT20 + HOLDOUT21 + HOLDOUT22 + HOLDOUT23 + HOLDOUT24 + HOLDOUT25 + HOLDOUT26
-         + HOLDOUT27 + HOLDOUT28 + HOLDOUT29 + HOLDOUT30)
+         + HOLDOUT27 + HOLDOUT28 + HOLDOUT29 + HOLDOUT30 + HOLDOUT31)
 
 
 @pytest.mark.parametrize("case", BLIND, ids=lambda c: c["file"])
@@ -177,7 +184,7 @@ def test_precision_and_recall_per_id(capsys):
     holdout21, holdout22, holdout23 = score("holdout21"), score("holdout22"), score("holdout23")
     holdout24, holdout25, holdout26 = score("holdout24"), score("holdout25"), score("holdout26")
     holdout27, holdout28, holdout29 = score("holdout27"), score("holdout28"), score("holdout29")
-    holdout30 = score("holdout30")
+    holdout30, holdout31 = score("holdout30"), score("holdout31")
     with capsys.disabled():
         print("\nexplain corpus, development split\n" + dev.table())
         print("\nexplain corpus, held-out split (never tuned on)\n" + holdout.table())
@@ -210,6 +217,7 @@ def test_precision_and_recall_per_id(capsys):
         print("\nexplain corpus, twenty-eighth held-out split (scored blind once)\n" + holdout28.table())
         print("\nexplain corpus, twenty-ninth held-out split (scored blind once)\n" + holdout29.table())
         print("\nexplain corpus, thirtieth held-out split (scored blind once)\n" + holdout30.table())
+        print("\nexplain corpus, thirty-first held-out split (scored blind once)\n" + holdout31.table())
     assert dev.precision() >= 0.97 and dev.recall() >= 0.95, dev.failures
     assert dev.values_read >= 0.85 * dev.values
     assert holdout.precision() >= 0.9 and holdout.recall() >= 0.9
@@ -261,3 +269,5 @@ def test_precision_and_recall_per_id(capsys):
     assert holdout29.versions_read >= 0.9 * holdout29.versions
     assert holdout30.precision() >= 0.65 and holdout30.recall() >= 0.6, holdout30.failures  # (learned)
     assert holdout30.versions_read >= 0.85 * holdout30.versions
+    assert holdout31.precision() >= 0.72 and holdout31.recall() >= 0.8, holdout31.failures  # (blind)
+    assert holdout31.versions_read >= 0.88 * holdout31.versions
