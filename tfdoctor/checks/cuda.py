@@ -89,9 +89,9 @@ def libraries_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             missing.append(f"{stem}.so.{cu} ({wheel})")
     if unseen:  # installed where this TensorFlow does not look: the log's failed dlopen says the same
         return [unreachable(facts, unseen, used, items=items)]
-    stub_only = fc.noise_seen(facts, "cudart-stub-notice") and not fc.gpu_shown(facts)
-    no_gpu = fc.get(facts, "system", "no_gpu_stated")
-    if items and stub_only and (fc.other_failure(facts) or no_gpu):
+    stub = fc.noise_seen(facts, "cudart-stub-notice")
+    no_gpu = fc.get(facts, "system", "no_gpu_stated")  # (then CUDA's own probes failing say the same)
+    if items and stub and (no_gpu or not fc.gpu_shown(facts) and fc.other_failure(facts)):
         return [skipped("cuda.libraries-missing", "CUDA libraries not loaded, and no GPU shown",
                         "TensorFlow's own note says the CUDA runtime it could not load matters only on a"
                         " machine with a GPU; this output shows none, and "

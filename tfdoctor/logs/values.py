@@ -353,7 +353,8 @@ RE_OTHER_GPU = re.compile(r"\b(Intel ?(?:\(R\) ?)?(?:UHD|HD|Iris(?: Xe| Plus| Pr
 _MACHINE = r"(?:vm|machine|laptop|computer|pc|server|node|system|instance|box|host|mac|macbook)"
 RE_NO_GPU_SAID = re.compile(
     rf"(?:\b(?:i|my|this|the|our) ?{_MACHINE}? (?:does(?: not|n'?t)|do(?: not|n'?t)) have (?:an? |any )?|"
-    rf"\b{_MACHINE} (?:has|with) no )(?:dedicated |discrete )?gpus?\b"
+    rf"\b{_MACHINE} (?:has|with) no )(?:dedicated |discrete )?(?:nvidia )?"
+    r"(?:gpus?|graphics cards?|video cards?)\b"
     r"(?! (?:available|found|detected|visible|device|support))|"
     rf"\bcpu[- ](?:only )?{_MACHINE}s?\b", re.IGNORECASE)  # ("on a CPU node": a cluster's nodes without GPUs)
 # a person saying the work runs on the CPU, not the GPU ("it keeps running on CPU", "jax keeps falling back to
@@ -1715,6 +1716,8 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (_PROSE_GPU_WORDS, Values._prose_gpu),
     (_OTHER_GPU_WORDS, Values._other_gpu),
     (("have a gpu", "have any gpu", "have gpu", "have a dedicated gpu", "have a discrete gpu", "with no ",
+      "have a graphics", "have any graphics", "have graphics", "have an nvidia", "have any nvidia",
+      "have a video card", "have any video card",
       "has no ", "cpu-only", "cpu only", "cpu node", "cpu machine", "cpu instance", "cpu server", "cpu vm"),
      Values._no_gpu_said),
     (("on cpu", "to cpu", "on the cpu", "to the cpu", " gpu"), Values._cpu_fallback_said),
