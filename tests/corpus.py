@@ -60,6 +60,7 @@ SPLITS = {
     "holdout29": CORPUS / "holdout29",
     "holdout30": CORPUS / "holdout30",
     "holdout31": CORPUS / "holdout31",
+    "holdout32": CORPUS / "holdout32",
 }
 
 
