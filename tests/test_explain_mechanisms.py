@@ -3147,3 +3147,20 @@ def test_paddles_and_cuda_pythons_words_for_a_library_not_loaded():
 def test_an_apt_pin_of_cudnn_names_cudnn_first_then_its_cuda():
     assert environment("    libcudnn8=$CUDNN_VERSION-1+cuda11.2 \\\n").get("cudnn_version") is None
     assert environment("libcudnn8=8.1.1.33-1+cuda11.2\n")["cudnn_version"] == "8.1.1.33"
+
+
+def test_an_add_on_saying_its_release_and_tensorflows_do_not_fit():
+    # TF-DF's words for its inference.so refused (here with protobuf's check on its duplicate descriptors)
+    found = failing(holdout("holdout32", "P407"))
+    assert found["tensorflow.conflicting-installs"].caused_by is None
+    assert "tensorflow-decision-forests" in found["tensorflow.conflicting-installs"].title
+    assert found["python.protobuf-mismatch"].caused_by == "tensorflow.conflicting-installs"
+    assert "tensorflow.conflicting-installs" not in roots("The version of TensorFlow and the data are not"
+                                                          " compatible with this model")
+
+
+def test_tensorflow_hub_asking_for_tf_keras_where_keras_3_is_installed():
+    assert roots(holdout("holdout32", "P416")) == {"keras.keras3-api-change"}
+    frame = ("File ~/env/lib/python3.10/site-packages/tensorflow_hub/__init__.py:100, in"
+             " _ensure_keras_2_importable()")
+    assert roots(frame + "\nImportError: No module named 'tf_keras'\n") == {"keras.keras3-api-change"}

@@ -294,6 +294,8 @@ ENTRIES: dict[str, Entry] = {
         "The installed protobuf does not match the generated code TensorFlow (or another package) was "
         "built with.",
         PROTOBUF_NEWS,
+        # (another package's pin, or an add-on built for another TensorFlow bringing its own protos)
+        explained_by=("tensorflow.conflicting-installs",),
     ),
     # --- gpu ------------------------------------------------------------------------------------
     "gpu.compute-capability-unsupported": Entry(

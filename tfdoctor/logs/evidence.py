@@ -696,7 +696,8 @@ SIGNATURES: tuple[Signature, ...] = (
                     "keras.engine", "keras_tensor", "unrecognized keyword arguments passed to",
                     "not recognized: {", "has never been called and thus", "tf-keras", "must end in",
                     "invalid filepath extension", "model.weights.h5", "only instances of",
-                    "keras.layers.experimental", "keras.wrappers", "keras.legacy"),
+                    "keras.layers.experimental", "keras.wrappers", "keras.legacy",
+                    "_ensure_keras_2_importable"),
          r"A KerasTensor (?:cannot|is symbolic)|"
          r"KerasTensor.{0,60}(?:cannot be used|not allowed|is not supported)|"
          r"Keras (?:3|Core) only supports|only supports V3 `?\.keras|TF_USE_LEGACY_KERAS|"
@@ -713,6 +714,8 @@ SIGNATURES: tuple[Signature, ...] = (
          r"has never been called and thus has no defined (?:input|output)|"
          # Keras 2 itself wanted (tf_keras is Keras 2 for TensorFlow 2.16+, where keras is Keras 3)
          r"No module named '?tf_keras'?(?![\w.])|requires (?:the )?`?tf-keras`? package|"
+         # TensorFlow Hub (0.16+) asking for tf_keras where keras is Keras 3
+         r"_ensure_keras_2_importable\(|Failed to import tf_keras\b|"
          # Keras 3's Sequential refusing a Keras 2 (tf-keras, tensorflow_hub) layer
          r"Only instances of `?keras\.Layer`? can be added to a Sequential model|"
          r"installed version of Keras is Keras 3|"  # (transformers' refusal)
@@ -873,6 +876,12 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("pip-conflict", "undefined symbol",
          r"^(?!.{0,300}(?:_pywrap_tensorflow|[/\\]tensorflow[/\\]|libtensorflow)).{0,300}?"
          r"undefined symbol: _ZN?K?\d{1,3}tensorflow", mismatch="addon"),
+    # an add-on's own words for its ops failing to load ("Failure to load the inference.so custom c++
+    # tensorflow ops. This error is likely caused the version of TensorFlow and TensorFlow Decision Forests
+    # are not compatible")
+    _sig("pip-conflict", "are not compatible",
+         r"version of TensorFlow and (TensorFlow [a-z]{2,20}(?: [a-z]{2,20}){0,2}) are not compatible",
+         ("addon",), mismatch="addon"),
     # tensorflow-io's loader, and tensorflow-addons' warning before it loads ops built for another release
     _sig("pip-conflict", "unable to open file: libtensorflow_io",
          r"unable to open file: libtensorflow_io(?:_plugins)?\.so", mismatch="addon", addon="tensorflow-io"),
