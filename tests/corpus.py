@@ -61,6 +61,7 @@ SPLITS = {
     "holdout30": CORPUS / "holdout30",
     "holdout31": CORPUS / "holdout31",
     "holdout32": CORPUS / "holdout32",
+    "holdout33": CORPUS / "holdout33",
 }
 
 
