@@ -3164,3 +3164,18 @@ def test_tensorflow_hub_asking_for_tf_keras_where_keras_3_is_installed():
     frame = ("File ~/env/lib/python3.10/site-packages/tensorflow_hub/__init__.py:100, in"
              " _ensure_keras_2_importable()")
     assert roots(frame + "\nImportError: No module named 'tf_keras'\n") == {"keras.keras3-api-change"}
+
+
+def test_nvidia_smis_banner_cell_copied_out_is_no_package_row():
+    # two machines' "NVIDIA-SMI 440.33.01" / "NVIDIA-SMI 460.91.03" in prose: no distribution installed twice
+    assert "tensorflow.conflicting-installs" not in roots(holdout("holdout33", "Q311"))
+    assert "tensorflow.duplicates" not in logs.read_text("NVIDIA-SMI 440.33.01\nNVIDIA-SMI 460.91.03\n").get(
+        "tensorflow", {})
+    assert logs.read_text("numpy 1.26.4\nnumpy 2.0.1\n")["tensorflow"]["duplicates"]  # a package's rows are
+
+
+def test_tensorflows_gpu_device_code_found_a_device_so_it_is_a_cuda_build():
+    # TF 1.9 "tensorflow" (the CPU wheel's name) printing gpu_device.cc's "Found device 0", cut after it
+    found = failing(holdout("holdout33", "Q106"))
+    assert "tensorflow.cpu-only-build" not in found
+    assert logs.read_text(holdout("holdout33", "Q106"))["tensorflow"]["build_info"]["is_cuda_build"] is True

@@ -1225,7 +1225,8 @@ class Values:
             self.lists.append([])  # a new `pip list` / `conda list`: its own duplicates
             return
         m = RE_PIP_ROW.match(line[2:] if line.startswith("- ") else line)
-        if m and not line[0].isdigit():
+        # (nvidia-smi's banner cell copied out of its table, "NVIDIA-SMI 440.33.01", is no distribution)
+        if m and not line[0].isdigit() and m.group(1).lower() != "nvidia-smi":
             cols = line.split()
             build, channel = (cols + ["", ""])[2:4]
             name = m.group(1).lower()
@@ -1382,6 +1383,8 @@ class Values:
         m = RE_FOUND.search(line)
         if m:
             self._found, self._found_line = int(m.group(1)), self.line_no
+            if "gpu_device" in low:  # TensorFlow's GPU device code runs in a CUDA (or ROCm) build only
+                self.set("tensorflow.build_info.is_cuda_build", True, 1)
         if self._found is not None and low.startswith("pcibusid"):  # TF 1.x-2.0: the device's own line
             m = RE_PCI_LINE.match(line)
             if m:
