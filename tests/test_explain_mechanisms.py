@@ -3179,3 +3179,30 @@ def test_tensorflows_gpu_device_code_found_a_device_so_it_is_a_cuda_build():
     found = failing(holdout("holdout33", "Q106"))
     assert "tensorflow.cpu-only-build" not in found
     assert logs.read_text(holdout("holdout33", "Q106"))["tensorflow"]["build_info"]["is_cuda_build"] is True
+
+
+def test_tensorflow_creating_far_less_memory_on_one_gpu_than_on_another_of_its_model():
+    found = failing(holdout("holdout33", "Q408"))  # 8 x 1080 Ti: GPU:6 with 681 MB, GPU:5 with 10489 MB
+    assert set(found) == {"gpu.memory-held-by-other-processes"} and "681" in found[
+        "gpu.memory-held-by-other-processes"].title
+    line = ("I tensorflow/core/common_runtime/gpu/gpu_device.cc:1304] Created TensorFlow device"
+            " (/job:localhost/replica:0/task:0/device:GPU:{i} with {mb} MB memory) -> physical GPU"
+            " (device: {i}, name: {name}, pci bus id: 0000:0{i}:00.0, compute capability: 8.6)\n")
+    even = "".join(line.format(i=i, mb=mb, name="NVIDIA RTX A6000") for i, mb in ((0, 46000), (1, 45800)))
+    assert not failing(even)
+    mixed = (line.format(i=0, mb=46000, name="NVIDIA RTX A6000")
+             + line.format(i=1, mb=10000, name="NVIDIA GeForce RTX 3080"))
+    assert not failing(mixed)  # two models: each has its own memory
+
+
+def test_condas_solver_finding_no_tensorflow_build_for_the_envs_python():
+    found = failing(holdout("holdout33", "Q302"))["tensorflow.python-unsupported"]
+    assert "Python 3.8" in found.title and "3.5, 3.6, 3.7" in found.title
+    assert "conda create -n tf python=3.7 tensorflow" in found.fix
+
+
+def test_an_oom_line_whose_first_letter_was_cut():
+    cut = ("OM when allocating tensor with shape[100,256,28,28] and type float on"
+           " /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc")
+    assert roots(cut) == {"gpu.out-of-memory"}
+    assert not roots("ZOOM when allocating a window")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -922,6 +923,30 @@ def _asked_release(matrix: Any, items: list[dict[str, Any]]) -> tuple[str, Any] 
     return None
 
 
+def _no_conda_build(facts: dict[str, Any], item: dict[str, Any], used: tuple[str, ...]) -> Finding:
+    """conda found no build of TensorFlow in the env's channels for the env's Python."""
+    py = fc.get(facts, "tensorflow", "python_version")
+    supports = str(item.get("supports") or "")
+    pythons = sorted({m for m in re.findall(r"\d\.\d{1,2}", supports)}, key=v.vtuple)
+    newest = pythons[-1] if pythons else None
+    return Finding(
+        "tensorflow.python-unsupported",
+        Status.FAIL,
+        f"conda has no {item.get('package')} build for Python {py or 'this env'}"
+        + (f" (its builds need Python {', '.join(pythons)})" if pythons else ""),
+        detail="conda's solver matched the env's Python against every TensorFlow build of the env's"
+        " channels: none was built for it, and conda does not change an env's Python minor by itself.",
+        plan=rm.plan(facts, P.system(f"conda create -n tf python={newest} {item.get('package')}"
+                                     if newest else "conda search tensorflow",
+                                     "a new env with a Python those builds support; or, in this env, pip's"
+                                     " wheel (`python -m pip install tensorflow`), which may cover more"
+                                     " Pythons")),
+        docs=cat.TF_PIP,
+        facts=used,
+        evidence=fc.quote(facts, [item]),
+    )
+
+
 def _no_wheel(
     facts: dict[str, Any], matrix: Any, items: list[dict[str, Any]], used: tuple[str, ...],
 ) -> Finding:
@@ -942,6 +967,9 @@ def _no_wheel(
             facts=used,
             evidence=fc.quote(facts, [poetry]),
         )
+    conda = next((i for i in items if i.get("resolver") == "conda"), None)
+    if conda is not None:  # the env's Python has no build of TensorFlow in its channels
+        return _no_conda_build(facts, conda, used)
     py = fc.get(facts, "tensorflow", "python_version") or next(
         (str(i["python"]) for i in items if i.get("python")), None)
     tag = next((str(i["tag"]) for i in items if i.get("tag")), None)

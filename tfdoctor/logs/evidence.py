@@ -349,8 +349,8 @@ SIGNATURES: tuple[Signature, ...] = (
          r"\bNaN loss\b"),
     # --- memory -----------------------------------------------------------------------------------
     _sig("oom", ("oom", "exhausted", "out of memory", "failed to allocate", "dst tensor is not initialized",
-                 "outofmemoryerror"),
-         r"\bOOM when allocating|ResourceExhaustedError|RESOURCE_EXHAUSTED|Resource exhausted|"
+                 "outofmemoryerror", "om when allocating tensor"),
+         r"\bO?OM when allocating|ResourceExhaustedError|RESOURCE_EXHAUSTED|Resource exhausted|"
          # PyTorch's caching allocator (torch.cuda.OutOfMemoryError since 1.13)
          r"\bCUDA out of memory\. Tried to allocate|\bcuda\.OutOfMemoryError\b|"
          # copying an input to a GPU that has no memory left for it
@@ -816,6 +816,12 @@ SIGNATURES: tuple[Signature, ...] = (
          r"(tensorflow[\w-]{0,30}|tf-nightly[\w-]{0,12}) requires Python ([^\n]{1,40}?), so it will not be"
          r" satisfied for Python ([^\s,]{1,40}(?:,[^\s,]{1,20})?)", ("package", "supports", "project"),
          resolver="poetry"),
+    # conda's solver: the env's Python is outside every build of TensorFlow its channels have
+    # ("UnsatisfiableError: ... incompatible with the existing python installation in your environment:
+    # - tensorflow -> python[version='3.5.*|3.6.*|3.7.*']", then "Your python: python=3.8")
+    _sig("pip-no-version", "-> python[version=",
+         r"^\s{0,8}-\s{0,3}(tensorflow(?:-gpu|-base|-mkl|-eigen)?)(?:[=<>!~][^\s]{0,30})?\s{0,3}->\s{0,3}"
+         r"python\[version='([^']{1,200})'\]", ("package", "supports"), resolver="conda"),
     _sig("pip-no-version", "no matching distribution found for",  # pip's second line, pasted alone
          r"No matching distribution found for (tensorflow[-_]gpu|tensorflow[-_]cpu|tensorflow[-_]intel|"
          r"tensorflow[-_]macos|tensorflow[-_]metal|tf-nightly-gpu|"

@@ -718,6 +718,7 @@ def _held_at_start(facts: dict[str, Any]) -> list[Finding]:
             continue
         if total and (free + CONTEXT_MIB) / total < HELD_FRACTION:
             items.append((item, free, total))
+    items += _uneven_devices(facts)
     ctx = fc.log_items(facts, "ctx-oom")
     if not ctx and fc.log_items(facts, "ctx-fail"):  # no context, on a GPU a snapshot shows full
         gpus, _ = fc.gpus(facts)
@@ -778,6 +779,25 @@ def _held_at_start(facts: dict[str, Any]) -> list[Finding]:
             evidence=fc.quote(facts, [i for i, _, _ in items]),
         )
     ]
+
+
+def _uneven_devices(facts: dict[str, Any]) -> list[tuple[dict[str, Any], float, float]]:
+    """GPUs of one model for which TensorFlow created its devices with far less memory than for another
+    ("GPU:6 with 681 MB memory", "GPU:5 with 10489 MB memory"): it takes what is free, so other processes
+    hold the rest of the smaller ones (the largest stands for the model's free memory)."""
+    models: dict[str, list[dict[str, Any]]] = {}
+    for g in fc.as_list(fc.get(facts, "runtime", "gpus")):
+        if isinstance(g, dict) and g.get("name") and isinstance(g.get("memory_mib"), (int, float)):
+            models.setdefault(str(g["name"]), []).append(g)
+    out = []
+    for name, group in models.items():
+        top = max(g["memory_mib"] for g in group)
+        for g in group:
+            if top and (g["memory_mib"] + CONTEXT_MIB) / top < HELD_FRACTION:
+                text = (f"TensorFlow's GPU:{g.get('index')} ({name}) has {g['memory_mib']:.0f} MB, another"
+                        f" {name} {top:.0f} MB")
+                out.append(({"text": text}, float(g["memory_mib"]), float(top)))
+    return out
 
 
 _APPS = "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv"
