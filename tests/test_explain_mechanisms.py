@@ -3206,3 +3206,14 @@ def test_an_oom_line_whose_first_letter_was_cut():
            " /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc")
     assert roots(cut) == {"gpu.out-of-memory"}
     assert not roots("ZOOM when allocating a window")
+
+
+def test_only_the_cpu_used_on_a_gpu_below_every_builds_minimum():
+    found = failing(holdout("holdout33", "Q124"))  # GTX 680 (3.0): "Only CPU is used and it's slow !"
+    assert set(found) == {"gpu.compute-capability-unsupported"}
+    assert "gpu.compute-capability-unsupported" not in failing("My GeForce GTX 680 runs this fine.")
+
+
+def test_an_installers_check_finding_no_cudnn():
+    assert roots("ERROR   cuDNN not found. See https://github.com/deepfakes/faceswap/blob/master/INSTALL.md#cudnn"
+                 " for instructions") == {"cudnn.missing"}

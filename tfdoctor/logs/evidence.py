@@ -122,7 +122,8 @@ SIGNATURES: tuple[Signature, ...] = (
          r"Unable to load (cuDNN|cuBLAS(?:Lt)?|cuSPARSE|cuFFT|cuSOLVER|cuRAND|nvJitLink|CUPTI)\."
          r" Is it installed",
          ("library",)),
-    _sig("dlopen-failed", "cudnn", r"\bcudnn\w{0,20} library (?:is )?not found|Could not load cudnn",
+    _sig("dlopen-failed", "cudnn", r"\bcudnn\w{0,20} library (?:is )?not found|Could not load cudnn|"
+         r"\bcuDNN not found\b",  # (an installer's check: faceswap's setup.py)
          library="libcudnn"),
     # PaddlePaddle's dynload ("Cannot load cudnn shared library. Cannot invoke method cudnnGetVersion.",
     # "[Hint: cudnn_dso_handle should not be null.]")

@@ -362,7 +362,9 @@ RE_NO_GPU_SAID = re.compile(
 RE_CPU_FALLBACK = re.compile(
     r"\b(?:runs?|running|ran|falls?|falling|fell)(?: back)?(?: only)? (?:on|to) (?:the )?cpu\b|"
     r"\b(?:does not|doesn'?t|did not|didn'?t|won'?t|can ?not|can'?t|not) (?:use|using|utili[sz]e|detect|"
-    r"recogni[sz]e|find|see) (?:the |my |any )?gpus?\b", re.IGNORECASE)
+    r"recogni[sz]e|find|see) (?:the |my |any )?gpus?\b|"
+    r"\bonly (?:the )?cpu (?:is|was|gets?) used\b|\b(?:uses?|using) only (?:the )?cpu\b|"
+    r"\bonly (?:uses?|using) (?:the )?cpu\b", re.IGNORECASE)
 _OTHER_GPU_WORDS = ("radeon", "uhd", "iris", "intel hd", "intel(r) hd", "intel (r) hd")
 _PROSE_GPU_WORDS = ("rtx", "gtx", "tesla", "titan", "quadro", "a100", "h100", "h200", "b200", "v100", "p100",
                     "k80", "l40", "a10", "a16", "a30", "a40", "a800", "h800", "p40", "m40", "m60", "t4",
@@ -1723,7 +1725,8 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
       "have a video card", "have any video card",
       "has no ", "cpu-only", "cpu only", "cpu node", "cpu machine", "cpu instance", "cpu server", "cpu vm"),
      Values._no_gpu_said),
-    (("on cpu", "to cpu", "on the cpu", "to the cpu", " gpu"), Values._cpu_fallback_said),
+    (("on cpu", "to cpu", "on the cpu", "to the cpu", " gpu", "only cpu", "only the cpu"),
+     Values._cpu_fallback_said),
     (_MIG_WORDS, Values._stated_mig),
     (("exclusive",), Values._stated_mode),
     (("ld_library_path",), Values._ld_path),
