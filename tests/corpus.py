@@ -62,6 +62,7 @@ SPLITS = {
     "holdout31": CORPUS / "holdout31",
     "holdout32": CORPUS / "holdout32",
     "holdout33": CORPUS / "holdout33",
+    "holdout34": CORPUS / "holdout34",
 }
 
 
