@@ -3217,3 +3217,22 @@ def test_only_the_cpu_used_on_a_gpu_below_every_builds_minimum():
 def test_an_installers_check_finding_no_cudnn():
     assert roots("ERROR   cuDNN not found. See https://github.com/deepfakes/faceswap/blob/master/INSTALL.md#cudnn"
                  " for instructions") == {"cudnn.missing"}
+
+
+def test_jaxs_cuda_plugin_of_another_release_than_jax():
+    found = failing(holdout("holdout34", "R302"))  # "Mismatched PJRT plugin PJRT API version (0.54) and ..."
+    assert set(found) == {"tensorflow.conflicting-installs"}
+    assert "jax[cuda12]" in found["tensorflow.conflicting-installs"].fix
+    assert "tensorflow" not in found["tensorflow.conflicting-installs"].fix  # JAX's fix, not TensorFlow's
+    for name in ("R314", "R317"):  # the plugin asking jax for what this jax lacks (triton)
+        assert "tensorflow.conflicting-installs" in roots(holdout("holdout34", name)), name
+    # a jax traceback of the user's own is not the plugin's
+    own = ('  File "/home/me/train.py", line 3, in <module>\n'
+           "ImportError: cannot import name 'foo' from 'jax.experimental'\n")
+    assert "tensorflow.conflicting-installs" not in roots(own)
+
+
+def test_jaxlibs_version_check_finding_no_cuda_library():
+    line = ("RuntimeError: jaxlib/cuda/versions_helpers.cc:81: operation cusparseGetProperty(MAJOR_VERSION,"
+            " &major) failed: The cuSPARSE library was not found.")
+    assert roots(line) == {"cuda.libraries-missing"}

@@ -518,6 +518,14 @@ def _pip_conflicts(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding
         fix = rm.plan(facts, rm.install(
             "keras>=3" if not tfv or v.version_ge(tfv, (2, 16)) else f"keras=={v.major_minor(tfv)}.*",
             why="Keras 2 code on TensorFlow 2.16+: pip install tf-keras and export TF_USE_LEGACY_KERAS=1"))
+    elif item.get("mismatch") == "jax-plugin":
+        what = "JAX's CUDA plugin is of another release than jax and jaxlib"
+        detail = ("jax, jaxlib and the CUDA plugin (jax-cuda12-plugin, jax-cuda12-pjrt) are released"
+                  " together; a plugin of another release cannot start: its PJRT API, or the jax functions it"
+                  " calls, differ. JAX then falls back to the CPU.")
+        jaxlib = fc.distributions(facts).get("jaxlib")
+        fix = rm.plan(facts, rm.install(f"jax[cuda12]=={jaxlib}" if jaxlib else "jax[cuda12]",
+                                        why="installs jax, jaxlib and the CUDA plugin of one release"))
     elif item.get("mismatch") == "dependency":  # a package TensorFlow pins (ml_dtypes)
         what = f"the installed {item.get('dependency')} is another release than this TensorFlow needs"
         fix = rm.plan(facts, rm.install(rm.keep_tf_version(facts), why="pip then installs the"

@@ -114,6 +114,11 @@ _KERAS2_ERROR = re.compile(r"^(?:[\w.]{1,60}\.)?(?:ModuleNotFoundError|ImportErr
 # an API it lacks: the add-on release is not the one made for this TensorFlow
 _ADDON_FRAME = re.compile(r"[/\\](?:site|dist)-packages[/\\]tensorflow_(?!core[/\\]|estimator[/\\])"
                           r"[a-z_]{2,30}[/\\]")
+# JAX's CUDA plugin (jax_plugins/xla_cuda12) asking jax for a name it lacks: the plugin is another release's
+_JAX_PLUGIN_FRAME = re.compile(r"jax_plugins[/\\]xla_cuda\d{2}[/\\]")
+_JAX_API_ERROR = re.compile(r"^(?:[\w.]{1,60}\.)?(?:ImportError|AttributeError)\b:?\s{0,3}"
+                            r"(?:cannot import name '?\w{1,80}'? from '?jax|"
+                            r"module '?jax[\w.]{0,80}'? has no attribute)")
 # TensorFlow's Windows self-check preloading the CUDA runtime or cuDNN DLL its build names, then Windows'
 # "module could not be found" (WinError 126): that DLL is not on the DLL search path
 _PRELOAD_CUDART = re.compile(r"WinDLL\(build_info\.cudart_dll_name\)")
@@ -130,6 +135,8 @@ _FRAMES = ((_KERAS3_FRAME, _API_ERROR, "keras3", "keras/src traceback", {}),
             {"mismatch": "keras"}),
            (_ADDON_FRAME, _KERAS2_ERROR, "pip-conflict", "an add-on's traceback into TensorFlow",
             {"mismatch": "addon-version"}),
+           (_JAX_PLUGIN_FRAME, _JAX_API_ERROR, "pip-conflict", "JAX's CUDA plugin's traceback into jax",
+            {"mismatch": "jax-plugin"}),
            (_PRELOAD_CUDART, _WINERROR_126, "dlopen-failed", "TensorFlow's preload of the CUDA runtime DLL",
             {"library": "cudart64.dll", "family": "cuda-runtime"}),
            (_PRELOAD_CUDNN, _WINERROR_126, "dlopen-failed", "TensorFlow's preload of the cuDNN DLL",
@@ -217,6 +224,7 @@ def trigger_words(signatures: Iterable[ev.Signature], source: str) -> set[str] |
     (explain) every value reader's and block finder's triggers; None when a signature declares none
     (then every line is read in full)."""
     words = {"modulenotfounderror", "import tensorflow", "from tensorflow", "keras/src", "keras\\src",
+             "jax_plugins",
              "google/", "google\\", "_pywrap_bfloat16",
              "load_op_library", "tf_loadlibrary(",
              "_pb2.py", "_descriptor.",
@@ -361,7 +369,7 @@ class Reader:
             if addon and line.lstrip().startswith("File "):
                 self._addon = addon.group(1)  # the add-on a traceback is in
         if (self._frame_at or self._error_at or "keras" in low or "google" in low or "bfloat16" in low
-                or "tensorflow_" in low or "windll(" in low
+                or "tensorflow_" in low or "windll(" in low or "jax_plugins" in low
                 or "load_op_library" in low or "tf_loadlibrary(" in low or _exception(line)):
             framed = self._frames(line, low)
         else:

@@ -117,6 +117,11 @@ SIGNATURES: tuple[Signature, ...] = (
     # a library of the right name but an older release, missing a symbol TensorFlow calls
     _sig("dlopen-failed", "could not load symbol", rf"Could not load symbol \w{{1,80}} from ({_LIB})",
          ("library",)),
+    # jaxlib's CUDA plugin checking a library's version: "operation cusparseGetProperty(MAJOR_VERSION, &major)
+    # failed: The cuSPARSE library was not found."
+    _sig("dlopen-failed", "library was not found",
+         r"\bThe (cuDNN|cuBLAS(?:Lt)?|cuSPARSE|cuFFT|cuSOLVER|cuRAND|CUPTI|NCCL|nvJitLink) library was not"
+         r" found", ("library",)),
     # JAX's (XLA's) words for the same: "Unable to load cuSPARSE. Is it installed?"
     _sig("dlopen-failed", "is it installed",
          r"Unable to load (cuDNN|cuBLAS(?:Lt)?|cuSPARSE|cuFFT|cuSOLVER|cuRAND|nvJitLink|CUPTI)\."
@@ -889,6 +894,10 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("pip-conflict", "are not compatible",
          r"version of TensorFlow and (TensorFlow [a-z]{2,20}(?: [a-z]{2,20}){0,2}) are not compatible",
          ("addon",), mismatch="addon"),
+    # JAX's CUDA plugin (jax-cuda12-plugin / -pjrt) of another release than jax and jaxlib
+    _sig("pip-conflict", "mismatched pjrt plugin",
+         r"Mismatched PJRT plugin PJRT API version \(?(\d{1,3}\.\d{1,4})\)? and framework PJRT API version"
+         r" \(?(\d{1,3}\.\d{1,4})", ("plugin_api", "framework_api"), mismatch="jax-plugin"),
     # tensorflow-io's loader, and tensorflow-addons' warning before it loads ops built for another release
     _sig("pip-conflict", "unable to open file: libtensorflow_io",
          r"unable to open file: libtensorflow_io(?:_plugins)?\.so", mismatch="addon", addon="tensorflow-io"),
