@@ -3236,3 +3236,10 @@ def test_jaxlibs_version_check_finding_no_cuda_library():
     line = ("RuntimeError: jaxlib/cuda/versions_helpers.cc:81: operation cusparseGetProperty(MAJOR_VERSION,"
             " &major) failed: The cuSPARSE library was not found.")
     assert roots(line) == {"cuda.libraries-missing"}
+
+
+def test_a_cpu_only_build_where_the_only_gpu_is_another_vendors():
+    found = failing(holdout("holdout34", "R307"))  # macOS, Intel UHD Graphics 630, JAX's CPU fallback
+    assert "tensorflow.cpu-only-build" not in found
+    nvidia = holdout("holdout34", "R307").replace("Intel UHD Graphics 630", "NVIDIA GeForce RTX 3080")
+    assert "tensorflow.cpu-only-build" in failing(nvidia)

@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from tfdoctor import versions as v
+from tfdoctor.compat import not_nvidia
 
 
 def as_list(value: Any) -> list:
@@ -405,6 +406,12 @@ def other_failure(facts: dict[str, Any]) -> bool:
 
 def _evidence(facts: dict[str, Any]) -> list[dict[str, Any]]:
     return [i for i in as_list(as_dict(facts.get("log")).get("evidence")) if isinstance(i, dict)]
+
+
+def other_vendor_only(facts: dict[str, Any]) -> list[str]:
+    """The GPUs named where every one is another vendor's (Intel Iris, AMD Radeon), else []."""
+    named = [str(g["name"]) for g in tf_gpus(facts)[0] if g.get("name")]
+    return named if named and all(map(not_nvidia, named)) else []
 
 
 def gpu_evidence(facts: dict[str, Any]) -> bool:

@@ -15,7 +15,6 @@ from tfdoctor import stackerrors
 from tfdoctor import versions as v
 from tfdoctor.checks import check, skipped
 from tfdoctor.checks import remedies as rm
-from tfdoctor.compat import not_nvidia
 from tfdoctor.model import Finding, Status
 
 # The first Windows build that gives WSL 2 the GPU: Windows 10 21H2 (Windows 11 is 22000 and up);
@@ -87,12 +86,6 @@ _WHY = {
 }
 
 
-def _other_vendor_only(facts: dict[str, Any]) -> list[str]:
-    """The GPUs named where every one is another vendor's (Intel Iris, AMD Radeon), else []."""
-    named = [str(g["name"]) for g in fc.tf_gpus(facts)[0] if g.get("name")]
-    return named if named and all(map(not_nvidia, named)) else []
-
-
 def _log_absence(facts: dict[str, Any]) -> tuple[list[str], bool, set[str], list[dict[str, Any]]]:
     """What the log says about a missing driver: notes, whether direct, kinds, the items."""
     notes: list[str] = []
@@ -124,7 +117,7 @@ def _log_absence(facts: dict[str, Any]) -> tuple[list[str], bool, set[str], list
             # a driver the host has (its version stated), but no libcuda that starts inside the container
             strong = True
             kinds.add("container")
-    named = _other_vendor_only(facts)
+    named = fc.other_vendor_only(facts)
     if named and (fc.log_items(facts, "cuinit") or fc.cuda_errors(facts, "INSUFFICIENT_DRIVER")
                   or fc.get(facts, "runtime", "tf_visible_gpus") == 0):
         notes.append(f"the GPU here is not an NVIDIA GPU ({named[0]})")  # a ROCm or oneAPI build saw it
@@ -410,7 +403,7 @@ def _too_old_evidence(facts: dict[str, Any]) -> tuple[list[dict[str, Any]], list
         # cover (803); with the library and kernel versions shown to differ, that split says more
         hard += fc.cuda_errors(facts, *_COMPAT)
     if (fc.container_without_gpus(facts) or fc.log_items(facts, "nvml-init-failed")
-            or _other_vendor_only(facts)):
+            or fc.other_vendor_only(facts)):
         # CUDA's "insufficient driver" there is no driver at all (an old driver's NVML still starts; the only
         # GPU another vendor's)
         hard = [i for i in hard if i.get("error") != "INSUFFICIENT_DRIVER"]

@@ -74,6 +74,11 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     if fc.get(facts, "runtime", "jax_gpus"):  # JAX lists a GPU after all: its fallback was another run's
         cpu_log = [i for i in cpu_log if i.get("framework") != "jax"]
         unmapped = [i for i in unmapped if i.get("framework") != "jax"]
+    others = fc.other_vendor_only(facts)
+    if (cpu_log or unmapped) and others:  # nothing for a CUDA build to use either
+        return [skipped("tensorflow.cpu-only-build", "A CPU-only build where no NVIDIA GPU is named",
+                        f"The GPU named here is {', '.join(others[:2])}, another vendor's: no build uses it"
+                        " through CUDA.", used)]
     if not cpu_log and unmapped and not fc.gpu_evidence(facts) and not fc.get(facts, "runtime", "gpus"):
         # a CUDA build names a GPU in its placement log, or says in the log why it could not use one
         version = fc.tf_version(facts) or "?"
