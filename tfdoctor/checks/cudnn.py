@@ -140,7 +140,6 @@ def _from_log(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]) -> Find
     )
 
 
-
 def _unusable(facts: dict[str, Any], matrix: Any, used: tuple[str, ...],
               items: list[dict[str, Any]]) -> Finding:
     """TensorFlow's "DNN library is not found" at a GPU operation with no cuDNN that failed to load (XLA's
