@@ -3092,6 +3092,9 @@ def test_keras_3s_add_weight_reading_a_keras_2_name_as_the_shape():
     # a shape of numbers the layer refuses is the program's own
     numbers = "ValueError: Cannot convert '(None, 'x')' to a shape.\n"
     assert "keras.keras3-api-change" not in roots(frame + numbers)
+    # ... but an int, which Keras 2 took for a shape (Input(shape=(n_in))), is Keras 3's refusal
+    assert roots(holdout("holdout34", "R418")) == {"keras.keras3-api-change"}
+    assert roots("ValueError: Cannot convert '10' to a shape.") == {"keras.keras3-api-change"}
 
 
 def test_a_module_of_tensorflow_missing_is_not_tensorflow_missing():

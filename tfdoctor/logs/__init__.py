@@ -67,9 +67,7 @@ _API_ERROR = re.compile(
     r"[Cc]ould not (?:locate|interpret|deserialize)|no longer supported|"
     # a Keras module or name that is gone (another package missing, e.g. pydot, is not Keras 3's doing)
     r"cannot import name '\w{1,60}' from '(?:tf_)?keras|No module named '(?:tf_)?keras\.|"
-    r"Only instances of `?keras\.|is not supported in Keras 3|"
-    # Keras 3's add_weight takes the shape first: Keras 2's add_weight("name", ...) spells out the name
-    r"Cannot convert '\('\w', '\w', )")
+    r"Only instances of `?keras\.|is not supported in Keras 3)")
 # The part of those API errors that names Keras's own objects or modules: without Keras 3's frames it is
 # Keras 3's doing only where the paste shows TensorFlow >= 2.16 or Keras >= 3 (else the program's own bug)
 _KERAS_API_ERROR = re.compile(

@@ -703,7 +703,7 @@ SIGNATURES: tuple[Signature, ...] = (
                     "not recognized: {", "has never been called and thus", "tf-keras", "must end in",
                     "invalid filepath extension", "model.weights.h5", "only instances of",
                     "keras.layers.experimental", "keras.wrappers", "keras.legacy",
-                    "_ensure_keras_2_importable"),
+                    "_ensure_keras_2_importable", "to a shape"),
          r"A KerasTensor (?:cannot|is symbolic)|"
          r"KerasTensor.{0,60}(?:cannot be used|not allowed|is not supported)|"
          r"Keras (?:3|Core) only supports|only supports V3 `?\.keras|TF_USE_LEGACY_KERAS|"
@@ -720,6 +720,9 @@ SIGNATURES: tuple[Signature, ...] = (
          r"has never been called and thus has no defined (?:input|output)|"
          # Keras 2 itself wanted (tf_keras is Keras 2 for TensorFlow 2.16+, where keras is Keras 3)
          r"No module named '?tf_keras'?(?![\w.])|requires (?:the )?`?tf-keras`? package|"
+         # Keras 3's standardize_shape refusing what Keras 2 took for a shape: an int, or a name where
+         # Keras 3's add_weight takes the shape first (Keras 2's add_weight("counter", ...) spelt out)
+         r"Cannot convert '(?:\d{1,9}|\('\w', '\w', [^\n]{0,200}?\))' to a shape|"
          # TensorFlow Hub (0.16+) asking for tf_keras where keras is Keras 3
          r"_ensure_keras_2_importable\(|Failed to import tf_keras\b|"
          # Keras 3's Sequential refusing a Keras 2 (tf-keras, tensorflow_hub) layer
