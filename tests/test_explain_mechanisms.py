@@ -3246,3 +3246,11 @@ def test_a_cpu_only_build_where_the_only_gpu_is_another_vendors():
     assert "tensorflow.cpu-only-build" not in found
     nvidia = holdout("holdout34", "R307").replace("Intel UHD Graphics 630", "NVIDIA GeForce RTX 3080")
     assert "tensorflow.cpu-only-build" in failing(nvidia)
+
+
+def test_nccl_finding_no_gpu_memory_for_its_buffers():
+    found = failing("misc/argcheck.cc NCCL WARN Cuda failure 'out of memory'\n"
+                    "RuntimeError: NCCL operation ncclGroupEnd() failed: unhandled system error\n")
+    assert found["nccl.error"].caused_by == "gpu.out-of-memory"
+    assert failing(holdout("holdout34", "R326"))["nccl.error"].caused_by == "gpu.out-of-memory"  # "hitting an
+    # OOM condition", in words

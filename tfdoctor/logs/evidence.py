@@ -357,6 +357,7 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("oom", ("oom", "exhausted", "out of memory", "failed to allocate", "dst tensor is not initialized",
                  "outofmemoryerror", "om when allocating tensor"),
          r"\bO?OM when allocating|ResourceExhaustedError|RESOURCE_EXHAUSTED|Resource exhausted|"
+         r"Cuda failure '?out of memory|"  # (NCCL's CUDACHECK: its buffers found no GPU memory)
          # PyTorch's caching allocator (torch.cuda.OutOfMemoryError since 1.13)
          r"\bCUDA out of memory\. Tried to allocate|\bcuda\.OutOfMemoryError\b|"
          # copying an input to a GPU that has no memory left for it
@@ -392,7 +393,8 @@ SIGNATURES: tuple[Signature, ...] = (
          r"\b(?:fails?|failed|failing|crash(?:es|ed)?|dies|died|stops?|stopped|abort(?:s|ed)?)\b[^.\n]{0,40}?"
          r"\b(?:OOM|out[- ]of[- ](?:GPU )?memory)\b|"
          r"\b(?:encounter(?:ing|ed|s)?|get|getting|hitting|having|running into)\b[^.\n]{0,20}?"
-         r"\b(?:OOM|out[- ]of[- ](?:GPU )?memory)[\"'`]?(?: errors?| issues?| problems?| messages?)|"
+         r"\b(?:OOM|out[- ]of[- ](?:GPU )?memory)[\"'`]?"
+         r"(?: errors?| issues?| problems?| messages?| conditions?)|"
          r"\b(?:ran|runs) out of (?:GPU )?memory\b|"
          # PyTorch's error named in a title or a sentence, without its "Tried to allocate"
          r"\bCUDA out of memory\b", said=True),
