@@ -102,7 +102,7 @@ def test_workers_run_a_real_collective(n):
         assert coll["losses"][-1] < coll["losses"][0]
         print(f"{n} workers: worker:{i} collective {coll['seconds']:.2f} s "
               f"(join {coll['join_seconds']:.2f} s, TF import {coll['import_seconds']:.2f} s); "
-              f"tfdoctor wall {results[i][3]:.1f} s; all {wall:.1f} s")
+              f"tfdoctor wall {results[i][3]:.1f} s; all {wall:.1f} s; barrier {coll.get('barrier', 'ok')}")
     assert leftovers(token) == []
 
 

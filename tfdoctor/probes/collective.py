@@ -10,7 +10,8 @@ Fact shape (key "collective"):
     log (trimmed), and from the worker: ok, stage, error, seconds (join + collective), elapsed,
     import_seconds, join_seconds, replicas, implementation, tensorflow, members [{task,
     tensorflow, python, driver}], mismatches [{task, key, mine, theirs}], steps [{name, seconds,
-    status}], losses, unreachable [task names], timed_out.
+    status}], losses, unreachable [task names], timed_out, barrier (set when a peer left during
+    the final barrier, after every check passed: no fault).
 """
 
 from __future__ import annotations

@@ -312,6 +312,15 @@ def run(args: argparse.Namespace) -> None:
     if max(sums) - min(sums) > 1e-5 * max(1.0, abs(local)):
         finish(6, error=f"weights differ between workers after training: {sums}")
 
+    # TensorFlow's collectives receive by RPC from the sender, so a peer that leaves right after
+    # the last collective can fail a task still pulling from it. A final barrier moves that race off
+    # the checks: whoever passes it knows every peer finished them, and a peer leaving during it
+    # (Unavailable, Cancelled, Aborted) is no fault of theirs.
+    stage("barrier")
+    try:
+        strategy.reduce("SUM", per_replica(lambda ctx: tf.constant([1.0])), axis=None)
+    except tf.errors.OpError as exc:
+        _state["barrier"] = f"{type(exc).__name__}: a peer left after every check passed"
     seconds = round(time.monotonic() - t_collective, 3)
     tf_diff = [m for m in mismatches if m["key"] == "tensorflow"]
     if tf_diff:
