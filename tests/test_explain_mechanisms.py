@@ -3254,3 +3254,58 @@ def test_nccl_finding_no_gpu_memory_for_its_buffers():
     assert found["nccl.error"].caused_by == "gpu.out-of-memory"
     assert failing(holdout("holdout34", "R326"))["nccl.error"].caused_by == "gpu.out-of-memory"  # "hitting an
     # OOM condition", in words
+
+
+# --- PTX JIT-compiled while TensorFlow creates its GPU devices: the minutes it takes ---------------------
+
+ADDED = ("2025-05-01 10:58:31.228142: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1490]"
+         " Adding visible gpu devices: 0")  # holdout23 G107 (TensorFlow 1.11 on an RTX 4090)
+NEXT = ("{}: I tensorflow/core/common_runtime/gpu/gpu_device.cc:971] Device interconnect StreamExecutor with"
+        " strength 1 edge matrix:")
+FOUND = ("name: NVIDIA GeForce RTX 4090 major: 8 minor: 9 memoryClockRate(GHz): 2.625\n"
+         "pciBusID: 0000:01:00.0\n")
+
+
+def test_a_minute_to_create_the_gpu_devices_is_the_ptx_jit():
+    found = failing(FOUND + ADDED + "\n" + NEXT.format("2025-05-01 10:59:30.951311"))
+    assert set(found) == {"gpu.compute-capability-ptx-jit"}
+    assert "took 60 s to create its GPU devices (line 3)" in found["gpu.compute-capability-ptx-jit"].detail
+
+
+def test_records_joined_on_one_line_and_a_line_without_a_time_between():
+    joined = ADDED + " " + NEXT.format("2025-05-01 11:03:31.2")
+    assert "gpu.compute-capability-ptx-jit" in failing(joined)
+    cut = ADDED + "\n[...]\n" + NEXT.format("2025-05-01 11:03:31")
+    assert "gpu.compute-capability-ptx-jit" in failing(cut)
+
+
+@pytest.mark.parametrize("later", ["2025-05-01 10:58:43.1",  # 12 s: a Windows start-up with several GPUs
+                                   "2025-05-01 10:58:20.0",  # before it: another process's log interleaved
+                                   "2025-13-41 10:59:30.9"])  # no date
+def test_a_start_up_of_seconds_or_times_that_are_no_gap_are_not_a_stall(later):
+    assert "gpu.compute-capability-ptx-jit" not in failing(FOUND + ADDED + "\n" + NEXT.format(later))
+
+
+def test_a_timestamp_many_lines_later_is_not_the_next_record():
+    filler = "".join(f"user print {i}\n" for i in range(10))
+    assert "gpu.compute-capability-ptx-jit" not in failing(
+        FOUND + ADDED + "\n" + filler + NEXT.format("2025-05-01 11:30:00"))
+
+
+def test_a_slow_start_on_a_gpu_the_build_has_native_kernels_for_is_not_the_jit():
+    # TensorFlow 2.15 ships SASS for compute capability 8.9
+    text = "tensorflow==2.15.0\n" + FOUND + ADDED + "\n" + NEXT.format("2025-05-01 10:59:30.951311")
+    assert "gpu.compute-capability-ptx-jit" not in failing(text)
+
+
+def test_a_long_line_of_timestamps_after_the_phrase_costs_one_scan():
+    line = ADDED + " " + "2025-05-01 10:58:3" * 4000
+    started = time.perf_counter()
+    failing(line + "\n" + line)
+    assert time.perf_counter() - started < 2
+
+
+def test_the_gpu_package_named_with_an_underscore_and_condas_single_equals():
+    # holdout23 G107: "tensorflow_gpu=1.11, keras_gpu=2.2.4"
+    text = "I try to train this model, tensorflow_gpu=1.11, keras_gpu=2.2.4, but unfortunately:"
+    assert explain_report(text, MATRIX).environment["tensorflow_version"] == "1.11"

@@ -27,7 +27,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from tfdoctor import stackerrors as se
-from tfdoctor.logs import codes, errorlines
+from tfdoctor.logs import codes, errorlines, stall
 from tfdoctor.logs import evidence as ev
 from tfdoctor.logs import values as values_mod
 from tfdoctor.logs.errorlines import is_error, severe
@@ -225,7 +225,7 @@ def trigger_words(signatures: Iterable[ev.Signature], source: str) -> set[str] |
              "jax_plugins",
              "google/", "google\\", "_pywrap_bfloat16",
              "load_op_library", "tf_loadlibrary(",
-             "_pb2.py", "_descriptor.",
+             "_pb2.py", "_descriptor.", stall.TRIGGER,
              *codes.TRIGGERS,
              *errorlines.TRIGGERS, *_SEVERITY_WORDS,
              *(forms[0] for _, all_forms in se.NOISE.values() for forms in all_forms)}
@@ -273,6 +273,7 @@ class Reader:
         self._cudnn_heading: dict[str, Any] | None = None  # "Outdated cuDNN installation found."
         self._keras_api: list[dict[str, Any]] = []  # Keras API errors, Keras 3's where it is installed
         self._keras3_frames = False  # a traceback through files only Keras 3 has
+        self._stall = stall.DeviceStall()  # minutes to create the GPU devices: PTX JIT-compiled
 
     def feed_chunk(self, chunk: bytes) -> None:
         """Whole lines of bytes: only those the cheap pass picks (and the lines a block or heading
@@ -310,7 +311,7 @@ class Reader:
         return self.source == "explain" and self.values.in_block
 
     def _wants_next(self) -> bool:
-        return (self._module_error_at is not None or self._cudnn_heading is not None
+        return (self._module_error_at is not None or self._cudnn_heading is not None or self._stall.pending
                 or self.source == "explain" and self.values.want_next)
 
     def feed(self, raw: str) -> None:
@@ -319,6 +320,11 @@ class Reader:
         self._physical(raw)
 
     def _physical(self, raw: str) -> None:
+        if self._stall.pending or stall.PHRASE in raw:  # (timestamps: before normalising drops them)
+            item = self._stall.feed(raw, self.lines)
+            if item is not None:
+                self.counts["cc-jit"] = self.counts.get("cc-jit", 0) + 1
+                self.items.append(item)
         if len(raw) > 400 and raw.count("\\n") >= 3:  # output captured as a Python string: "...\n...\n"
             for part in raw.replace("\\r", "").split("\\n"):
                 if part.strip():

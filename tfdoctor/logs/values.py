@@ -131,7 +131,7 @@ RE_WHEEL = re.compile(r"\b(" + _TF_DISTS.replace("-", "_") + r"|" + _TF_DISTS + 
 RE_FETCHED = re.compile(r"(?:Using cached|Downloading) (protobuf|numpy|keras|tf_keras|ml_dtypes)-"
                         r"(\d{1,4}(?:\.\d{1,6}){1,3})-", re.IGNORECASE)
 RE_TF_FIELD = re.compile(
-    r"\b(?:Tensor ?Flow|tf)(?:[- ](?:gpu|cpu))?(?:\s{1,3}version)?[*_]{0,2}\s{0,3}(?:\(use command below\))?"
+    r"\b(?:Tensor ?Flow|tf)(?:[-_ ](?:gpu|cpu))?(?:\s{1,3}version)?[*_]{0,2}\s{0,3}(?:\(use command below\))?"
     r"\s{0,3}(?:[:=]|\s-)\s{0,3}`?(?:tensorflow(?:-gpu|-cpu)?\s{1,3})?(?:v\.?\s?)?"
     r"(?:tf\s{0,2})?(?:v\d[\w.-]{0,40}\s{1,4})?"
     # (TensorFlow's majors are 0-2: NGC's image tags, tensorflow:20.03-tf2, are year.month)

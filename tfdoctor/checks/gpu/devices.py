@@ -465,10 +465,19 @@ def _below_every_wheel(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]
     )]
 
 
+def _native(facts: dict[str, Any], matrix: Any) -> bool:
+    """Whether every GPU of known compute capability has native kernels (SASS) in this build."""
+    caps = _tf_caps(facts, matrix)[0]
+    gpus = _gpu_ccs(facts, matrix)
+    return bool(caps and gpus) and all(_fit(caps, cc) == "sass" for _, cc, _ in gpus)
+
+
 def _from_log(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]) -> list[Finding]:
     """What TensorFlow's own log says about kernels for the GPU."""
     ignored = fc.log_items(facts, "cc-ignored")
     jit = fc.log_items(facts, "cc-jit")
+    if any(i.get("stall_s") for i in jit) and _native(facts, matrix):  # slow for another reason
+        jit = [i for i in jit if not i.get("stall_s")]
     # NVIDIA's image refusing the GPUs it was given (one started without GPUs has none: driver.missing)
     image = [] if fc.container_without_gpus(facts) else fc.log_items(facts, "image-gpu-check")
     failed = (fc.cuda_errors(facts, *stackerrors.errors_for("gpu.compute-capability-unsupported"))
@@ -515,13 +524,17 @@ def _from_log(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]) -> list
                 "xla.ptxas-too-old" if not ignored and fc.log_items(facts, "ptxas-old") else None,
             )
         ]
+    stalled = next((i for i in jit if i.get("stall_s")), None)
+    seen = (f"TensorFlow took {stalled['stall_s']:.0f} s to create its GPU devices (line {stalled['line']}):"
+            " with no native kernels (SASS) for the GPU in this build, the driver JIT-compiles PTX there. "
+            if stalled else "")
     return [
         Finding(
             "gpu.compute-capability-ptx-jit",
             Status.WARN,
             f"No native kernels for the GPU{on}: TensorFlow JIT-compiles them from PTX",
-            detail="The first run compiles kernels for minutes; they are cached only if the CUDA cache is big"
-            " enough. Nothing failed after it in this log.",
+            detail=f"{seen}The first run compiles kernels for minutes; they are cached only if the CUDA cache"
+            " is big enough. Nothing failed after it in this log.",
             plan=rm.plan(facts, _JIT_CACHE),
             facts=used,
             evidence=fc.quote(facts, jit),
