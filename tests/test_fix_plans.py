@@ -429,3 +429,22 @@ def test_the_python_api_refuses_as_the_cli_does():
         tfdoctor.fix(yes="yes")
     with pytest.raises(tfdoctor.InputError, match="no such file"):
         tfdoctor.fix(python="/nonexistent/bin/python")
+
+
+def test_windows_plans_speak_cmd():
+    """cmd.exe (the Anaconda Prompt) has `set`, not `export`, and no `$(...)`: the installed TensorFlow's
+    version comes from `pip show` through `for /f`."""
+    from tfdoctor.checks import remedies as rm
+
+    env = P.env("TF_FORCE_GPU_ALLOW_GROWTH", "true")
+    assert P.make("python", env, windows=True).text() == "set TF_FORCE_GPU_ALLOW_GROWTH=true"
+    assert P.make("python", env).text() == "export TF_FORCE_GPU_ALLOW_GROWTH=true"
+    windows = {"system": {"platform": "windows"},
+               "tensorflow": {"python": "C:\\Program Files\\py\\python.exe"}}
+    text = rm.plan(windows, rm.install(rm.keep_tf_version(windows), "numpy<2")).text()
+    assert text == ("for /f \"tokens=2\" %v in ('\"C:\\Program Files\\py\\python.exe\" -m pip show tensorflow"
+                    " ^| findstr /b \"Version:\"') do \"C:\\Program Files\\py\\python.exe\" -m pip install"
+                    " tensorflow==%v \"numpy<2\"")
+    linux = {"system": {"platform": "linux"}}
+    assert "sed -n 's/^Version: //p'" in rm.plan(linux, rm.install(rm.keep_tf_version(linux))).text()
+    assert not rm.plan(windows, rm.install(rm.keep_tf_version(windows))).runnable  # stated, never run

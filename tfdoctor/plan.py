@@ -4,7 +4,8 @@ Kinds of action (`Action.kind`):
 - `pip`: run the target interpreter's pip with these arguments (`PYTHON -m pip ARGS...`);
 - `hook`: shell lines written into the environment's activation (a venv's bin/activate, a conda
   env's etc/conda/activate.d/), so every activation sets them;
-- `env`: a setting the user exports (`export NAME=value`); stated, not applied;
+- `env`: a setting the user exports (`export NAME=value`; `set NAME=value` in Windows' cmd); stated, not
+  applied;
 - `system`: a step outside the environment (a driver, a container flag, WSL2, a reboot): stated,
   never run by tfdoctor;
 - `note`: prose around the steps (why, an alternative).
@@ -72,7 +73,7 @@ def note(text: str) -> Action:
 @dataclass(frozen=True)
 class Plan:
     """The actions of one fix; `python` is the target interpreter as the user types it, `windows`
-    picks the shell's quoting."""
+    picks cmd.exe's syntax (its quoting, `set`, `&&`; conda's Anaconda Prompt) over a POSIX shell's."""
 
     actions: tuple[Action, ...]
     python: str = "python"
@@ -100,7 +101,7 @@ class Plan:
             return " && ".join(action.args)
         if action.kind == "env":
             name, _, value = action.text.partition("=")
-            return f"export {name}={value}"
+            return f"set {name}={value}" if self.windows else f"export {name}={value}"
         return action.text
 
     def commands(self) -> list[str]:

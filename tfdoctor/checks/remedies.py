@@ -51,13 +51,21 @@ def python_path(facts: dict[str, Any]) -> str:
     return path if isinstance(path, str) and path else "python"
 
 
+# cmd.exe has no command substitution: the pip command runs inside a `for /f` over `pip show`'s Version line
+TF_VERSION_VAR = "%v"
+
+
 def plan(facts: dict[str, Any], *actions: P.Action) -> P.Plan:
     """A fix plan for the target interpreter of these facts (quoted for its platform's shell). A pip
-    step that needs the shell (the installed version read by `$(...)` when the facts lack it) is not
-    an exact argv: it is stated for the user, never run."""
+    step that needs the shell (the installed version read by `$(...)`, or by cmd's `for /f`, when the
+    facts lack it) is not an exact argv: it is stated for the user, never run."""
     shell = P.make(python_path(facts), windows=platform(facts) == "windows")
 
     def exact(a: P.Action) -> P.Action:
+        if a.kind == "pip" and any(x.endswith("==" + TF_VERSION_VAR) for x in a.args):
+            show = f"{shell.python_cmd()} -m pip show tensorflow ^| findstr /b \"Version:\""
+            loop = f"for /f \"tokens=2\" {TF_VERSION_VAR} in ('{show}') do"
+            return P.system(f"{loop} {shell.command(a)}", a.why)
         if a.kind == "pip" and any("$(" in x for x in a.args):
             return P.system(shell.command(a), a.why)
         return a
@@ -287,6 +295,8 @@ def tf_pin(facts: dict[str, Any]) -> str:
 def _current_tf(facts: dict[str, Any], extra: bool = True) -> str:
     """The installed version, read by the shell when the facts do not have it."""
     name = "tensorflow[and-cuda]" if extra else "tensorflow"
+    if platform(facts) == "windows":
+        return f"{name}=={TF_VERSION_VAR}"
     return f"{name}==$({python_cmd(facts)} -m pip show tensorflow | sed -n 's/^Version: //p')"
 
 
