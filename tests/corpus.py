@@ -63,6 +63,7 @@ SPLITS = {
     "holdout32": CORPUS / "holdout32",
     "holdout33": CORPUS / "holdout33",
     "holdout34": CORPUS / "holdout34",
+    "holdout35": CORPUS / "holdout35",
 }
 
 
