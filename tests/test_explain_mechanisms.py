@@ -3309,3 +3309,44 @@ def test_the_gpu_package_named_with_an_underscore_and_condas_single_equals():
     # holdout23 G107: "tensorflow_gpu=1.11, keras_gpu=2.2.4"
     text = "I try to train this model, tensorflow_gpu=1.11, keras_gpu=2.2.4, but unfortunately:"
     assert explain_report(text, MATRIX).environment["tensorflow_version"] == "1.11"
+
+
+# --- learnt from holdout35 ---------------------------------------------------------------------------
+
+MAPPING = ("Device mapping:\n"
+           "/job:localhost/replica:0/task:0/device:XLA_CPU:0 -> device: XLA_CPU device\n"
+           "/job:localhost/replica:0/task:0/device:XLA_GPU:0 -> device: XLA_GPU device\n")  # holdout35 T110
+
+
+def test_a_placement_logs_device_mapping_with_only_xla_gpu_is_tensorflow_without_its_cuda_libraries():
+    assert set(failing(MAPPING)) == {"cuda.libraries-missing"}
+    gpu = ("/job:localhost/replica:0/task:0/device:GPU:0 -> device: 0, name: GeForce RTX 2080 Ti, pci bus id:"
+           " 0000:01:00.0, compute capability: 7.5\n")
+    report = explain_report(MAPPING + gpu, MATRIX)
+    assert not [f for f in report.findings if str(f.status) == "fail"]
+    assert report.environment["gpus"][0]["compute_capability"] == "7.5"
+
+
+def test_xla_gpu_beside_a_failed_cuinit_is_cuinits_failure():
+    cuinit = line_of_holdout("holdout31", "O110", "failed call to cuInit")
+    assert roots(cuinit + "\n" + MAPPING) == {"cuda.init-failed"}
+
+
+def test_a_persons_cannot_opened_dynamic_library_is_the_loaders_failure():
+    line = line_of_holdout("holdout35", "T303", "cannot opened dynamic library")
+    assert "cuda.libraries-missing" in failing(line)
+
+
+def test_faceswaps_system_information_saying_no_nvidia_driver():
+    found = failing(holdout("holdout35", "T424"))
+    assert "driver.missing" in found and found["log.program-error"].caused_by == "driver.missing"
+    assert "driver.missing" not in failing("gpu_driver:          535.104.05")
+
+
+def test_an_index_past_the_gpus_a_person_lists_while_it_runs_on_the_cpu():
+    text = holdout("holdout35", "T422")  # one GTX1070, `set CUDA_VISIBLE_DEVICES=1 & spleeter train`
+    found = failing(text)["gpu.hidden-by-cuda-visible-devices"]
+    assert str(found.status) == "warn" and found.fix.startswith("set CUDA_VISIBLE_DEVICES=")
+    assert "gpu.hidden-by-cuda-visible-devices" not in failing(text.replace("DEVICES=1", "DEVICES=0"))
+    calm = text.replace("spleeter is only using my CPU", "spleeter works")
+    assert "gpu.hidden-by-cuda-visible-devices" not in failing(calm)

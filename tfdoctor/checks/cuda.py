@@ -102,8 +102,9 @@ def libraries_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         return [replace(found, caused_by="tensorflow.conflicting-installs") if fc.tf_from_user_site(facts)
                 else found]
     if fc.get(facts, "runtime", "xla_gpus") and not fc.get(facts, "runtime", "gpus") \
-            and not fc.get(facts, "runtime", "tf_visible_gpus") and not fc.log_items(facts, "dlopen-failed"):
-        # (where the log names the library that failed, that failure is the finding)
+            and not fc.get(facts, "runtime", "tf_visible_gpus") \
+            and not fc.log_items(facts, "dlopen-failed", "cuinit"):
+        # (where the log names the library that failed, or cuInit's failure, that failure is the finding)
         return [Finding(
             "cuda.libraries-missing",
             Status.FAIL,

@@ -56,7 +56,7 @@ SIGNATURES: tuple[Signature, ...] = (
     # --- libraries that did not load --------------------------------------------------------------
     _sig("dlopen-failed", ("library", "dso"),
          rf"(?:Could not (?:load|open)|Couldn't (?:load|open)|Unable to (?:load|open)|"
-         rf"failed to (?:load|open)|can(?:no|')t (?:load|open)) "
+         rf"failed to (?:load|open)|can(?:no|')t (?:load|open))(?:ed)? "  # (a person's "cannot opened")
          rf"(?:dynamic |the )?(?:CUDA )?(?:library|DSO)[: ]{{0,3}}'?({_LIB})", ("library",)),
     _sig("dlopen-failed", "cannot open shared object", rf"({_LIB}): cannot open shared object", ("library",)),
     # cuDNN 9's own loader trying each name of a sub-library ("Unable to load any of
@@ -161,7 +161,9 @@ SIGNATURES: tuple[Signature, ...] = (
     # a podman without CDI (before 4.1) takes the CDI device name for a file: the container gets no GPU
     _sig("no-driver", "stat nvidia.com/gpu", r"stat nvidia\.com/gpu=[\w,.-]{1,40}: no such file or directory",
          why="container"),
-    _sig("no-driver", "no nvidia driver", r"found no NVIDIA driver on your system", why="kernel"),
+    # (PyTorch's words; faceswap's system information: "gpu_driver:  No Nvidia driver found")
+    _sig("no-driver", "no nvidia driver", r"found no NVIDIA driver on your system|\bNo NVIDIA driver found\b",
+         why="kernel"),
     # the shell finding no nvidia-smi (bash, sh, zsh, cmd.exe; or its path gone: "bash: /usr/bin/nvidia-smi:
     # No such file or directory")
     _sig("no-driver", "nvidia-smi", r"nvidia-smi'?:? (?:command )?not found|'nvidia-smi' is not recognized|"

@@ -276,9 +276,15 @@ RE_NO_GPU_REGISTERED = re.compile(
 # device_lib.list_local_devices(): a GPU TensorFlow registered, as its description
 RE_DEVICE_DESC = re.compile(r'physical_device_desc: "device: (\d{1,3}), name: ([^,"]{1,120}), pci bus id: '
                             r'([^,"]{1,40})(?:, compute capability: (\d{1,2}\.\d))?')
+# the placement log's device mapping: a GPU TensorFlow registered ("/job:localhost/replica:0/task:0/
+# device:GPU:0 -> device: 0, name: GeForce GTX 1080, pci bus id: 0000:01:00.0, compute capability: 6.1")
+RE_DEVICE_MAPPING = re.compile(r"device:GPU:(\d{1,3}) -> device: (\d{1,3}), name: ([^,\n]{1,120}), "
+                               r"pci bus id: ([^,\n]{1,40})(?:, compute capability: (\d{1,2}\.\d))?")
 RE_XLA_GPU = re.compile(r"physical_device:XLA_GPU:\d{1,3}|device_type:\s{0,2}\"XLA_GPU\"|"
                         # Keras's device list ("only has: ['/cpu:0', '/xla_gpu:0']"), a person's words
-                        r"'/xla_gpu:\d{1,3}'|\bdevice type is XLA_GPU\b", re.IGNORECASE)
+                        r"'/xla_gpu:\d{1,3}'|\bdevice type is XLA_GPU\b|"
+                        # the placement log's device mapping (log_device_placement=True)
+                        r"device:XLA_GPU:\d{1,3} -> device: XLA_GPU device", re.IGNORECASE)
 # the device types a kernel lookup had to choose from ("No OpKernel was registered ... Registered devices:
 # [CPU, XLA_CPU, XLA_GPU]"): XLA's GPU device without TensorFlow's own means TensorFlow registered no GPU
 RE_REGISTERED_DEVICES = re.compile(r"Registered devices: \[([\w, ]{1,120})\]")
@@ -360,11 +366,11 @@ RE_NO_GPU_SAID = re.compile(
 # a person saying the work runs on the CPU, not the GPU ("it keeps running on CPU", "jax keeps falling back to
 # CPU", "TensorFlow does not use my GPU")
 RE_CPU_FALLBACK = re.compile(
-    r"\b(?:runs?|running|ran|falls?|falling|fell)(?: back)?(?: only)? (?:on|to) (?:the )?cpu\b|"
+    r"\b(?:runs?|running|ran|falls?|falling|fell)(?: back)?(?: only)? (?:on|to) (?:the |my )?cpu\b|"
     r"\b(?:does not|doesn'?t|did not|didn'?t|won'?t|can ?not|can'?t|not) (?:use|using|utili[sz]e|detect|"
     r"recogni[sz]e|find|see) (?:the |my |any )?gpus?\b|"
-    r"\bonly (?:the )?cpu (?:is|was|gets?) used\b|\b(?:uses?|using) only (?:the )?cpu\b|"
-    r"\bonly (?:uses?|using) (?:the )?cpu\b", re.IGNORECASE)
+    r"\bonly (?:the |my )?cpu (?:is|was|gets?) used\b|\b(?:uses?|using) only (?:the |my )?cpu\b|"
+    r"\bonly (?:uses?|using) (?:the |my )?cpu\b", re.IGNORECASE)
 _OTHER_GPU_WORDS = ("radeon", "uhd", "iris", "intel hd", "intel(r) hd", "intel (r) hd")
 _PROSE_GPU_WORDS = ("rtx", "gtx", "tesla", "titan", "quadro", "a100", "h100", "h200", "b200", "v100", "p100",
                     "k80", "l40", "a10", "a16", "a30", "a40", "a800", "h800", "p40", "m40", "m60", "t4",
@@ -1363,6 +1369,12 @@ class Values:
             self._gpu(self.gpus, int(m.group(1)), name=m.group(2), compute_capability=m.group(4),
                       pci_bus_id=m.group(3).strip())
             return
+        m = RE_DEVICE_MAPPING.search(line) if " -> device: " in line else None
+        if m:
+            self.visible.add(int(m.group(1)))
+            self._gpu(self.gpus, int(m.group(2)), name=m.group(3).strip(), compute_capability=m.group(5),
+                      pci_bus_id=m.group(4).strip(), tf_device=f"/device:GPU:{m.group(1)}")
+            return
         m = RE_MIXED_GPU.search(line)
         if m:
             self._gpu(self.gpus, 0, name=m.group(1), compute_capability=m.group(2))
@@ -1725,7 +1737,8 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
       "have a video card", "have any video card",
       "has no ", "cpu-only", "cpu only", "cpu node", "cpu machine", "cpu instance", "cpu server", "cpu vm"),
      Values._no_gpu_said),
-    (("on cpu", "to cpu", "on the cpu", "to the cpu", " gpu", "only cpu", "only the cpu"),
+    (("on cpu", "to cpu", "on the cpu", "to the cpu", " gpu", "only cpu", "only the cpu", "my cpu", "only us",
+      "using only", "uses only"),
      Values._cpu_fallback_said),
     (_MIG_WORDS, Values._stated_mig),
     (("exclusive",), Values._stated_mode),

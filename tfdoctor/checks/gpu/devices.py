@@ -47,7 +47,8 @@ def hidden_by_cuda_visible_devices(facts: dict[str, Any], matrix: Any) -> list[F
     value = _cvd(facts)
     if value is None:
         return _ray(facts)
-    symptom = fc.cuda_errors(facts, "NO_DEVICE") or fc.get(facts, "runtime", "tf_visible_gpus") == 0
+    symptom = (fc.cuda_errors(facts, "NO_DEVICE") or fc.get(facts, "runtime", "tf_visible_gpus") == 0
+               or fc.get(facts, "runtime", "cpu_fallback_stated"))
     slurm_none = value.strip() == "NoDevFiles"  # Slurm's value for a job step given no GPU: never a choice
     if not fc.get(facts, "system", "env_complete") and not symptom and not slurm_none:
         return []  # a value a text shows without a symptom (tests often hide GPUs on purpose)
@@ -65,6 +66,14 @@ def hidden_by_cuda_visible_devices(facts: dict[str, Any], matrix: Any) -> list[F
             confidence="likely",
         )]
     gpus, source = fc.gpus(facts, dev_nodes=True)
+    # without the driver's list, the GPUs a person listed as the machine's hardware (TensorFlow's own
+    # list is already filtered by the variable) when the value hides them all: a partial list at worst,
+    # so a warning
+    named = [] if gpus or not symptom or fc.get(facts, "runtime", "gpus") else [
+        g for g in fc.as_list(fc.get(facts, "runtime", "gpus_stated")) if isinstance(g, dict)]
+    stated = bool(named) and fc.cuda_visible(value, named) == []
+    if stated:
+        gpus, source = named, "the GPUs named in the text"
     picked = fc.cuda_visible(value, gpus)
     visible = None if picked is None else len(picked)
     shown = f"CUDA_VISIBLE_DEVICES={value!r}"
@@ -112,7 +121,7 @@ def hidden_by_cuda_visible_devices(facts: dict[str, Any], matrix: Any) -> list[F
         return []  # no GPU at all: nothing to hide
     else:
         status, known = (
-            Status.FAIL,
+            Status.WARN if stated else Status.FAIL,
             f"{len(gpus)} GPU(s) exist per {source}; CUDA and TensorFlow will see none.",
         )
     slurm = (" (SLURM sets NoDevFiles when the job got no GPUs: request them with --gres=gpu:N)" if slurm_none
@@ -125,10 +134,14 @@ def hidden_by_cuda_visible_devices(facts: dict[str, Any], matrix: Any) -> list[F
             f"{shown} hides every GPU",
             detail=known
             + " CUDA stops reading the list at the first entry that is not a valid index or GPU UUID.",
-            plan=rm.plan(facts, P.system("unset CUDA_VISIBLE_DEVICES",
-                                         f"or: `export CUDA_VISIBLE_DEVICES={indices}`{slurm}; find where it"
-                                         " is set: `grep -n CUDA_VISIBLE_DEVICES ~/.bashrc ~/.profile"
-                                         " /etc/environment`")),
+            plan=rm.plan(facts, P.system("set CUDA_VISIBLE_DEVICES=",
+                                         f"or: `set CUDA_VISIBLE_DEVICES={indices}` (cmd), where the command"
+                                         " or its script sets it"))
+            if fc.platform(facts) == "windows" else
+            rm.plan(facts, P.system("unset CUDA_VISIBLE_DEVICES",
+                                    f"or: `export CUDA_VISIBLE_DEVICES={indices}`{slurm}; find where it"
+                                    " is set: `grep -n CUDA_VISIBLE_DEVICES ~/.bashrc ~/.profile"
+                                    " /etc/environment`")),
             docs=cat.NV_CUDA_ENV,
             facts=used,
         )
