@@ -3350,3 +3350,18 @@ def test_an_index_past_the_gpus_a_person_lists_while_it_runs_on_the_cpu():
     assert "gpu.hidden-by-cuda-visible-devices" not in failing(text.replace("DEVICES=1", "DEVICES=0"))
     calm = text.replace("spleeter is only using my CPU", "spleeter works")
     assert "gpu.hidden-by-cuda-visible-devices" not in failing(calm)
+
+
+def test_multi_backend_keras_without_what_its_caller_needs_is_another_keras_release():
+    found = failing(holdout("holdout35", "T421"))  # keras.backend.tensorflow_backend._SESSION, TF 1.14
+    conflict = found["tensorflow.conflicting-installs"]
+    assert "written for" in conflict.title and "pip install" not in conflict.fix  # no keras==1.14.*
+    assert "standalone Keras release" in conflict.fix
+    # Keras 2.6+ (TensorFlow's own) keeps its version pin
+    pinned = failing("tensorflow==2.12.0\nAlreadyExistsError: Another metric with the same name already exists.")
+    assert "keras==2.12.*" in pinned["tensorflow.conflicting-installs"].fix
+
+
+def test_without_a_driver_the_missing_cuda_libraries_come_second():
+    found = failing(holdout("holdout35", "T322"))  # a Windows PC without an NVIDIA GPU: cudart, nvcuda
+    assert found["cuda.libraries-missing"].caused_by == "driver.missing"

@@ -172,6 +172,7 @@ ENTRIES: dict[str, Entry] = {
         "TensorFlow is a CUDA build but cannot load libcudart/libcublas/... of its CUDA major (pip wheels "
         "or system, as its loader searches them).",
         TF_PIP,
+        ("driver.missing",),  # (without a driver no GPU runs, whatever CUDA libraries are there)
     ),
     "cuda.libraries-ok": Entry(
         "The CUDA runtime libraries of TensorFlow's CUDA major are installed where TensorFlow loads them.",

@@ -520,9 +520,17 @@ def _pip_conflicts(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding
     elif item.get("mismatch") == "keras":
         what = "the installed Keras is not the one this TensorFlow uses as tf.keras"
         tfv = fc.tf_version(facts)
-        fix = rm.plan(facts, rm.install(
-            "keras>=3" if not tfv or v.version_ge(tfv, (2, 16)) else f"keras=={v.major_minor(tfv)}.*",
-            why="Keras 2 code on TensorFlow 2.16+: pip install tf-keras and export TF_USE_LEGACY_KERAS=1"))
+        if item.get("standalone") or tfv and not v.version_ge(tfv, (2, 6)):  # Keras released apart from TF
+            what = "the installed Keras is not the release the code calling it was written for"
+            for_tf = f" for TensorFlow {tfv}" if tfv else ""
+            fix = rm.plan(facts, P.note("Install the standalone Keras release the failing code names in its"
+                                        f" requirements{for_tf}, or use tf.keras"
+                                        " (`from tensorflow import keras`)"))
+        else:
+            legacy = "Keras 2 code on TensorFlow 2.16+: pip install tf-keras and export TF_USE_LEGACY_KERAS=1"
+            fix = rm.plan(facts, rm.install(
+                "keras>=3" if not tfv or v.version_ge(tfv, (2, 16)) else f"keras=={v.major_minor(tfv)}.*",
+                why=legacy))
     elif item.get("mismatch") == "jax-plugin":
         what = "JAX's CUDA plugin is of another release than jax and jaxlib"
         detail = ("jax, jaxlib and the CUDA plugin (jax-cuda12-plugin, jax-cuda12-pjrt) are released"

@@ -857,6 +857,10 @@ SIGNATURES: tuple[Signature, ...] = (
          r"AlreadyExistsError: Another metric with the same name already exists|"
          # ... or the same serializable types (keras 2.6+ beside another minor's tf.keras)
          r"Duplicate registrations for type '\w{1,80}'", mismatch="keras"),
+    # multi-backend Keras (2.3 and older) without what the code calling it was written for: another release
+    _sig("pip-conflict", ("keras.backend.tensorflow_backend", "keras.utils.generic_utils"),
+         r"module '?keras\.(?:backend\.tensorflow_backend|utils\.generic_utils)'? has no attribute",
+         mismatch="keras", standalone=True),
     # an add-on's own check of the TensorFlow it runs with (TensorFlow Probability, ...)
     _sig("pip-conflict", "requires tensorflow",
          r"This version of (TensorFlow [A-Z][a-z]{2,20}) requires TensorFlow(?: version >= ?\d|\s{0,2}$)",
