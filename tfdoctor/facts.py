@@ -388,20 +388,31 @@ def gpu_shown(facts: dict[str, Any]) -> bool:
     error), beyond the CUDA libraries TensorFlow failed to load at start-up."""
     if driver_version(facts)[0] or gpus(facts)[0] or get(facts, "runtime", "gpus") or section(facts, "nvcc"):
         return True
+    stated = [g for g in as_list(get(facts, "runtime", "gpus_stated")) if isinstance(g, dict)]
+    if any(g.get("name") and not not_nvidia(str(g["name"])) for g in stated):  # "with GTX 1080Ti"
+        return True
     for item in _evidence(facts):
         kind = item.get("kind")
         startup = kind in ("gpu-libs-skipped", "cudart-stub") or (
             kind == "dlopen-failed" and item.get("family") in _STARTUP_FAMILIES)
-        if not startup and kind not in PACKAGE_KINDS:
+        if not startup and kind not in PACKAGE_KINDS and not _program_own(item):
             return True
     return False
 
 
+def _program_own(item: dict[str, Any]) -> bool:
+    """An error of the program's own Python code or data (a KeyError, a missing file, a shape): nothing
+    about a GPU."""
+    return item.get("kind") == "stack-error" and item.get("reason") in ("python", "data", "shape", "numerics")
+
+
 def other_failure(facts: dict[str, Any]) -> bool:
-    """Whether pasted text fails in a way that is not about the GPU (an import, a package, the CPU):
-    evidence of such a mechanism, or an error line nothing placed."""
-    kinds = {i.get("kind") for i in _evidence(facts)}
-    return bool(kinds & PACKAGE_KINDS) or bool(as_dict(facts.get("log")).get("unrecognized_count"))
+    """Whether pasted text fails in a way that is not about the GPU (an import, a package, the CPU, the
+    program's own code or data): evidence of such a mechanism, or an error line nothing placed."""
+    items = _evidence(facts)
+    return (bool({i.get("kind") for i in items} & PACKAGE_KINDS)
+            or any(map(_program_own, items))
+            or bool(as_dict(facts.get("log")).get("unrecognized_count")))
 
 
 def _evidence(facts: dict[str, Any]) -> list[dict[str, Any]]:

@@ -36,6 +36,8 @@ NOT_ENVIRONMENT = {
     "shape": "the program's tensors have shapes or values an operation refuses (a model and its data"
              " disagree), not a fault of the installation",
     "python": "a Python error in the program's own code (a name it never defined), not of the installation",
+    "data": "a file the program reads (its data, model or configuration) is not at the path it gives, or is"
+            " damaged: a fault of the program's paths or data, not of the installation",
     "order": "the program configured TensorFlow's GPUs in a way TensorFlow refuses (memory growth, visible or"
              " virtual devices set after TensorFlow initialised them, or memory growth on some GPUs only): a"
              " fault of the program's set-up code, not of the installation",

@@ -641,9 +641,24 @@ SIGNATURES: tuple[Signature, ...] = (
          r"Input to reshape is a tensor with|Received a label value of|logits and labels must|"
          r"ConcatOp ?: ?Dimensions of inputs should match",
          flags=0, code="A tensor's shape or value refused", reason="shape"),
-    # Python's own: a name the program uses and never defined
+    # Python's own: a name the program uses and never defined; a key, index or divisor its data lacks
     _sig("stack-error", ("nameerror", "unboundlocalerror"),
          r"^(?:[\w.]{1,60}\.)?(?:NameError|UnboundLocalError)\b", flags=0, code="NameError", reason="python"),
+    _sig("stack-error", ("keyerror", "indexerror", "zerodivisionerror"),
+         r"^(?:[\w.]{1,60}\.)?(KeyError|IndexError|ZeroDivisionError)\b", ("code",), flags=0,
+         reason="python"),
+    # Keras's and AutoGraph's frame around an error raised in the program's own function ("ValueError: in user
+    # code:"), the error itself a few lines below
+    _sig("stack-error", "in user code", r"^(?:[\w.]{1,60}\.)?\w{1,40}Error: in user code:", flags=0,
+         code="An error in the program's own function", reason="python"),
+    # a file the program reads is not there (TensorFlow's NotFoundError, Python's FileNotFoundError), or
+    # damaged: its data, model or config path, not a library, tool or device of the installation
+    _sig("stack-error", "no such file or directory",
+         r"^(?![^\n]{0,600}(?:\.so\b|\.so\.\d|\.dll|\.dylib|nvidia|cuda|cudnn|ptxas|nvcc|libdevice|/dev/))"
+         r"(?:[\w.]{1,80}\.)?(?:NotFoundError|FileNotFoundError|IOError|OSError)\b[^\n]{0,600}?"
+         r"No such file or directory", flags=0, code="A file the program reads is missing", reason="data"),
+    _sig("stack-error", "datalosserror", r"^(?:[\w.]{1,80}\.)?DataLossError\b", flags=0,
+         code="A data file the program reads is damaged", reason="data"),
     # PyTorch's and CUDA's words for the same refusals TensorFlow reports by code
     # Julia's CUDA.jl: the driver's CUDA older than every toolkit the package supports
     _sig("cuda-error", "is not compatible with any supported cuda toolkit",
