@@ -3399,3 +3399,13 @@ def test_a_lone_cudart_warning_before_the_programs_own_error_stays_a_notice():
     assert set(failing(text)) == {"log.program-error"}
     named = "I'm running on Windows 10 with GTX 1080Ti.\n" + text  # holdout33 Q424: a GPU set up
     assert "cuda.libraries-missing" in failing(named)
+
+
+@pytest.mark.parametrize("text, step", [
+    ("ValueError: Shapes (None, 4) and (None, 10) are incompatible", "Compare the shapes"),
+    ("FileNotFoundError: [Errno 2] No such file or directory: 'data/train.csv'", "Check the path"),
+    ("KeyError: 'val_accuracy'", "last frame in the program's own files"),
+    ("E0101 00:00:00.0 1 cuda.cc:1] CUDA_ERROR_INVALID_VALUE: invalid argument", "CUDA_LAUNCH_BLOCKING=1"),
+])
+def test_the_next_step_for_a_programs_error_fits_its_kind(text, step):
+    assert step in failing(text)["log.program-error"].fix

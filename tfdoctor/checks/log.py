@@ -13,6 +13,20 @@ from tfdoctor.checks import check
 from tfdoctor.checks import remedies as rm
 from tfdoctor.model import Finding, Status
 
+# What to look at next, by the kind of the program's error (stackerrors.NOT_ENVIRONMENT); a code of the CUDA
+# stack's own (a kernel's fault, an invalid call) gets CUDA_LAUNCH_BLOCKING to name the operation instead.
+_NEXT_STEP = {
+    "order": "Call tf.config.experimental.set_memory_growth / tf.config.set_visible_devices first, right"
+             " after importing TensorFlow and before anything creates a tensor or a model",
+    "numerics": "tf.debugging.enable_check_numerics() at the start of the program names the first operation"
+                " that makes a NaN or Inf; then lower the learning rate or check that input",
+    "shape": "Compare the shapes the error names with the model's input and output and the data's (labels as"
+             " integers or one-hot, the batch dimension)",
+    "python": "The traceback's last frame in the program's own files is where it failed",
+    "data": "Check the path the program reads: a relative path starts in the directory the program runs in,"
+            " and the file must have been downloaded or generated first",
+}
+
 
 @check("log.unrecognized", "log.program-error")
 def unexplained(facts: dict[str, Any], matrix: Any) -> list[Finding]:
@@ -26,14 +40,9 @@ def unexplained(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         first = program[0]
         reason = stackerrors.NOT_ENVIRONMENT.get(str(first.get("reason")), "")
         names = sorted({str(i.get("code")) for i in program})
-        if first.get("reason") == "order":
-            plan = rm.plan(facts, P.note("Call tf.config.experimental.set_memory_growth /"
-                                         " tf.config.set_visible_devices first, right after importing"
-                                         " TensorFlow and before anything creates a tensor or a model"))
-        elif first.get("reason") == "numerics":
-            plan = rm.plan(facts, P.note("tf.debugging.enable_check_numerics() at the start of the program"
-                                         " names the first operation that makes a NaN or Inf; then lower the"
-                                         " learning rate or check that input"))
+        note = _NEXT_STEP.get(str(first.get("reason")))
+        if note:
+            plan = rm.plan(facts, P.note(note))
         else:
             plan = rm.plan(facts, P.env("CUDA_LAUNCH_BLOCKING", "1"),
                            P.env("TF_CPP_MIN_LOG_LEVEL", "0", "run again to see which operation returns it;"
