@@ -3409,3 +3409,10 @@ def test_a_lone_cudart_warning_before_the_programs_own_error_stays_a_notice():
 ])
 def test_the_next_step_for_a_programs_error_fits_its_kind(text, step):
     assert step in failing(text)["log.program-error"].fix
+
+
+def test_a_macs_own_amd_gpu_is_no_nvidia_gpu_a_cpu_only_build_misses():
+    text = holdout("holdout35", "T408")  # macOS, "AMD Radeon Pro 530", pip finds no TensorFlow 2.3.0 for 3.9
+    assert roots(text) == {"tensorflow.python-unsupported"}
+    nvidia = text.replace("AMD Radeon Pro 530", "NVIDIA GeForce GTX 1080")
+    assert "tensorflow.cpu-only-build" in roots(nvidia)
