@@ -3416,3 +3416,14 @@ def test_a_macs_own_amd_gpu_is_no_nvidia_gpu_a_cpu_only_build_misses():
     assert roots(text) == {"tensorflow.python-unsupported"}
     nvidia = text.replace("AMD Radeon Pro 530", "NVIDIA GeForce GTX 1080")
     assert "tensorflow.cpu-only-build" in roots(nvidia)
+
+
+@pytest.mark.parametrize("text", [
+    "ValueError: Tensor conversion requested dtype float64 for Tensor with dtype float32: 'Tensor(\"N:0\")'",
+    "TypeError: Tensors in list passed to 'inputs' of 'Einsum' Op have types [float16, float32] that don't"
+    " all match.",  # holdout35 T116
+    "InvalidArgumentError: cannot compute MatMul as input #1(zero-based) was expected to be a float tensor"
+    " but is a double tensor [Op:MatMul]",
+])
+def test_the_programs_tensors_of_another_dtype_than_an_operation_takes(text):
+    assert "shape, dtype or value" in failing(text)["log.program-error"].title

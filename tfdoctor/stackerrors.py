@@ -33,7 +33,7 @@ NOT_ENVIRONMENT = {
     "sentinel": "not an error code: a count or base value at the end of the enum",
     "numerics": "the model's numbers became NaN or Inf (learning rate, loss, input data): a fault of the"
                 " training, not of the installation",
-    "shape": "the program's tensors have shapes or values an operation refuses (a model and its data"
+    "shape": "the program's tensors have shapes, dtypes or values an operation refuses (a model and its data"
              " disagree), not a fault of the installation",
     "python": "a Python error in the program's own code (a name it never defined), not of the installation",
     "data": "a file the program reads (its data, model or configuration) is not at the path it gives, or is"

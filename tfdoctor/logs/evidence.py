@@ -635,12 +635,18 @@ SIGNATURES: tuple[Signature, ...] = (
     # TensorFlow's and Keras's shape and value checks refusing the program's tensors (a model and its data
     # disagree), on any GPU or none
     _sig("stack-error", ("incompatible", "dimensions must be equal", "input to reshape",
-                         "received a label value", "logits and labels must", "dimensions of inputs should"),
+                         "received a label value", "logits and labels must", "dimensions of inputs should",
+                         "tensor conversion requested dtype", "that don't all match", "was expected to be a"),
          r"Incompatible shapes|Shapes \([\w ,?]{0,60}\) and \([\w ,?]{0,60}\) are incompatible|"
+         # ... or their dtypes ("requested dtype float64 for Tensor with dtype float32", "have types
+         # [float16, float32] that don't all match", "input #1(zero-based) was expected to be a float tensor
+         # but is a double tensor")
+         r"Tensor conversion requested dtype \w{1,20} for Tensor with dtype|have types \[[\w, ]{1,200}\] that"
+         r" don't all match|input #\d{1,3}(?:\(zero-based\))? was expected to be a \w{1,20} tensor but is a|"
          r"is incompatible with (?:the )?layer|Dimensions must be equal|Matrix size-incompatible|"
          r"Input to reshape is a tensor with|Received a label value of|logits and labels must|"
          r"ConcatOp ?: ?Dimensions of inputs should match",
-         flags=0, code="A tensor's shape or value refused", reason="shape"),
+         flags=0, code="A tensor's shape, dtype or value refused", reason="shape"),
     # Python's own: a name the program uses and never defined; a key, index or divisor its data lacks
     _sig("stack-error", ("nameerror", "unboundlocalerror"),
          r"^(?:[\w.]{1,60}\.)?(?:NameError|UnboundLocalError)\b", flags=0, code="NameError", reason="python"),
