@@ -46,7 +46,7 @@ def loadable(facts: dict[str, Any], stem: str, major: int | str) -> list[str]:
     ]
 
 
-def _missing_from_log(facts: dict[str, Any]) -> tuple[list[str], int | None, list[dict[str, Any]]]:
+def _missing_by_evidence(facts: dict[str, Any]) -> tuple[list[str], int | None, list[dict[str, Any]]]:
     """CUDA runtime libraries the log says could not be loaded: (names, their CUDA major, items)."""
     items = fc.failed_libraries(facts, "cuda-runtime")
     names = list(dict.fromkeys(str(i.get("library")) for i in items))
@@ -67,7 +67,7 @@ def libraries_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         "libraries.pip_nvidia",
         "log.evidence",
     )
-    names, log_major, items = _missing_from_log(facts)
+    names, log_major, items = _missing_by_evidence(facts)
     other = {i.get("line") for i in fc.cudnn_for_other_cuda(facts, matrix)[0]}
     if other:  # cuDNN's own loader asking for another CUDA's library: cudnn.version-mismatch says so
         items = [i for i in items if i.get("line") not in other]

@@ -43,7 +43,7 @@ def _wheel_major(facts: dict[str, Any], matrix: Any, compiled: str | None) -> in
     return None
 
 
-def _from_log(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]) -> Finding | None:
+def _by_evidence(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]) -> Finding | None:
     """cudnn.version-mismatch / cudnn.missing from TensorFlow's own words in the log."""
     other, cuda = fc.cudnn_for_other_cuda(facts, matrix)
     if other:
@@ -180,7 +180,7 @@ def _unusable(facts: dict[str, Any], matrix: Any, used: tuple[str, ...],
 def cudnn_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     used = ("tensorflow.build_info.cudnn_version", "tensorflow.distributions", "libraries.loadable",
             "log.evidence")
-    logged = _from_log(facts, matrix, used)
+    logged = _by_evidence(facts, matrix, used)
     if logged is not None:
         return [logged]
     cuda, why = cuda_target(facts, matrix)

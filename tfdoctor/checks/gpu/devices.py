@@ -256,7 +256,7 @@ def compute_capability(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         "tensorflow.build_info.cuda_compute_capabilities",
     )
     fid = "gpu.compute-capability-unsupported"
-    logged = _from_log(facts, matrix, used)
+    logged = _by_evidence(facts, matrix, used)
     if logged:
         return logged
     if not fc.tf_installed(facts):
@@ -485,7 +485,7 @@ def _native(facts: dict[str, Any], matrix: Any) -> bool:
     return bool(caps and gpus) and all(_fit(caps, cc) == "sass" for _, cc, _ in gpus)
 
 
-def _from_log(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]) -> list[Finding]:
+def _by_evidence(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]) -> list[Finding]:
     """What TensorFlow's own log says about kernels for the GPU."""
     ignored = fc.log_items(facts, "cc-ignored")
     jit = fc.log_items(facts, "cc-jit")
