@@ -3431,6 +3431,8 @@ def test_the_programs_tensors_of_another_dtype_than_an_operation_takes(text):
 
 @pytest.mark.parametrize("text, key, value", [
     ("- Python: `3.12.3`", "python_version", "3.12.3"),  # holdout35 T101's template, values as inline code
+    ("- cuDNN: `9`", "cudnn_version", "9"),  # (its major alone, as the whole field)
+    ("cuDNN 9 is great", "cudnn_version", None),
     ("At this time, the Nvidia drivers are 410.78 with CUDA 10.0.", "driver_version", "410.78"),  # T108
     ("My nvidia driver versions are 375.66.", "driver_version", "375.66"),  # T401
     ("驱动版本: 450.102.04", "driver_version", "450.102.04"),  # T215, a CJK template's "driver version"

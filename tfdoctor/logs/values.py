@@ -56,6 +56,9 @@ RE_DRIVER_AFTER = re.compile(rf"(?<![\d.])({DRIVER})\s{{1,3}}(?:NVIDIA\s{{1,3}})
 RE_CUDNN_PROSE = re.compile(r"\bcudnn(?:\s{1,2}version)?\s{0,2}[-:=]?\s{0,2}v?"
                             r"(\d{1,2}\.\d{1,2}(?:\.\d{1,3}){0,2})(?![\d.]|-(?:linux|windows|osx|x64|macos))",
                             re.IGNORECASE)
+# an issue template's cuDNN field holding its major alone ("- cuDNN: 9")
+RE_CUDNN_MAJOR_FIELD = re.compile(r"^[-*+]?\s{0,3}cudnn(?:\s{1,2}version)?\s{0,2}:\s{0,2}v?(\d{1,2})\s{0,3}$",
+                                  re.IGNORECASE)
 RE_CUDNN_ARCHIVE = re.compile(r"\bcudnn-(?:\d{1,2}\.\d-)?(?:linux|windows\d{0,2}|osx|macos)-[\w]{1,8}-v?"
                               r"(\d{1,2}\.\d{1,2}(?:\.\d{1,3}){0,2})", re.IGNORECASE)
 # ldd's row for the cuDNN a binary resolves: "libcudnn.so.6 => /usr/lib/x86_64-linux-gnu/libcudnn.so.6"
@@ -1096,7 +1099,7 @@ class Values:
         if m:
             self.set("runtime.cudnn_version", m.group(1), 2)
             return
-        m = RE_CUDNN_PROSE.search(line)
+        m = RE_CUDNN_PROSE.search(line) or RE_CUDNN_MAJOR_FIELD.match(line)
         if m:
             self.set("runtime.cudnn_version", m.group(1), 1)
 
