@@ -127,6 +127,15 @@ def hidden_by_cuda_visible_devices(facts: dict[str, Any], matrix: Any) -> list[F
     slurm = (" (SLURM sets NoDevFiles when the job got no GPUs: request them with --gres=gpu:N)" if slurm_none
              else "")
     indices = ",".join(str(i) for i in range(len(gpus))) or "0"
+    if fc.platform(facts) == "windows":  # (cmd)
+        plan = rm.plan(facts, P.system("set CUDA_VISIBLE_DEVICES=",
+                                       f"or: `set CUDA_VISIBLE_DEVICES={indices}`, where the command or its"
+                                       " script sets it"))
+    else:
+        plan = rm.plan(facts, P.system("unset CUDA_VISIBLE_DEVICES",
+                                       f"or: `export CUDA_VISIBLE_DEVICES={indices}`{slurm}; find where it is"
+                                       " set: `grep -n CUDA_VISIBLE_DEVICES ~/.bashrc ~/.profile"
+                                       " /etc/environment`"))
     return [
         Finding(
             "gpu.hidden-by-cuda-visible-devices",
@@ -134,14 +143,7 @@ def hidden_by_cuda_visible_devices(facts: dict[str, Any], matrix: Any) -> list[F
             f"{shown} hides every GPU",
             detail=known
             + " CUDA stops reading the list at the first entry that is not a valid index or GPU UUID.",
-            plan=rm.plan(facts, P.system("set CUDA_VISIBLE_DEVICES=",
-                                         f"or: `set CUDA_VISIBLE_DEVICES={indices}` (cmd), where the command"
-                                         " or its script sets it"))
-            if fc.platform(facts) == "windows" else
-            rm.plan(facts, P.system("unset CUDA_VISIBLE_DEVICES",
-                                    f"or: `export CUDA_VISIBLE_DEVICES={indices}`{slurm}; find where it"
-                                    " is set: `grep -n CUDA_VISIBLE_DEVICES ~/.bashrc ~/.profile"
-                                    " /etc/environment`")),
+            plan=plan,
             docs=cat.NV_CUDA_ENV,
             facts=used,
         )
