@@ -64,6 +64,7 @@ SPLITS = {
     "holdout33": CORPUS / "holdout33",
     "holdout34": CORPUS / "holdout34",
     "holdout35": CORPUS / "holdout35",
+    "holdout36": CORPUS / "holdout36",
 }
 
 

@@ -85,7 +85,11 @@ alarm 78%, versions 96%; the same at the session's start commit); holdout35/ (10
 program's own error, four parts on Keras's and tf-keras's trackers, the newest 2024-26 threads in any
 project, native Windows with TensorFlow 2.10 and older, and applications that embed TensorFlow, scored at one
 commit before this session's first lesson) likewise (precision 0.67, 0.83 without log.*, recall 0.72, named
-right 83%, no false alarm 79%, versions 89%; the same at the commit after the session's first three lessons).
+right 83%, no false alarm 79%, versions 89%; the same at the commit after the session's first three lessons);
+holdout36/ (67 cases, 26 healthy or a program's own error: three of four parts came back, on containers and
+clouds, conda and mamba environments, and notebooks, scored at one commit after holdout35's lessons) likewise
+(precision 0.63, 0.77 without log.*, recall 0.59, named right 75%, no false alarm 81%, versions 92%; the same
+at the session's start commit).
 """
 
 from __future__ import annotations
@@ -133,6 +137,7 @@ HOLDOUT32 = cases("holdout32")
 HOLDOUT33 = cases("holdout33")
 HOLDOUT34 = cases("holdout34")
 HOLDOUT35 = cases("holdout35")
+HOLDOUT36 = cases("holdout36")
 
 
 @pytest.mark.parametrize("split", ["dev", "holdout", "holdout2", "holdout3", "holdout4", "holdout5",
@@ -142,7 +147,8 @@ HOLDOUT35 = cases("holdout35")
                                    "holdout19", "holdout20", "holdout21", "holdout22",
                                    "holdout23", "holdout24", "holdout25", "holdout26",
                                    "holdout27", "holdout28", "holdout29", "holdout30",
-                                   "holdout31", "holdout32", "holdout33", "holdout34", "holdout35"])
+                                   "holdout31", "holdout32", "holdout33", "holdout34", "holdout35",
+                                   "holdout36"])
 def test_corpus_is_large_sourced_and_listed(split):
     listed = cases(split)
     folder = CORPUS if split == "dev" else CORPUS / split
@@ -167,7 +173,7 @@ def test_the_splits_share_no_thread():
              HOLDOUT10, HOLDOUT11, HOLDOUT12, HOLDOUT13, HOLDOUT14, HOLDOUT15, HOLDOUT16, HOLDOUT17,
              HOLDOUT18, HOLDOUT19, HOLDOUT20, HOLDOUT21, HOLDOUT22, HOLDOUT23, HOLDOUT24, HOLDOUT25,
              HOLDOUT26, HOLDOUT27, HOLDOUT28, HOLDOUT29, HOLDOUT30, HOLDOUT31,
-             HOLDOUT32, HOLDOUT33, HOLDOUT34, HOLDOUT35)
+             HOLDOUT32, HOLDOUT33, HOLDOUT34, HOLDOUT35, HOLDOUT36)
     splits = [{c["source"] for c in split} for split in every]
     assert sum(map(len, splits)) == len(set().union(*splits))
 
@@ -185,7 +191,7 @@ BLIND = (HOLDOUT3 + HOLDOUT4 + HOLDOUT5 + HOLDOUT6 + HOLDOUT7 + HOLDOUT8 + HOLDO
          + HOLDOUT12 + HOLDOUT13 + HOLDOUT14 + HOLDOUT15 + HOLDOUT16 + HOLDOUT17 + HOLDOUT18
          + HOLDOUT19 + HOLDOUT20 + HOLDOUT21 + HOLDOUT22 + HOLDOUT23 + HOLDOUT24 + HOLDOUT25 + HOLDOUT26
          + HOLDOUT27 + HOLDOUT28 + HOLDOUT29 + HOLDOUT30 + HOLDOUT31 + HOLDOUT32
-         + HOLDOUT33 + HOLDOUT34 + HOLDOUT35)
+         + HOLDOUT33 + HOLDOUT34 + HOLDOUT35 + HOLDOUT36)
 
 
 @pytest.mark.parametrize("case", BLIND, ids=lambda c: c["file"])
@@ -208,6 +214,7 @@ def test_precision_and_recall_per_id(capsys):
     holdout27, holdout28, holdout29 = score("holdout27"), score("holdout28"), score("holdout29")
     holdout30, holdout31, holdout32 = score("holdout30"), score("holdout31"), score("holdout32")
     holdout33, holdout34, holdout35 = score("holdout33"), score("holdout34"), score("holdout35")
+    holdout36 = score("holdout36")
     with capsys.disabled():
         print("\nexplain corpus, development split\n" + dev.table())
         print("\nexplain corpus, held-out split (never tuned on)\n" + holdout.table())
@@ -245,6 +252,7 @@ def test_precision_and_recall_per_id(capsys):
         print("\nexplain corpus, thirty-third held-out split (scored blind once)\n" + holdout33.table())
         print("\nexplain corpus, thirty-fourth held-out split (scored blind once)\n" + holdout34.table())
         print("\nexplain corpus, thirty-fifth held-out split (scored blind once)\n" + holdout35.table())
+        print("\nexplain corpus, thirty-sixth held-out split (scored blind once)\n" + holdout36.table())
     assert dev.precision() >= 0.97 and dev.recall() >= 0.95, dev.failures
     assert dev.values_read >= 0.85 * dev.values
     assert holdout.precision() >= 0.9 and holdout.recall() >= 0.9
@@ -306,3 +314,5 @@ def test_precision_and_recall_per_id(capsys):
     assert holdout34.versions_read >= 0.9 * holdout34.versions
     assert holdout35.precision() >= 0.73 and holdout35.recall() >= 0.78, holdout35.failures  # (learned)
     assert holdout35.versions_read >= 0.93 * holdout35.versions
+    assert holdout36.precision() >= 0.6 and holdout36.recall() >= 0.57, holdout36.failures  # (blind)
+    assert holdout36.versions_read >= 0.88 * holdout36.versions
