@@ -3444,3 +3444,17 @@ def test_versions_in_the_forms_people_write_them(text, key, value):
 def test_inline_code_is_kept_where_a_message_quotes_with_it():
     numpy2 = "AttributeError: `np.float_` was removed in the NumPy 2.0 release. Use `np.float64` instead."
     assert "python.numpy-abi-mismatch" in failing(numpy2)
+
+
+# --- learnt from holdout36 ---------------------------------------------------------------------------
+
+
+def test_nvidias_image_banner_breaks_its_driver_sentence_and_its_requirement_rules():
+    text = holdout("holdout36", "U102")  # "...Release 440.33 or later, but\n  version 430.26 was detected"
+    found = failing(text)["driver.too-old"]
+    assert found.title == "NVIDIA driver 430.26 is too old for this container image (it needs 440.33)"
+    assert "440.33 or newer" in found.fix and "418.39" not in found.fix + found.detail
+    assert environment(text)["driver_version"] == "430.26"
+    one_line = ("ERROR: This container was built for NVIDIA Driver Release 440.33 or later, but version"
+                " 430.26 was detected and compatibility mode is UNAVAILABLE.")
+    assert environment(one_line)["driver_version"] == "430.26"

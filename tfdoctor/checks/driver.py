@@ -505,8 +505,8 @@ def _too_old(
     column = {"wsl2": "Windows (WSL2)", "windows": "Windows"}.get(platform, "Linux")
     tfv = fc.tf_version(facts)
     ngc = next((i for i in hard if i.get("kind") == "ngc-driver"), None)
-    if ngc and not minimum:
-        minimum = ngc.get("need")
+    if ngc:  # NVIDIA's image builds TensorFlow on its own CUDA: the image's driver requirement is the one
+        minimum, cuda = ngc.get("need") or minimum, None
     if not minimum and any(i.get("why") == "toolkit" for i in hard):
         minimum = TOOLKIT_MIN_DRIVER
     needs = [i.get("need") for i in hard if i.get("kind") == "container-cuda"] + [
@@ -534,8 +534,9 @@ def _too_old(
     if driver:
         parts.append(f"this driver is {driver}")
     detail = ", ".join(parts) + "." if parts else "The CUDA runtime reported the driver as too old."
-    if ngc:
-        detail += f" The container image needs driver {ngc.get('need')}; the host runs {ngc.get('have')}."
+    if ngc:  # (its own words say it all)
+        detail = (f"The container image was built for NVIDIA driver {ngc.get('need')} or later; the host runs"
+                  f" {ngc.get('have') or driver or 'an older one'}.")
     if any(i.get("why") == "toolkit" for i in hard):
         detail += (" The NVIDIA Container Toolkit itself calls NVML functions this driver's NVML lacks: it"
                    f" needs a driver >= {TOOLKIT_MIN_DRIVER}.")
@@ -567,7 +568,9 @@ def _too_old(
         detail += " No TensorFlow release in the bundled matrix runs on this driver with this Python."
     status = Status.FAIL if hard or not soft else Status.WARN
     toolkit = any(i.get("why") == "toolkit" for i in hard) and not cuda
-    title = (f"NVIDIA driver {driver} is too old for CUDA {cuda}" if driver and cuda
+    title = (f"NVIDIA driver {driver} is too old for this container image (it needs {minimum})"
+             if ngc and driver and minimum
+             else f"NVIDIA driver {driver} is too old for CUDA {cuda}" if driver and cuda
              else f"NVIDIA driver {driver or ''} is too old for the NVIDIA Container Toolkit" if toolkit
              else "The NVIDIA driver is too old for TensorFlow's CUDA").replace("  ", " ")
     failed = [i for i in soft if i.get("error") in fc.PAST_DRIVER_ERRORS]

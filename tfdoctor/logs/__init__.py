@@ -40,6 +40,7 @@ MAX_ITEMS_PER_KIND = 12  # evidence items kept per mechanism (the count keeps go
 MAX_UNRECOGNIZED = 20  # unrecognised error lines kept (the count keeps going)
 MAX_SEEN = 200_000  # distinct lines remembered to skip repeats
 SHORT_LINE = 24  # shorter lines are read again when repeated
+_NGC_DETECTED = re.compile(r"version (\d{3}\.\d{1,3}(?:\.\d{1,3})?) was detected")
 QUOTE = 300  # characters of a line quoted as evidence
 CHUNK = 1 << 20  # bytes read at once by the cheap pass
 # One C-level scan each: a word of some harmless notice, a word of some library's error code.
@@ -271,6 +272,7 @@ class Reader:
         self._import_at: int | None = None  # the last line importing tensorflow
         self._tf_submodule_missing = False  # "No module named 'tensorflow.keras.…'"
         self._cudnn_heading: dict[str, Any] | None = None  # "Outdated cuDNN installation found."
+        self._ngc_cut: dict[str, Any] | None = None  # NGC's "built for NVIDIA Driver Release X ..., but"
         self._keras_api: list[dict[str, Any]] = []  # Keras API errors, Keras 3's where it is installed
         self._keras3_frames = False  # a traceback through files only Keras 3 has
         self._stall = stall.DeviceStall()  # minutes to create the GPU devices: PTX JIT-compiled
@@ -312,6 +314,7 @@ class Reader:
 
     def _wants_next(self) -> bool:
         return (self._module_error_at is not None or self._cudnn_heading is not None or self._stall.pending
+                or self._ngc_cut is not None
                 or self.source == "explain" and self.values.want_next)
 
     def feed(self, raw: str) -> None:
@@ -397,6 +400,8 @@ class Reader:
             _missing_dependency(found, line, low)
         if self._cudnn_heading is not None:
             self._cudnn_versions(low)
+        if self._ngc_cut is not None:
+            self._ngc_detected(line)
         for item in found:
             key = (item["kind"], item.get("library") or item.get("error") or item.get("status"))
             if key in here:  # two spellings of one failure on one line are one piece of evidence
@@ -406,6 +411,8 @@ class Reader:
                 self._item_values(item)
             if item["kind"] == "cudnn-version" and not item.get("loaded"):
                 self._cudnn_heading = item
+            if item["kind"] == "ngc-driver" and not item.get("have"):
+                self._ngc_cut = item
             count = self.counts.get(item["kind"], 0)
             self.counts[item["kind"]] = count + 1
             if count < MAX_ITEMS_PER_KIND:
@@ -432,6 +439,19 @@ class Reader:
             item["loaded"] = m.group(2)
         elif m and (m.group(1) == "minimum supported" or not item.get("compiled")):  # the minimum rules
             item["compiled"] = m.group(2)
+
+    def _ngc_detected(self, line: str) -> None:
+        """The driver version NVIDIA's container banner found, on the line after its "..., but"."""
+        item = self._ngc_cut
+        if item is None or self.lines - item["line"] > 2:
+            self._ngc_cut = None
+            return
+        m = _NGC_DETECTED.match(line)
+        if m:
+            item["have"] = m.group(1)
+            self._ngc_cut = None
+            if self.source == "explain":
+                self._item_values(item)
 
     def _module_error(self, line: str, low: str) -> None:
         """A notebook traceback names the error first and the failing import a few lines later
@@ -533,6 +553,8 @@ class Reader:
         elif item["kind"] == "lib-mismatch" and item.get("kernel"):
             self.values.set("system.proc_driver_version", item["kernel"], 5)
             self.values.set("system.libcuda_version", item.get("library"), 5)
+        elif item["kind"] == "ngc-driver" and item.get("have"):  # the kernel driver the image's check read
+            self.values.set("system.proc_driver_version", item["have"], 5)
         elif item["kind"] == "nvml-error":  # NVML's own answer, as the nvml probe would record it
             self.values.set("nvml.error_kind", "no-permission", 6)
             self.values.set("nvml.error", str(item["text"])[:200], 6)

@@ -285,10 +285,10 @@ SIGNATURES: tuple[Signature, ...] = (
     # XLA when the driver's linker refuses the code its newer ptxas produced
     _sig("driver-cuda-older", "culinkadddata fails",
          r"cuLinkAddData fails\. This is usually caused by stale driver version"),
+    # (NVIDIA's banner breaks the sentence after "but": the version detected is then on the next line)
     _sig("ngc-driver", "this container was built for nvidia driver",
          r"built for NVIDIA Driver Release (\d{3}\.\d{1,3}) or later, "
-         r"but version (\d{3}\.\d{1,3}(?:\.\d{1,3})?) "
-         r"was detected", ("need", "have")),
+         r"but(?:\s{1,8}version (\d{3}\.\d{1,3}(?:\.\d{1,3})?) was detected|\s{0,8}$)", ("need", "have")),
     # --- cuDNN, cuBLAS ------------------------------------------------------------------------------
     # the second anchor: a paste that broke "CuDNN l|ibrary" across lines
     _sig("cudnn-version", ("cudnn library", "source was compiled with", "source was compiled against"),
