@@ -3458,3 +3458,19 @@ def test_nvidias_image_banner_breaks_its_driver_sentence_and_its_requirement_rul
     one_line = ("ERROR: This container was built for NVIDIA Driver Release 440.33 or later, but version"
                 " 430.26 was detected and compatibility mode is UNAVAILABLE.")
     assert environment(one_line)["driver_version"] == "430.26"
+
+
+def test_macos_loader_not_loading_cudas_dylib_is_a_missing_cuda_library():
+    found = failing(holdout("holdout36", "U203"))  # "Library not loaded: @rpath/libcudart.8.0.dylib"
+    missing = found["cuda.libraries-missing"]
+    assert "CUDA 8" in missing.title
+    assert found["tensorflow.import-failed"].caused_by == "cuda.libraries-missing"
+    assert "DYLD_LIBRARY_PATH" in missing.detail + missing.fix
+    assert "LD_LIBRARY_PATH, the ld" not in missing.detail
+    assert "pip install" not in missing.fix  # no CUDA wheels on macOS
+
+
+def test_the_cuda_majors_of_macos_library_names():
+    from tfdoctor.versions import library_cuda_major, library_major
+
+    assert library_cuda_major("libcudart.8.0.dylib") == 8 and library_major("libcudnn.5.dylib") == 5

@@ -146,13 +146,14 @@ def cuda_library_version(name: str) -> str | None:
 
 def library_cuda_major(name: str) -> int | None:
     """The CUDA major a runtime library belongs to: libcudart.so.11.0 -> 11, cublas64_12.dll -> 12,
-    cudart64_110.dll -> 11, cudart64_101.dll -> 10 (None for cuDNN and the driver)."""
+    cudart64_110.dll -> 11, cudart64_101.dll -> 10, libcudart.8.0.dylib -> 8 (None for cuDNN and the
+    driver)."""
     low = name.lower()
     if library_family(low) != "cuda-runtime":
         return None
-    m = re.search(r"\.so\.(\d{1,3})", low)
+    m = re.search(r"\.so\.(\d{1,3})|\.(\d{1,3})(?:\.\d{1,3}){0,2}\.dylib$", low)
     if m:
-        return int(m.group(1))
+        return int(m.group(1) or m.group(2))
     m = re.search(r"64_(\d{1,4})\.dll", low)
     if m:
         digits = m.group(1)
@@ -161,8 +162,9 @@ def library_cuda_major(name: str) -> int | None:
 
 
 def library_major(name: str) -> int | None:
-    """A cuDNN library's major: libcudnn.so.8 -> 8, cudnn64_8.dll -> 8, libcudnn_ops.so.9 -> 9."""
-    m = re.search(r"\.so\.(\d{1,3})|64_(\d{1,3})\.dll", name.lower())
+    """A cuDNN library's major: libcudnn.so.8 -> 8, cudnn64_8.dll -> 8, libcudnn_ops.so.9 -> 9,
+    libcudnn.5.dylib -> 5."""
+    m = re.search(r"\.so\.(\d{1,3})|64_(\d{1,3})\.dll|\.(\d{1,3})(?:\.\d{1,3}){0,2}\.dylib$", name.lower())
     if not m:
         return None
-    return int(m.group(1) or m.group(2))
+    return int(m.group(1) or m.group(2) or m.group(3))

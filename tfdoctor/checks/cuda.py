@@ -219,8 +219,11 @@ def _missing(
     title = (f"TensorFlow cannot load its CUDA {cu} libraries: {what}" if cu
              else f"TensorFlow cannot load {what}")
     built = f"TensorFlow {tfv} was built for CUDA {cuda}; " if tfv and cuda else ""
-    detail = (f"{built}the libraries it loads at start-up were not found where its loader looks (pip nvidia"
-              " wheels, LD_LIBRARY_PATH, the ld cache), so it skips the GPU and runs on the CPU.")
+    where = {"windows": "the DLL search path (PATH, the CUDA toolkit's bin folder)",
+             "macos": "DYLD_LIBRARY_PATH and the library's @rpath"}.get(
+        fc.platform(facts) or "", "pip nvidia wheels, LD_LIBRARY_PATH, the ld cache")
+    detail = (f"{built}the libraries it loads at start-up were not found where its loader looks ({where}), so"
+              " it skips the GPU and runs on the CPU, or fails to import where it links them.")
     if any(i.get("kind") == "cudart-stub" for i in items):
         detail += (' ("Could not find cuda drivers on your machine" is printed when libcudart cannot be'
                    " loaded: despite its wording it is about the CUDA libraries, not the driver.)")

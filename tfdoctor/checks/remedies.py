@@ -306,6 +306,11 @@ def cuda_plan(facts: dict[str, Any], matrix: Any, cuda_major: int | None = None)
     plat = platform(facts)
     # (a release before the matrix's first: its tested CUDA and cuDNN)
     release = tf_release(matrix, facts) or (matrix.older_release(version) if version else None)
+    if plat == "macos":  # TensorFlow's macOS GPU builds (up to 1.1) load the CUDA toolkit's own dylibs
+        return plan(facts, P.note("TensorFlow's macOS GPU builds (1.1 and older) load CUDA from NVIDIA's CUDA"
+                                  " toolkit for macOS: install the CUDA and cuDNN it was built for and put"
+                                  " their lib folder on DYLD_LIBRARY_PATH; TensorFlow 1.2 and newer have no"
+                                  " CUDA support on macOS"))
     if plat == "windows":
         cuda = getattr(release, "cuda", None) or "11.2"
         cudnn = getattr(release, "cudnn", None) or "8.1"

@@ -42,7 +42,7 @@ _CUDA_PART = rf"lib(?:{_CUDA_RUNTIME}|cudnn\w{{0,30}}|nccl)"
 _LIB = (
     rf"(?:lib)?(?:cuda|nvcuda|{_CUDA_RUNTIME}|cudnn(?:_[a-z_]{{1,30}})?|nvinfer(?:_plugin)?|nccl|nvidia-ml|"
     r"tensorflow_framework|_pywrap_tensorflow_internal|msvcp140(?:_1)?|cudnn64|zlibwapi)"
-    r"(?:\.so(?:\.\d{1,6}){0,4}|64_\d{1,4}\.dll|\.dll|_\d{1,3}\.dll)"
+    r"(?:\.so(?:\.\d{1,6}){0,4}|64_\d{1,4}\.dll|\.dll|_\d{1,3}\.dll|(?:\.\d{1,3}){0,3}\.dylib)"  # (macOS's)
 )
 
 
@@ -59,6 +59,9 @@ SIGNATURES: tuple[Signature, ...] = (
          rf"failed to (?:load|open)|can(?:no|')t (?:load|open))(?:ed)? "  # (a person's "cannot opened")
          rf"(?:dynamic |the )?(?:CUDA )?(?:library|DSO)[: ]{{0,3}}'?({_LIB})", ("library",)),
     _sig("dlopen-failed", "cannot open shared object", rf"({_LIB}): cannot open shared object", ("library",)),
+    # macOS's loader: "Library not loaded: @rpath/libcudart.8.0.dylib" (TensorFlow's macOS GPU builds, <= 1.1)
+    _sig("dlopen-failed", "library not loaded", rf"Library not loaded: (?:@rpath/|\S{{0,200}}/)?({_LIB})",
+         ("library",)),
     # cuDNN 9's own loader trying each name of a sub-library ("Unable to load any of
     # {libcudnn_engines_precompiled.so.9.4.0, libcudnn_engines_precompiled.so.9.4, ...}")
     _sig("dlopen-failed", "unable to load any of", rf"Unable to load any of \{{({_LIB})", ("library",)),
