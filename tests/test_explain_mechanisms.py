@@ -3435,6 +3435,8 @@ def test_the_programs_tensors_of_another_dtype_than_an_operation_takes(text):
     ("cuDNN 9 is great", "cudnn_version", None),
     ("At this time, the Nvidia drivers are 410.78 with CUDA 10.0.", "driver_version", "410.78"),  # T108
     ("My nvidia driver versions are 375.66.", "driver_version", "375.66"),  # T401
+    ("The currently installed CUDA driver is version 550.54.15 supporting CUDA Toolkit 12.4.",
+     "driver_version", "550.54.15"),  # holdout36 U319
     ("驱动版本: 450.102.04", "driver_version", "450.102.04"),  # T215, a CJK template's "driver version"
 ])
 def test_versions_in_the_forms_people_write_them(text, key, value):
@@ -3474,3 +3476,10 @@ def test_the_cuda_majors_of_macos_library_names():
     from tfdoctor.versions import library_cuda_major, library_major
 
     assert library_cuda_major("libcudart.8.0.dylib") == 8 and library_major("libcudnn.5.dylib") == 5
+
+
+def test_the_kernels_log_of_an_illegal_instruction_in_tensorflows_library():
+    kernel = ("Apr  4 21:03:45 tower kernel: [  552.800686] traps: spleeter[4636] trap invalid opcode"
+              " ip:7f40e2481d99 sp:7fffea3652a0 error:0 in libtensorflow_framework.so.1[7f40e1d82000+19120]")
+    assert set(failing(kernel)) == {"cpu.avx-missing"}  # holdout36 U115
+    assert "cpu.avx-missing" not in failing(kernel.replace("libtensorflow_framework.so.1", "libc.so.6"))

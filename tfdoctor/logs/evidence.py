@@ -600,9 +600,12 @@ SIGNATURES: tuple[Signature, ...] = (
     # SIGILL as shells print it (bash "Illegal instruction", zsh "illegal hardware instruction") and
     # Windows' STATUS_ILLEGAL_INSTRUCTION
     _sig("avx", ("illegal instruction", "illegal hardware instruction", "these aren't available",
-                 "which your cpu", "0xc000001d", "-1073741795", "3221225501", "caught illegal operation"),
-         # (R's own words for SIGILL: " *** caught illegal operation ***")
+                 "which your cpu", "0xc000001d", "-1073741795", "3221225501", "caught illegal operation",
+                 "trap invalid opcode"),
+         # (R's own words for SIGILL: " *** caught illegal operation ***"; the kernel's log of it: "traps:
+         # python[4636] trap invalid opcode ip:... in libtensorflow_framework.so.1")
          r"Illegal (?:hardware )?instruction|caught illegal operation|"
+         r"trap invalid opcode [^\n]{0,200}? in (?:lib)?(?:_pywrap_)?tensorflow|"
          r"compiled to use \w{2,12}(?:\.\d)? instructions, but these aren't available|"
          # jaxlib's own check: "This version of jaxlib was built using AVX instructions, which your CPU
          # and/or operating system do not support"

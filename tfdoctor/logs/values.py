@@ -48,8 +48,9 @@ RE_DRIVER_CUDA_OLDER = re.compile(r"driver's CUDA version is (\d{1,2}\.\d{1,2}) 
 # ("NVIDIA 410.104", "Nvidia driver version = 465.42", "NVIDIA-SMI 440.33.01", a distribution's package:
 # "nvidia-drivers-530.41.03", "nvidia-open 565.57.01", "akmod-nvidia-565.77-1.fc41")
 RE_DRIVER_PROSE = re.compile(rf"\b(?:NVIDIA|driver|drivers|nvidia-smi|nvidia-drivers?|nvidia-open|"
-                             rf"a?kmod-nvidia)(?:\s{{1,3}}|-)(?:drivers?\s{{1,3}}|versions?\s{{0,3}}[:=]?\s{{0,3}}|v){{0,2}}"
-                             rf"(?:(?:is|are)\s{{1,3}})?({DRIVER})\b", re.IGNORECASE)
+                             rf"a?kmod-nvidia)(?:\s{{1,3}}|-)"
+                             rf"(?:drivers?\s{{1,3}}|versions?\s{{0,3}}[:=]?\s{{0,3}}|(?:is|are)\s{{1,3}}|v){{0,3}}"
+                             rf"({DRIVER})\b", re.IGNORECASE)
 RE_DRIVER_AFTER = re.compile(rf"(?<![\d.])({DRIVER})\s{{1,3}}(?:NVIDIA\s{{1,3}})?drivers?\b", re.IGNORECASE)
 # cuDNN as a person names it ("CUDA 11.1 cuDNN 8.0.5.39", "cudnn-v7.6"), not a CUDA version in an archive's
 # name ("cudnn-10.0-windows10-x64-v7.6.5.32.zip": RE_CUDNN_ARCHIVE reads its cuDNN)
