@@ -314,5 +314,5 @@ def test_precision_and_recall_per_id(capsys):
     assert holdout34.versions_read >= 0.9 * holdout34.versions
     assert holdout35.precision() >= 0.73 and holdout35.recall() >= 0.78, holdout35.failures  # (learned)
     assert holdout35.versions_read >= 0.93 * holdout35.versions
-    assert holdout36.precision() >= 0.6 and holdout36.recall() >= 0.57, holdout36.failures  # (blind)
-    assert holdout36.versions_read >= 0.88 * holdout36.versions
+    assert holdout36.precision() >= 0.67 and holdout36.recall() >= 0.64, holdout36.failures  # (learned)
+    assert holdout36.versions_read >= 0.92 * holdout36.versions
