@@ -3483,3 +3483,12 @@ def test_the_kernels_log_of_an_illegal_instruction_in_tensorflows_library():
               " ip:7f40e2481d99 sp:7fffea3652a0 error:0 in libtensorflow_framework.so.1[7f40e1d82000+19120]")
     assert set(failing(kernel)) == {"cpu.avx-missing"}  # holdout36 U115
     assert "cpu.avx-missing" not in failing(kernel.replace("libtensorflow_framework.so.1", "libc.so.6"))
+
+
+def test_every_stall_is_counted_and_a_bounded_number_kept():
+    pairs = "".join(f"2025-05-01 10:{m:02d}:00.0: I gpu_device.cc:1] Adding visible gpu devices: 0\n"
+                    f"2025-05-01 10:{m:02d}:59.0: I gpu_device.cc:2] Device interconnect StreamExecutor\n"
+                    for m in range(50))
+    facts = logs.read_text(pairs)["log"]
+    assert facts["counts"]["cc-jit"] == 50
+    assert len([i for i in facts["evidence"] if i["kind"] == "cc-jit"]) == logs.MAX_ITEMS_PER_KIND

@@ -326,8 +326,7 @@ class Reader:
         if self._stall.pending or stall.PHRASE in raw:  # (timestamps: before normalising drops them)
             item = self._stall.feed(raw, self.lines)
             if item is not None:
-                self.counts["cc-jit"] = self.counts.get("cc-jit", 0) + 1
-                self.items.append(item)
+                self._add(item)
         if len(raw) > 400 and raw.count("\\n") >= 3:  # output captured as a Python string: "...\n...\n"
             for part in raw.replace("\\r", "").split("\\n"):
                 if part.strip():
@@ -413,10 +412,7 @@ class Reader:
                 self._cudnn_heading = item
             if item["kind"] == "ngc-driver" and not item.get("have"):
                 self._ngc_cut = item
-            count = self.counts.get(item["kind"], 0)
-            self.counts[item["kind"]] = count + 1
-            if count < MAX_ITEMS_PER_KIND:
-                self.items.append(item)
+            self._add(item)
         if not here and not framed and is_error(line, severe_prefix):
             self.unrecognized_count += 1
             if len(self.unrecognized) < MAX_UNRECOGNIZED:
@@ -439,6 +435,13 @@ class Reader:
             item["loaded"] = m.group(2)
         elif m and (m.group(1) == "minimum supported" or not item.get("compiled")):  # the minimum rules
             item["compiled"] = m.group(2)
+
+    def _add(self, item: dict[str, Any]) -> None:
+        """One piece of evidence: counted always, kept up to MAX_ITEMS_PER_KIND of its kind."""
+        count = self.counts.get(item["kind"], 0)
+        self.counts[item["kind"]] = count + 1
+        if count < MAX_ITEMS_PER_KIND:
+            self.items.append(item)
 
     def _ngc_detected(self, line: str) -> None:
         """The driver version NVIDIA's container banner found, on the line after its "..., but"."""
@@ -464,8 +467,7 @@ class Reader:
         elif "modulenotfounderror" in low and "no module named" not in low and (
                 self._import_at is not None and 0 < self.lines - self._import_at <= 2):
             self._import_at = None
-            self.items.append({"kind": "tf-missing", "line": self.lines, "text": line[:QUOTE]})
-            self.counts["tf-missing"] = self.counts.get("tf-missing", 0) + 1
+            self._add({"kind": "tf-missing", "line": self.lines, "text": line[:QUOTE]})
             return
         if low.startswith("modulenotfounderror") and "no module named" not in low:
             self._module_error_at = self.lines
@@ -474,9 +476,8 @@ class Reader:
                 self._module_error_at = None
             elif _FAILED_IMPORT.match(line):
                 self._module_error_at = None
-                self.items.append({"kind": "tf-missing", "line": self.lines, "text": line[:QUOTE],
-                                   "via": "the import a notebook's ModuleNotFoundError points at"})
-                self.counts["tf-missing"] = self.counts.get("tf-missing", 0) + 1
+                self._add({"kind": "tf-missing", "line": self.lines, "text": line[:QUOTE],
+                           "via": "the import a notebook's ModuleNotFoundError points at"})
 
     def _frames(self, line: str, low: str) -> bool:
         """An API error at the end of a traceback through a package's own frames (Keras 3's keras/src,
@@ -522,9 +523,7 @@ class Reader:
             if not addon:
                 return False  # a program's own op library: nothing says which TensorFlow it was built for
             item["addon"] = addon
-        if self.counts.get(kind, 0) < MAX_ITEMS_PER_KIND:
-            self.items.append(item)
-        self.counts[kind] = self.counts.get(kind, 0) + 1
+        self._add(item)
         return True
 
     def _generated_code(self, line: str, severe_prefix: bool) -> None:

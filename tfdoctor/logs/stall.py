@@ -20,6 +20,7 @@ TRIGGER = PHRASE.lower()
 STALL_S = 30.0  # healthy start-ups in the corpus take at most 12 s here, on Windows with several GPUs
 _WITHIN = 8  # lines after the record where the next timestamp is looked for
 _SCAN = 4096  # characters of a line searched for a timestamp
+_EPOCH = datetime(1970, 1, 1)
 _STAMP = re.compile(r"(?<!\d)(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))?")
 
 
@@ -29,7 +30,8 @@ def _seconds(m: re.Match[str]) -> float | None:
     except ValueError:  # "2024-13-45 ...": no date
         return None
     fraction = m.group(7) or ""
-    return at.timestamp() + (int(fraction) / 10 ** len(fraction) if fraction else 0.0)
+    # (seconds from a fixed naive moment: no local time zone, so no daylight-saving hour in a gap)
+    return (at - _EPOCH).total_seconds() + (int(fraction) / 10 ** len(fraction) if fraction else 0.0)
 
 
 class DeviceStall:
