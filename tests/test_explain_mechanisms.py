@@ -3492,3 +3492,14 @@ def test_every_stall_is_counted_and_a_bounded_number_kept():
     facts = logs.read_text(pairs)["log"]
     assert facts["counts"]["cc-jit"] == 50
     assert len([i for i in facts["evidence"] if i["kind"] == "cc-jit"]) == logs.MAX_ITEMS_PER_KIND
+
+
+def test_advice_naming_an_error_is_not_that_error():
+    """A program's advice quotes an error it may come to; the same error reported is still read."""
+    advice = ("[2025-02-18 07:22:41,365] DEEPMD INFO    If you encounter the error 'an illegal memory "
+              "access was encountered', set DP_INFER_BATCH_SIZE to a smaller value.")
+    assert "gpu.illegal-address" not in failing(advice)
+    happened = ("2025-02-18 07:22:41.365: E external/local_xla/xla/stream_executor/cuda/cuda_driver.cc:152] "
+                "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered. If you see this "
+                "again, file a bug.")
+    assert "gpu.illegal-address" in failing(happened)

@@ -186,6 +186,9 @@ def _item(sig: ev.Signature, m: Any, line: str, line_no: int) -> dict[str, Any]:
 
 # A sentence about cuDNN's failure adds nothing where the same line names the status that explains it.
 _SAID_BY_CODE = {"cudnn-failed": "cudnnStatus_t"}
+# Advice that names an error it may come to ("If you encounter the error 'an illegal memory access was
+# encountered', set ..."): what follows it on the line is not something that happened.
+_ADVICE = re.compile(r"\bif you (?:encounter|see|get|meet|hit|run into|receive|experience)\b", re.IGNORECASE)
 
 
 def _optional_dependencies(items: list[dict[str, Any]]) -> None:
@@ -381,13 +384,18 @@ class Reader:
         else:
             framed = False
         here: set[tuple[str, Any]] = set()
-        coded = _CODE_WORD.search(low) if words is None else not words.isdisjoint(codes.TRIGGERS)
+        said, said_low = line, low
+        advice = _ADVICE.search(line) if "if you " in low else None
+        if advice:
+            said = line[:advice.start()]
+            said_low = said.lower()
+        coded = _CODE_WORD.search(said_low) if words is None else not words.isdisjoint(codes.TRIGGERS)
         found = [{**codes.item(code), "line": self.lines, "text": line[:QUOTE]}
-                 for code in codes.in_line(line, low)] if coded else []
+                 for code in codes.in_line(said, said_low)] if coded else []
         # the code says what failed, unless it is only a program's error ("could not create cudnn handle:
         # CUDNN_STATUS_NOT_SUPPORTED" is still cuDNN failing to start)
         apis = {se.BY_NAME[i["code"]].api for i in found if not i.get("reason")}
-        for sig, m in ev.match_line(line, low, words):
+        for sig, m in ev.match_line(said, said_low, words):
             if _SAID_BY_CODE.get(sig.kind) in apis:
                 continue
             item = _item(sig, m, line, self.lines)
