@@ -3503,3 +3503,25 @@ def test_advice_naming_an_error_is_not_that_error():
                 "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered. If you see this "
                 "again, file a bug.")
     assert "gpu.illegal-address" in failing(happened)
+
+
+@pytest.mark.parametrize("text, want", [
+    ("- TensorFlow version:2.0.0b1", "2.0.0b1"),
+    ("- TensorFlow version (use command below): v2.4.0-rc2-20-g68f236364c 2.4.0-rc3", "2.4.0-rc3"),
+    ("pip3 install tensorflow-gpu==1.13.1+nv19.5 --user", "1.13.1+nv19.5"),
+    ("-   **TF-nightly 2.4.0-dev20200808 installed with PIP**:", "2.4.0-dev20200808"),
+    ("- TensorFlow version: 2.15.0", "2.15.0"),
+])
+def test_a_releases_pre_release_and_local_tags_are_read_whole(text, want):
+    assert logs.read_text(text)["tensorflow"]["version"] == want
+
+
+def test_a_rocm_images_tensorflow_is_not_the_pypi_cpu_wheel():
+    """AMD's images install their build as `tensorflow`: an old release's PyPI CPU-only wheel it is not."""
+    listing = "Name: tensorflow\nVersion: 2.0.0b1\nLocation: /usr/local/lib/python3.5/dist-packages\n"
+    about_gpu = "My GPU is not used.\n"
+    assert "tensorflow.cpu-only-build" in failing(about_gpu + listing)
+    rocm = "- TensorFlow installed from the ROCm docker image rocm2.5-tf2.0-beta1-config-v1\n"
+    assert "tensorflow.cpu-only-build" not in failing(about_gpu + rocm + listing)
+    collect_env = "ROCM used to build PyTorch: N/A\n"  # a report that there is no ROCm
+    assert "tensorflow.cpu-only-build" in failing(about_gpu + collect_env + listing)

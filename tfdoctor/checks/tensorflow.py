@@ -192,6 +192,8 @@ def _pypi_cpu_wheel(facts: dict[str, Any], matrix: Any, dists: dict[str, str]) -
     lists no GPU and the text never names the GPU package. Returns that version, or None."""
     if "platform cuda" in str(fc.get(facts, "runtime", "gpu_reason") or "").lower():
         return None  # a CUDA platform that found no device ("no supported devices found for platform CUDA")
+    if "rocm" in fc.as_list(fc.get(facts, "log", "platform_hints")):
+        return None  # AMD's ROCm images install their own build under the name `tensorflow`
     version = dists.get("tensorflow")
     if (fc.get(facts, "runtime", "tf_visible_gpus") == 0 and not _tf_dists(dists)
             and not fc.get(facts, "tensorflow", "gpu_package_named")):  # TensorFlow itself lists no GPU

@@ -89,6 +89,10 @@ _MODULE_KEYS = {"tensorflow": "tensorflow.version", "tensorflow-gpu": "tensorflo
                 "python": "tensorflow.python_version", "cudnn": "runtime.cudnn_version",
                 "cuda": "nvcc.version"}
 RE_DEVICE_QUERY = re.compile(r"CUDA Driver Version / Runtime Version\s{1,20}(\d{1,2}\.\d) / (\d{1,2}\.\d)")
+# A release's PEP 440 tail as people paste it: a pre- or post-release ("rc3", "-rc3", "b1", ".dev20200808",
+# "-beta1") and a local build's tag ("+nv19.5": NVIDIA's Jetson and NGC wheels). One home for every reader.
+PRE = r"(?:[-_.]?(?:rc|dev|post|alpha|beta|a|b)\d{1,10})?"
+LOCAL = r"(?:\+[A-Za-z0-9]{1,12}(?:\.[A-Za-z0-9]{1,12}){0,3})?"
 _TF_DISTS = ("tensorflow|tensorflow-gpu|tensorflow-cpu|tensorflow-intel|tensorflow-macos|tensorflow-aarch64"
              "|tf-nightly")
 # the GPU package of TensorFlow before 2.1 (a CPU-only `tensorflow` beside it), by its pip or conda name
@@ -105,11 +109,10 @@ RE_TFLOW_SELECT = re.compile(r"^_tflow(?:_\d{1,3})?_select(?::\s{1,40}\S{1,40}\s
                              r"-(\w{1,10})|\s{1,40}[\d.]{1,10}\s{1,40}(\w{1,10})\b)")
 RE_PIP_EQ = re.compile(r"\b(" + _TF_DISTS + r"|keras|tf-keras|numpy|protobuf|tf)(?:\[[\w,-]{1,30}\])?"
                        r"\s{0,2}==\s{0,2}(\d{1,4}"
-                       r"(?:\.[0-9A-Za-z]{1,12}){0,4}(?:-(?:rc|alpha|beta|dev|post)\d{1,10})?)",
+                       r"(?:\.[0-9A-Za-z]{1,12}){0,4}(?:-(?:rc|alpha|beta|dev|post)\d{1,10})?" + LOCAL + ")",
                        re.IGNORECASE)
 RE_DIST_DASH = re.compile(r"\b(tensorflow(?:[-_](?:gpu|cpu|intel))?)-(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?"
-                          r"(?:[-_.]?(?:rc|dev|post|alpha|beta)"
-                          r"\d{1,10})?)(?![\d-])", re.IGNORECASE)
+                          + PRE + r")(?![\d-])", re.IGNORECASE)
 RE_DIST_SPACE = re.compile(r"\b(tensorflow(?:-gpu|-cpu|-intel)?) (\d{1,2}\.\d{1,3}\.\d{1,3}\S{0,12}) "
                            r"(?:requires|has requirement|depends on)")
 # pip's legacy list format (the default before pip 10, `--format=legacy` until pip 18): "numpy (1.13.3)",
@@ -139,7 +142,7 @@ RE_TF_FIELD = re.compile(
     r"\s{0,3}(?:[:=]|\s-)\s{0,3}`?(?:tensorflow(?:-gpu|-cpu)?\s{1,3})?(?:v\.?\s?)?"
     r"(?:tf\s{0,2})?(?:v\d[\w.-]{0,40}\s{1,4})?"
     # (TensorFlow's majors are 0-2: NGC's image tags, tensorflow:20.03-tf2, are year.month)
-    r"([0-2]\.\d{1,3}(?:\.\d{1,3})?(?:[-_.]?(?:rc|dev|post|alpha|beta)\d{1,10})?)\b"
+    r"([0-2]\.\d{1,3}(?:\.\d{1,3})?" + PRE + LOCAL + r")\b"
     r"(?![.\d]{0,8}-[1-9]\d{0,5}-g[0-9a-f]{6})",  # (a git describe, v1.12.1-45908-g9af48cb079: past the tag)
     re.IGNORECASE,
 )
@@ -147,10 +150,9 @@ RE_TF_FIELD = re.compile(
 # (with 0 commits, 2.16.1-0-g5bc9d26649c, it is the release)
 RE_GIT_DESCRIBE = re.compile(r"\bv?\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:-rc\d{1,2})?-[1-9]\d{0,5}"
                              r"-g[0-9a-f]{6,40}\b")
-RE_VERSION_VALUE = re.compile(r"(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?"
-                              r"(?:[-_.]?(?:rc|dev|post|alpha|beta)\d{1,10})?)")
+RE_VERSION_VALUE = re.compile(r"(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?" + PRE + LOCAL + ")")
 RE_GIT_VERSION = re.compile(r"\bv\d{1,2}\.\d{1,3}\.\d{1,3}(?:-rc\d{1,2})?-\d{1,6}-g[0-9a-f]{6,40}\W{1,6}"
-                            r"(\d{1,2}\.\d{1,3}\.\d{1,3})")
+                            r"(\d{1,2}\.\d{1,3}\.\d{1,3}" + PRE + ")")
 # ("tensorflow(0.12)", but not pip search's "tensorflow (1.12.0)  - ...", which names what PyPI has)
 RE_TF_PROSE = re.compile(r"\b(?:tf|tensorflow)(?:-nightly)?(?:[- ]?gpu)?"
                          r"(?:\s?\((?![\d.]{1,12}\)\s{1,40}-\s)|\s{0,2})"
@@ -487,6 +489,10 @@ RE_LINUX = re.compile(
     r"\b(?:Google )?Colab\b|\bKaggle (?:notebook|kernel)s?\b|\bSageMaker\b",  # hosted runtimes run Linux
     re.IGNORECASE,
 )
+# TensorFlow built for AMD's ROCm: its package, its images and their tags, its version field (not a
+# framework's report that it has no ROCm: "ROCM used to build PyTorch: N/A", JAX's "backend 'rocm'")
+RE_ROCM_BUILD = re.compile(r"tensorflow[-_]rocm|rocm/tensorflow|\brocm\d|"
+                           r"\bROCm(?:/MIOpen)? version:\s{0,3}\d|/opt/rocm\b", re.IGNORECASE)
 RE_MACOS = re.compile(r"\bDarwin\b|tensorflow-macos|tensorflow-metal|macosx_\d{1,2}|"
                       # the BSD shell's word for a signal, with its number ("Abort trap: 6"; bash on Linux
                       # prints "Aborted (core dumped)")
@@ -1521,6 +1527,8 @@ class Values:
             hints["gpu"] = 1
         if "nvidia-smi" in low:  # the person or the paste has nvidia-smi's view (its GPU numbers)
             hints["nvidia-smi-named"] = 1
+        if "rocm" in low and RE_ROCM_BUILD.search(line):  # AMD's images install their build as `tensorflow`
+            hints["rocm"] = 1
         if "/mnt/" in low and RE_WSL_MOUNT.search(line):
             hints["wsl"] = 1
         if "wsl" in low or "microsoft" in low:
@@ -1708,7 +1716,7 @@ _GPU_TRIGGERS = (
 )
 _PLATFORM_TRIGGERS = ("gpu", "cuda", "nvidia", "wsl", "microsoft", *_WINDOWS_KEYS, *_LINUX_KEYS, *_MACOS_KEYS,
                       "conda", "/envs/", "forge", *_CONTAINER_KEYS, *_OS_KEYS, "cuda_visible_devices",
-                      "cuda_device_order")
+                      "cuda_device_order", "rocm")
 READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (_HEADING_TRIGGERS, Values._heading_line),
     (("version", "nvrm", "release", "driver", "nvidia"), Values._versions),
