@@ -3525,3 +3525,25 @@ def test_a_rocm_images_tensorflow_is_not_the_pypi_cpu_wheel():
     assert "tensorflow.cpu-only-build" not in failing(about_gpu + rocm + listing)
     collect_env = "ROCM used to build PyTorch: N/A\n"  # a report that there is no ROCm
     assert "tensorflow.cpu-only-build" in failing(about_gpu + collect_env + listing)
+
+
+@pytest.mark.parametrize("text, want", [
+    ("cudnn                     7.6.5                cuda10.2_0", "7.6.5"),  # conda list
+    ("Driver Version: 460.32.03  CUDA Version: 11.2 CUDNN libcudnn8_8.1.0.77", "8.1.0.77"),
+    ("ii  libcudnn8  8.1.0.77-1+cuda11.2  amd64  cuDNN runtime libraries", "8.1.0.77"),
+    ("cuDNN version: Probably one of the following:\n/usr/lib/x86_64-linux-gnu/libcudnn.so.8.9.4\n"
+     "/usr/lib/x86_64-linux-gnu/libcudnn_adv_infer.so.8.9.4", "8.9.4"),
+    ("- CUDA/cuDNN version: CUDA==10.0.130 cuDNN==7.4.1", "7.4.1"),
+    ("- CUDA/cuDNN version: Driver Version: 440.33.01, CUDA Version: 10.2, cuDNN 7.6.2", "7.6.2"),
+    ("- CUDA/cuDNN version: v11.0.3_451.82 / cudnn-11.0-windows-x64-v8.0.4.30.zip", "8.0.4.30"),
+    ("- CUDA/cuDNN version: 10.1/7.6", "7.6"),
+    ("cuDNN [8.9] installed", "8.9"),
+    ("cudnn版本为 8.9.2.26", "8.9.2.26"),
+])
+def test_the_cudnn_installed_or_named_is_read(text, want):
+    assert logs.read_text(text)["runtime"]["cudnn_version"] == want
+
+
+def test_a_cudnn_windows_dll_or_archive_cuda_is_not_a_cudnn_version():
+    for text in ("Could not load dynamic library 'cudnn64_8.dll'", "tar xf cudnn-10.0-linux-x64-v7.tgz"):
+        assert logs.read_text(text).get("runtime", {}).get("cudnn_version") is None

@@ -54,9 +54,16 @@ RE_DRIVER_PROSE = re.compile(rf"\b(?:NVIDIA|driver|drivers|nvidia-smi|nvidia-dri
 RE_DRIVER_AFTER = re.compile(rf"(?<![\d.])({DRIVER})\s{{1,3}}(?:NVIDIA\s{{1,3}})?drivers?\b", re.IGNORECASE)
 # cuDNN as a person names it ("CUDA 11.1 cuDNN 8.0.5.39", "cudnn-v7.6"), not a CUDA version in an archive's
 # name ("cudnn-10.0-windows10-x64-v7.6.5.32.zip": RE_CUDNN_ARCHIVE reads its cuDNN)
-RE_CUDNN_PROSE = re.compile(r"\bcudnn(?:\s{1,2}version)?\s{0,2}[-:=]?\s{0,2}v?"
-                            r"(\d{1,2}\.\d{1,2}(?:\.\d{1,3}){0,2})(?![\d.]|-(?:linux|windows|osx|x64|macos))",
-                            re.IGNORECASE)
+# ("cuDNN 7.6", "cuDNN==7.4.1", "cuDNN [8.9]", "libcudnn 5.1", "cudnn version 为 8.9.2": normalised CJK)
+RE_CUDNN_PROSE = re.compile(r"\b(?:lib)?cudnn(?:\s{1,2}version)?\s{0,2}(?:[为是為は]\s{0,2})?"
+                            r"[-:=]{0,2}\s{0,2}[\[(]?v?(\d{1,2}\.\d{1,2}(?:\.\d{1,3}){0,2})"
+                            r"(?![\d.]|-(?:linux|windows|osx|x64|macos))", re.IGNORECASE)
+# What is installed: a conda list's row ("cudnn   7.6.5   cuda10.2_0"), a Debian package
+# ("libcudnn8_8.1.0.77", "libcudnn8  8.1.0.77-1+cuda11.2"), a library file's full name
+# ("/usr/lib/x86_64-linux-gnu/libcudnn.so.8.9.4"; TensorFlow opens cuDNN by its major alone)
+RE_CUDNN_INSTALLED = re.compile(r"^cudnn\s{2,40}(\d{1,2}\.\d{1,2}(?:\.\d{1,3}){0,2})\s{2,40}\S|"
+                                r"\blibcudnn\d{1,2}(?:-dev)?(?:[_=]|\s{1,40})(\d{1,2}\.\d{1,2}(?:\.\d{1,3}){0,2})\b|"
+                                r"\blibcudnn(?:_\w{1,20})?\.so\.(\d{1,2}\.\d{1,2}\.\d{1,3})\b")
 # an issue template's cuDNN field holding its major alone ("- cuDNN: 9")
 RE_CUDNN_MAJOR_FIELD = re.compile(r"^[-*+]?\s{0,3}cudnn(?:\s{1,2}version)?\s{0,2}:\s{0,2}v?(\d{1,2})\s{0,3}$",
                                   re.IGNORECASE)
@@ -974,6 +981,9 @@ class Values:
     def _cuda_cudnn_field(self, text: str) -> None:
         """The issue template's "CUDA/cuDNN version": the CUDA first, then cuDNN ("10.1/7.6", "9.0 / 7",
         "CUDA 10.1, cuDNN 7.6"), an archive's name ("cudnn-10.0-linux-x64") not read as cuDNN."""
+        named = RE_CUDNN_ARCHIVE.search(text) or RE_CUDNN_PROSE.search(text)  # cuDNN by its name
+        if named:
+            self.set("runtime.cudnn_version", named.group(1), 3)
         parts = [p for p in RE_FIELD_SPLIT.split(text[:160]) if p.strip()][:2]
         if len(parts) == 2 and "cudnn" in parts[0].lower() and "cudnn" not in parts[1].lower():
             parts.reverse()  # "cuDNN 7.6 / CUDA 10.1"
@@ -981,7 +991,8 @@ class Values:
         if numbers and numbers[0] and "." in numbers[0].group(1):
             self.set("nvcc.version", ".".join(numbers[0].group(1).split(".")[:2]), 2)
         cudnn = numbers[1] if len(numbers) == 2 else None
-        if cudnn and "cudnn-" not in parts[1].lower() and int(cudnn.group(1).split(".")[0]) <= 9:
+        if (cudnn and not named and "cudnn-" not in parts[1].lower()
+                and int(cudnn.group(1).split(".")[0]) <= 9):
             self.set("runtime.cudnn_version", cudnn.group(1), 3)
 
     def _driver_package(self, line: str, low: str) -> None:
@@ -1105,6 +1116,10 @@ class Values:
         m = RE_LDD_CUDNN.match(line) or RE_CUDNN_ARCHIVE.search(line)
         if m:
             self.set("runtime.cudnn_version", m.group(1), 2)
+            return
+        m = RE_CUDNN_INSTALLED.search(line)
+        if m:
+            self.set("runtime.cudnn_version", next(g for g in m.groups() if g), 2)
             return
         m = RE_CUDNN_PROSE.search(line) or RE_CUDNN_MAJOR_FIELD.match(line)
         if m:
