@@ -3547,3 +3547,15 @@ def test_the_cudnn_installed_or_named_is_read(text, want):
 def test_a_cudnn_windows_dll_or_archive_cuda_is_not_a_cudnn_version():
     for text in ("Could not load dynamic library 'cudnn64_8.dll'", "tar xf cudnn-10.0-linux-x64-v7.tgz"):
         assert logs.read_text(text).get("runtime", {}).get("cudnn_version") is None
+
+
+@pytest.mark.parametrize("text, want", [
+    ("| **Driver Version** | 535.216.03    |", "535.216.03"),  # a markdown table
+    ("Failed to initialize NVML - driver:460.32.03 cuda:11.2 k8s:1.23.5", "460.32.03"),
+    ("宿主机为Ubuntu20.04 + RTX2080ti,Nvidia driver版本为450.102.04。", "450.102.04"),
+    ("NVRM version:   410.104", "410.104"),  # nvidia-container-cli info
+    ('DCGM_FI_DEV_GPU_UTIL{DCGM_FI_DRIVER_VERSION="510.47.03", Hostname="x"} 0', "510.47.03"),
+    ("despite cuda 11.0 and compatible nvidia drivers (455.28) all working", "455.28"),
+])
+def test_the_driver_version_in_other_tools_and_words_is_read(text, want):
+    assert explain_report(text, MATRIX).environment["driver_version"] == want

@@ -29,7 +29,8 @@ MAX_DISTS = 200
 V3 = r"\d{1,4}\.\d{1,3}(?:\.\d{1,3})?"  # 535.104.05 / 12.2 / 2.15.0
 DRIVER = r"\d{3}\.\d{1,3}(?:\.\d{1,3})?"
 
-RE_DRIVER_VERSION = re.compile(rf"\bDriver Version\s{{0,30}}:\s{{0,4}}({DRIVER})"
+# (nvidia-smi's banner and -q; a markdown table's row: "| Driver Version | 535.216.03 |")
+RE_DRIVER_VERSION = re.compile(rf"\bDriver Version\s{{0,30}}[:|]\s{{0,4}}({DRIVER})"
                                rf"(?:\s{{1,60}}CUDA Version:\s{{0,4}}"
                                rf"(\d{{1,2}}\.\d{{1,2}}))?")
 RE_SMI_Q_CUDA = re.compile(r"^CUDA Version\s{1,40}:\s{0,4}(\d{1,2}\.\d{1,2})")
@@ -42,14 +43,19 @@ RE_SMI_L = re.compile(r"(?:^|:\s{1,3})GPU (\d{1,3}): (\S.{0,80}?) \(UUID: |"
                       r"(?:^|:\s{1,3})GPU (\d{1,3}): ((?:NVIDIA|GeForce|Tesla|Quadro|TITAN|GRID|RTX|GTX)\b"
                       r"[\w .-]{0,60}?)\s{0,4}$", re.IGNORECASE)
 RE_KERNEL_REPORTED = re.compile(rf"kernel reported version is:?\s{{0,3}}'?({DRIVER})")
+# nvidia-container-cli info: the kernel module's version
+RE_NVRM_VERSION = re.compile(rf"^NVRM version:\s{{0,8}}({DRIVER})\b")
+# the driver's version as NVIDIA's DCGM exporter labels every metric
+RE_DCGM_DRIVER = re.compile(rf"\bDCGM_FI_DRIVER_VERSION=\"({DRIVER})\"")
 RE_NVML_LIBRARY = re.compile(rf"NVML library version:\s{{0,3}}({DRIVER})")
 RE_DSO_REPORTED = re.compile(rf"libcuda reported version is:?\s{{0,3}}'?({DRIVER})")
 RE_DRIVER_CUDA_OLDER = re.compile(r"driver's CUDA version is (\d{1,2}\.\d{1,2}) which is older")
 # ("NVIDIA 410.104", "Nvidia driver version = 465.42", "NVIDIA-SMI 440.33.01", a distribution's package:
 # "nvidia-drivers-530.41.03", "nvidia-open 565.57.01", "akmod-nvidia-565.77-1.fc41")
 RE_DRIVER_PROSE = re.compile(rf"\b(?:NVIDIA|driver|drivers|nvidia-smi|nvidia-drivers?|nvidia-open|"
-                             rf"a?kmod-nvidia)(?:\s{{1,3}}|-)"
-                             rf"(?:drivers?\s{{1,3}}|versions?\s{{0,3}}[:=]?\s{{0,3}}|(?:is|are)\s{{1,3}}|v){{0,3}}"
+                             rf"a?kmod-nvidia)(?:\s{{1,3}}|-|\s{{0,2}}[:=(]\s{{0,2}})"
+                             rf"(?:drivers?\s{{1,3}}|versions?\s{{0,3}}[:=]?\s{{0,3}}|(?:is|are)\s{{1,3}}|v|\(|"
+                             rf"[为是為は]\s{{0,2}}){{0,3}}"
                              rf"({DRIVER})\b", re.IGNORECASE)
 RE_DRIVER_AFTER = re.compile(rf"(?<![\d.])({DRIVER})\s{{1,3}}(?:NVIDIA\s{{1,3}})?drivers?\b", re.IGNORECASE)
 # cuDNN as a person names it ("CUDA 11.1 cuDNN 8.0.5.39", "cudnn-v7.6"), not a CUDA version in an archive's
@@ -668,6 +674,8 @@ _ONE_VALUE: tuple[tuple[Any, ...], ...] = (
     (RE_NVRM_CLIENT, "system.libcuda_version", 5, ("api mismatch",)),
     (RE_NVML_LIBRARY, "system.libcuda_version", 5, ("nvml library version",)),  # nvidia-smi on a mismatch
     (RE_NVRM_KERNEL, "system.proc_driver_version", 5, ("kernel module has the version",)),
+    (RE_NVRM_VERSION, "system.proc_driver_version", 5, ("nvrm version:",)),
+    (RE_DCGM_DRIVER, "nvidia_smi.driver_version", 4, ("dcgm_fi_driver_version",)),
     (RE_CUDA_VERSION_ANY, "nvidia_smi.cuda_version", 2, ("cuda version",)),  # nvidia-smi's words elsewhere
     (RE_DRIVER_PROSE, "nvidia_smi.driver_version", 1, ("driver", "nvidia")),
     (RE_DRIVER_AFTER, "nvidia_smi.driver_version", 1, ("driver",)),
