@@ -3559,3 +3559,20 @@ def test_a_cudnn_windows_dll_or_archive_cuda_is_not_a_cudnn_version():
 ])
 def test_the_driver_version_in_other_tools_and_words_is_read(text, want):
     assert explain_report(text, MATRIX).environment["driver_version"] == want
+
+
+@pytest.mark.parametrize("text, want", [
+    ("I c:\\l\\work\\tensorflow-1.1.0\\tensorflow\\core\\common_runtime\\gpu\\pool_allocator.cc:247] "
+     "PoolAllocator: After 5822 get requests", "1.1.0"),  # a Windows 1.x build's source tree
+    ("I do not use the gpu, and the tensorflow is 2.7.1", "2.7.1"),
+    ("I am having tensorflow version == 2.2", "2.2"),
+    ("我的tf是1.8.0,keras是2.2.4", "1.8.0"),
+    ("with batch_size of 24 and tensorflow of 1.13.1, I recently", "1.13.1"),
+])
+def test_the_tensorflow_version_in_prose_and_build_paths_is_read(text, want):
+    assert logs.read_text(text)["tensorflow"]["version"] == want
+
+
+def test_a_path_through_a_tensorflow_folder_is_no_version():
+    text = "File /home/u/src/tensorflow-2.4.1-x/models/train.py, line 3"
+    assert "version" not in logs.read_text(text).get("tensorflow", {})

@@ -170,7 +170,8 @@ RE_GIT_VERSION = re.compile(r"\bv\d{1,2}\.\d{1,3}\.\d{1,3}(?:-rc\d{1,2})?-\d{1,6
 RE_TF_PROSE = re.compile(r"\b(?:tf|tensorflow)(?:-nightly)?(?:[- ]?gpu)?"
                          r"(?:\s?\((?![\d.]{1,12}\)\s{1,40}-\s)|\s{0,2})"
                          r"(?:(?:updated|upgraded|downgraded)\s{1,2})?"
-                         r"(?:to\s{1,2}(?:the\s{1,2}latest\s{1,2})?)?(?:version\s{0,2}(?:is\s{0,2})?)?`?"
+                         r"(?:to\s{1,2}(?:the\s{1,2}latest\s{1,2})?)?(?:version\s{0,2})?"
+                         r"(?:(?:is|was|of|==?|是|為|为)\s{0,2})?`?"
                          r"(?:v\.?\s?)?([0-2]\.\d{1,2}"
                          r"(?:\.\d{1,2})?(?:-?(?:rc|alpha|beta)\d{1,2}|[-.]dev\d{8})?)\b", re.IGNORECASE)
 # TensorFlow 1.x's API, where no version is shown: its v1 namespace, and the deprecation wrapper of 1.14/1.15
@@ -181,6 +182,10 @@ RE_TF1_API = re.compile(r"\btensorflow\._api\.v1\b|\bdeprecation_wrapper\.py\b|"
 RE_ADDON_SAW = re.compile(r"\b(?:Detected an installation of version|"
                           r"versions? of TensorFlow you are currently using is)\s{1,3}"
                           r"(\d{1,2}\.\d{1,3}\.\d{1,3}(?:-?(?:rc|dev|alpha|beta)\d{1,10})?)")
+# the source tree a Windows build of TensorFlow 1.x logs its files from
+# ("c:\\l\\work\\tensorflow-1.1.0\\tensorflow\\core\\...")
+RE_BUILD_TREE = re.compile(r"[\\/]tensorflow-(\d\.\d{1,2}\.\d{1,2}" + PRE + r")[\\/]tensorflow[\\/]"
+                           r"(?:core|stream_executor|compiler|python|contrib)[\\/]", re.IGNORECASE)
 RE_DOCKER_TAG = re.compile(r"\btensorflow/tensorflow:(\d{1,2}\.\d{1,3}\.\d{1,3})\b|"
                            r"\bTensorFlow/(\d{1,2}\.\d{1,3}\.\d{1,3})-|"  # the image; an HPC module;
                            # the C library's archive: libtensorflow-cpu-windows-x86_64-2.5.0.zip
@@ -1201,6 +1206,9 @@ class Values:
         m = RE_GIT_VERSION.search(line)
         if m:
             self.set("tensorflow.version", m.group(1), 6)
+        m = RE_BUILD_TREE.search(line)
+        if m:
+            self.set("tensorflow.version", m.group(1), 3)
         m = RE_DOCKER_TAG.search(line)  # the official image: tensorflow/tensorflow:2.15.0-gpu
         if m:
             self.set("tensorflow.version", m.group(1) or m.group(2) or m.group(3), 3)
