@@ -3576,3 +3576,20 @@ def test_the_tensorflow_version_in_prose_and_build_paths_is_read(text, want):
 def test_a_path_through_a_tensorflow_folder_is_no_version():
     text = "File /home/u/src/tensorflow-2.4.1-x/models/train.py, line 3"
     assert "version" not in logs.read_text(text).get("tensorflow", {})
+
+
+@pytest.mark.parametrize("text, want", [
+    ("python                    3.12.9          h9e4cc4f_1_cpython    conda-forge", "3.12.9"),
+    ("tensorflow                2.11.1          cuda112py39h01bd6f0_0    conda-forge", "3.9"),
+    ("tensorflow-base           1.14.0          gpu_py37h8d69cac_0", "3.7"),
+    ("RuntimeWarning: compiletime version 3.5 of module 'tensorflow.python.framework.fast_tensor_util' "
+     "does not match runtime version 3.6", "3.6"),
+    ("Python V 3.10.6. WSL.", "3.10.6"),
+])
+def test_the_python_an_environment_holds_is_read(text, want):
+    assert logs.read_text(text)["tensorflow"]["python_version"] == want
+
+
+def test_a_conda_build_string_without_a_python_names_none():
+    text = "tensorflow-gpu            2.4.1                h30adc30_0"
+    assert "python_version" not in logs.read_text(text).get("tensorflow", {})

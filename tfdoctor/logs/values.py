@@ -206,8 +206,15 @@ RE_PY_FIELD = re.compile(r"(?<![A-Za-z0-9]-)\bpython[*_`]{0,2}(?:[ _]version)?[*
                          r"v?(\d\.\d{1,2}(?:\.\d{1,2})?)(?!\.?\d)",
                          re.IGNORECASE)
 RE_PY_PROSE = re.compile(r"\bpython(?:-|\s{0,2})(?:version\s{0,2}(?:is\s{0,2})?)?"
-                         r"v?([23]\.\d{1,2}(?:\.\d{1,2})?)(?!\.?\d)",
+                         r"(?:v\.?\s?)?([23]\.\d{1,2}(?:\.\d{1,2})?)(?!\.?\d)",
                          re.IGNORECASE)
+# The Python an environment holds: a conda list's python row ("python  3.12.9  h9e4cc4f_1_cpython
+# conda-forge"); the build string of a compiled package's row, built for one Python ("tensorflow  2.11.1
+# cuda112py39h01bd6f0_0", "absl-py  0.8.1  py37_0"); an extension module's warning naming the Python
+# running it ("compiletime version 3.5 of module '...' does not match runtime version 3.6")
+RE_CONDA_PYTHON = re.compile(r"^python\s{2,40}(\d\.\d{1,2}\.\d{1,2})\s{2,40}\S")
+RE_CONDA_PY_BUILD = re.compile(r"(?:^|[a-z\d_])py(3)(\d{1,2})(?:h[0-9a-f]{7}|_\d{1,3}$)")
+RE_PY_RUNTIME = re.compile(r"\bdoes not match runtime version (\d\.\d{1,2})\b")
 # site-packages paths, Windows install folders, conda env names, TF's Windows build paths (...\PY\36\...)
 RE_PY_PATH = re.compile(r"[/\\]python(\d\.\d{1,2})[/\\]|[/\\](?:Python|PY[/\\])(3\d{1,2})(?:_64|-32)?[/\\]|"
                         # python-3.8.5-env/, a tool cache's Python/3.10.19/x64, python/2.7.10-anaconda/
@@ -1252,6 +1259,9 @@ class Values:
         m = RE_PY_PROSE.search(line)
         if m:
             self.set("tensorflow.python_version", m.group(1), 1)
+        m = RE_CONDA_PYTHON.match(line) or RE_PY_RUNTIME.search(line)
+        if m:
+            self.set("tensorflow.python_version", m.group(1), 3 if m.re is RE_CONDA_PYTHON else 4)
         m = RE_PY_TAG.search(line) if "not a supported wheel" not in low else None  # (refused: not its tag)
         if m and "tensorflow" in low:
             self.set("tensorflow.python_version", f"{m.group(1)}.{m.group(2)}", 2)
@@ -1282,6 +1292,9 @@ class Values:
             if name in ("tensorflow", "tensorflow-base") and build.startswith(("eigen_", "mkl_", "gpu_")):
                 # conda's build string says which TensorFlow it is: eigen_/mkl_ CPU-only, gpu_ CUDA
                 self.set("tensorflow.build_info.is_cuda_build", build.startswith("gpu_"), 4)
+            py = RE_CONDA_PY_BUILD.search(build) if "py" in build else None
+            if py:  # a compiled package conda built for one Python
+                self.set("tensorflow.python_version", f"{py.group(1)}.{py.group(2)}", 2)
             if name == "tensorflow":
                 self._conda_channel = channel
             elif (name == "tensorflow-gpu" and RE_CONDA_META.fullmatch(build)
