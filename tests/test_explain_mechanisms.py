@@ -3593,3 +3593,11 @@ def test_the_python_an_environment_holds_is_read(text, want):
 def test_a_conda_build_string_without_a_python_names_none():
     text = "tensorflow-gpu            2.4.1                h30adc30_0"
     assert "python_version" not in logs.read_text(text).get("tensorflow", {})
+
+
+def test_tensorflow_1_device_properties_without_their_heading_name_the_gpu():
+    text = ("name: GeForce GTX 1080\nmajor: 6 minor: 1 memoryClockRate (GHz) 1.7335\npciBusID 0000:02:00.0\n"
+            "Total memory: 7.92GiB\n")
+    gpus = logs.read_text(text)["runtime"]["gpus"]
+    assert [(g["name"], g["compute_capability"]) for g in gpus] == [("GeForce GTX 1080", "6.1")]
+    assert "gpus" not in logs.read_text("major: 6 minor: 1 memoryClockRate (GHz) 1.7335\n").get("runtime", {})

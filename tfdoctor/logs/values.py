@@ -747,6 +747,7 @@ class Values:
         self._run_lines = 0  # continuation lines ("\\" at the end) of a container engine's run command
         self._found_line = 0
         self._prev = ""
+        self._prev_line = ""  # (as written: `_prev` is lower-cased)
         self._prints: list[str] = []  # modules whose __version__ consecutive prints asked for
         self._answers: list[str] = []  # ... of them, those whose printed value is still to come
         self._words: frozenset[str] = frozenset()
@@ -821,7 +822,7 @@ class Values:
         if self.blocks.open or not found.isdisjoint(_BLOCK_SET):
             self.blocks.line_no = line_no
             self.blocks.feed(line, low)
-        self._prev = low
+        self._prev, self._prev_line = low, line
         self._next = (self._heading is not None or self._found is not None or self._query_lines > 0
                       or self._run_lines > 0
                       or self._tf_config is not None or self.blocks.open or bool(self._answers)
@@ -1457,6 +1458,14 @@ class Values:
             m = RE_PCI_LINE.match(line)
             if m:
                 self._gpu(self.gpus, self._found, pci_bus_id=m.group(1))
+        if self._found is None and low.startswith("major:") and "memoryclockrate" in low:
+            # TensorFlow 1.x's device properties pasted without their "Found device N" line: its name above
+            named = RE_NAME_LINE.match(self._prev_line.lstrip("*` "))
+            m = RE_MAJOR_MINOR.match(line)
+            if named and m:
+                name = named.group(1)
+                index = next((i for i, g in self.gpus.items() if g.get("name") == name), len(self.gpus))
+                self._gpu(self.gpus, index, name=name, compute_capability=f"{m.group(1)}.{m.group(2)}")
         if self._found is not None and low.startswith(("name:", "major:")):
             m = RE_NAME_LINE.match(line)
             if m:
