@@ -3601,3 +3601,15 @@ def test_tensorflow_1_device_properties_without_their_heading_name_the_gpu():
     gpus = logs.read_text(text)["runtime"]["gpus"]
     assert [(g["name"], g["compute_capability"]) for g in gpus] == [("GeForce GTX 1080", "6.1")]
     assert "gpus" not in logs.read_text("major: 6 minor: 1 memoryClockRate (GHz) 1.7335\n").get("runtime", {})
+
+
+def test_nvidia_container_cli_info_names_the_driver_its_cuda_and_each_gpu():
+    text = corpus("holdout/H038")
+    report = explain_report(text, MATRIX)
+    assert report.environment["driver_version"] == "410.104"
+    assert report.environment["cuda_driver_version"] == "10.0"
+    gpus = report.environment["gpus"]
+    assert [(g["name"], g["compute_capability"]) for g in gpus] == [("TITAN Xp", "6.1")] * 2
+    # the same fields without the tool's first line are not its output
+    cut = text[text.index("Device Index"):]
+    assert not logs.read_text(cut).get("nvidia_smi", {}).get("gpus")

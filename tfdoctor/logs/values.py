@@ -277,6 +277,10 @@ RE_NAME_CC = re.compile(r"name: ([^\n]{1,120}?)\s{1,8}"
                         r"(?:computeCapability: (\d{1,2}\.\d)|major: (\d{1,2}) minor: (\d))")
 RE_NAME_LINE = re.compile(r"^name: ([^\n]{1,120}?)(?:\s{2,}|\s{1,4}(?:major|computeCapability):|$)")
 RE_PCI_LINE = re.compile(r"^pciBusID:?\s{0,3}([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d)\s{0,3}$")
+# nvidia-container-cli info's fields ("Model:          TITAN Xp", "Architecture:   6.1")
+RE_CLI_FIELD = re.compile(r"^(CUDA version|Device Index|Model|Bus Location|Architecture):\s{1,20}"
+                          r"(\S.{0,120})$")
+RE_CC_VALUE = re.compile(r"\d{1,2}\.\d")
 RE_MAJOR_MINOR = re.compile(r"^major: (\d{1,2}) minor: (\d)")
 # (newer XLA: "StreamExecutor [0]: NVIDIA GeForce RTX 4060 Laptop GPU, Compute Capability 8.9 (Driver:
 # 13.0.0[580.126.9]; Runtime: 12.8.0; Toolkit: 12.9.0; DNN: 9.10.2)")
@@ -743,6 +747,8 @@ class Values:
         self._smi_gpu: int | None = None  # the GPU whose table rows (or -L lines) are being read
         self._tf_config: list[str] | None = None  # a TF_CONFIG value spread over lines
         self._query_device: int | None = None
+        self._cli_at: int | None = None  # the line of nvidia-container-cli info's "NVRM version:"
+        self._cli_device: int | None = None
         self._query_lines = 0
         self._run_lines = 0  # continuation lines ("\\" at the end) of a container engine's run command
         self._found_line = 0
@@ -1348,6 +1354,31 @@ class Values:
         if m:
             self.set("system.scheduler", m.lastgroup, 3)
 
+    def _container_cli(self, line: str, low: str) -> None:
+        """`nvidia-container-cli info`: the driver, the CUDA it supports, then each GPU (index, model, bus
+        location, architecture = compute capability), as the container runtime sees them."""
+        if low.startswith("nvrm version:"):
+            self._cli_at, self._cli_device = self.line_no, None
+            return
+        if self._cli_at is None or self.line_no - self._cli_at > 8 + 8 * MAX_GPUS:
+            self._cli_at = None
+            return
+        m = RE_CLI_FIELD.match(line)
+        if not m:
+            return
+        key, value = m.group(1).lower(), m.group(2).strip()
+        if key == "cuda version" and RE_SHORT_VERSION.fullmatch(value):
+            self.set("nvidia_smi.cuda_version", value, 4)
+        elif key == "device index" and value.isdigit():
+            self._cli_device = int(value)
+            self._gpu(self.smi_gpus, self._cli_device)
+        elif self._cli_device is not None and key == "model":
+            self._gpu(self.smi_gpus, self._cli_device, name=value[:120])
+        elif self._cli_device is not None and key == "bus location":
+            self._gpu(self.smi_gpus, self._cli_device, pci_bus_id=value[:40])
+        elif self._cli_device is not None and key == "architecture" and RE_CC_VALUE.fullmatch(value):
+            self._gpu(self.smi_gpus, self._cli_device, compute_capability=value)
+
     def _slurm_no_devices(self, line: str, low: str) -> None:
         """Slurm's CUDA_VISIBLE_DEVICES for a job step given no GPU, wherever the text shows the value (a
         program failing to parse it: "invalid literal for int() with base 10: 'NoDevFiles'")."""
@@ -1785,6 +1816,8 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (("used to build pytorch",), Values._pytorch_cuda),
     (("(id=",), Values._jax_devices),
     (("nodevfiles",), Values._slurm_no_devices),
+    (("nvrm version:", "cuda version:", "device index:", "model:", "bus location:", "architecture:"),
+     Values._container_cli),
     (("#sbatch", "srun", "sbatch", "salloc", "slurm_", "slurmstepd", "#pbs", "pbs_", "qsub", "#bsub", "lsb_",
       "bsub", "jsrun"), Values._scheduler),
     (("[and-cuda]", "[cuda"), Values._pip_cuda_extra),
