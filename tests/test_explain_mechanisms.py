@@ -3613,3 +3613,15 @@ def test_nvidia_container_cli_info_names_the_driver_its_cuda_and_each_gpu():
     # the same fields without the tool's first line are not its output
     cut = text[text.index("Device Index"):]
     assert not logs.read_text(cut).get("nvidia_smi", {}).get("gpus")
+
+
+def test_a_stated_compute_capability_completes_a_listed_gpu_of_that_model():
+    log = ("2020-05-02 10:00:00.000000: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1241] Created "
+           "TensorFlow device (/job:localhost/replica:0/task:0/device:GPU:0 with 1500 MB memory) -> physical "
+           "GPU (device: 0, name: GeForce GTX 960M, pci bus id: 0000:01:00.0)\n")
+    said = "- GPU model and memory: GeForce 960M, compute capability: 5.0\n"
+    assert explain_report(log + said, MATRIX).environment["gpus"][0]["compute_capability"] == "5.0"
+    other = "- GPU model and memory: GeForce GTX 1080, compute capability: 6.1\n"
+    assert explain_report(log + other, MATRIX).environment["gpus"][0]["compute_capability"] is None
+    field = "GPU: Nvidia GTX 750 Ti\n\nCompute Capability: 5.0\n"  # its own field, under the GPU's
+    assert explain_report(field, MATRIX).environment["gpus"][0]["compute_capability"] == "5.0"

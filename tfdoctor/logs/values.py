@@ -280,7 +280,6 @@ RE_PCI_LINE = re.compile(r"^pciBusID:?\s{0,3}([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0
 # nvidia-container-cli info's fields ("Model:          TITAN Xp", "Architecture:   6.1")
 RE_CLI_FIELD = re.compile(r"^(CUDA version|Device Index|Model|Bus Location|Architecture):\s{1,20}"
                           r"(\S.{0,120})$")
-RE_CC_VALUE = re.compile(r"\d{1,2}\.\d")
 RE_MAJOR_MINOR = re.compile(r"^major: (\d{1,2}) minor: (\d)")
 # (newer XLA: "StreamExecutor [0]: NVIDIA GeForce RTX 4060 Laptop GPU, Compute Capability 8.9 (Driver:
 # 13.0.0[580.126.9]; Runtime: 12.8.0; Toolkit: 12.9.0; DNN: 9.10.2)")
@@ -1692,6 +1691,17 @@ class Values:
         if found.get("nvidia_smi", {}).get("driver_version"):
             self.hints["nvidia-smi"] = 1
 
+    def _stated_capability(self) -> None:
+        """A compute capability the text states for a GPU model ("GPU model: GeForce 960M, compute capability:
+        5.0") is that of a listed GPU of the same model whose own listing shows none."""
+        stated = {_model(g.get("name")): g["compute_capability"]
+                  for table in (self.stated, self.prose) for g in table.values()
+                  if g.get("name") and g.get("compute_capability")}
+        for table in (self.gpus, self.smi_gpus) if stated else ():
+            for gpu in table.values():
+                if not gpu.get("compute_capability") and _model(gpu.get("name")) in stated:
+                    gpu["compute_capability"] = stated[_model(gpu.get("name"))]
+
     # -- the facts
     def platform(self) -> str | None:
         h = self.hints
@@ -1746,6 +1756,7 @@ class Values:
         for key, value in self.blocks.facts().get("tensorflow", {}).get("build_info", {}).items():
             if key not in (out.get("tensorflow") or {}).get("build_info", {}):
                 put(f"tensorflow.build_info.{key}", value, None)
+        self._stated_capability()
         gpus = [self.gpus[i] for i in sorted(self.gpus)]
         if gpus:
             put("runtime.gpus", gpus, None)
@@ -1805,7 +1816,7 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (_HEADING_TRIGGERS, Values._heading_line),
     (("version", "nvrm", "release", "driver", "nvidia"), Values._versions),
     (("driver", "nvcc", "cudnn", "nvidia-smi", "nvidia smi", "gpu", "graphic", "video card", "py_version",
-      "python_version", "os_platform"), Values._labeled_line),
+      "python_version", "os_platform", "capability"), Values._labeled_line),
     (_TF_TRIGGERS, Values._tensorflow),
     (("python", "-cp", "\\py\\"), Values._python),
     ((" (main, ", " (default, ", ") [gcc", ") [msc", ") [clang"), Values._sys_version),
