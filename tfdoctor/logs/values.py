@@ -58,9 +58,9 @@ RE_DRIVER_PROSE = re.compile(rf"\b(?:NVIDIA|driver|drivers|nvidia-smi|nvidia-dri
                              rf"[为是為は]\s{{0,2}}){{0,3}}"
                              rf"({DRIVER})\b", re.IGNORECASE)
 RE_DRIVER_AFTER = re.compile(rf"(?<![\d.])({DRIVER})\s{{1,3}}(?:NVIDIA\s{{1,3}})?drivers?\b", re.IGNORECASE)
-# cuDNN as a person names it ("CUDA 11.1 cuDNN 8.0.5.39", "cudnn-v7.6"), not a CUDA version in an archive's
-# name ("cudnn-10.0-windows10-x64-v7.6.5.32.zip": RE_CUDNN_ARCHIVE reads its cuDNN)
-# ("cuDNN 7.6", "cuDNN==7.4.1", "cuDNN [8.9]", "libcudnn 5.1", "cudnn version 为 8.9.2": normalised CJK)
+# cuDNN as a person names it ("CUDA 11.1 cuDNN 8.0.5.39", "cudnn-v7.6", "cuDNN==7.4.1", "cuDNN [8.9]",
+# "libcudnn 5.1", "cudnn version 为 8.9.2": normalised CJK), not a CUDA version in an archive's name
+# ("cudnn-10.0-windows10-x64-v7.6.5.32.zip": RE_CUDNN_ARCHIVE reads its cuDNN)
 RE_CUDNN_PROSE = re.compile(r"\b(?:lib)?cudnn(?:\s{1,2}version)?\s{0,2}(?:[为是為は]\s{0,2})?"
                             r"[-:=]{0,2}\s{0,2}[\[(]?v?(\d{1,2}\.\d{1,2}(?:\.\d{1,3}){0,2})"
                             r"(?![\d.]|-(?:linux|windows|osx|x64|macos))", re.IGNORECASE)
