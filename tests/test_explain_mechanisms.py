@@ -3625,3 +3625,15 @@ def test_a_stated_compute_capability_completes_a_listed_gpu_of_that_model():
     assert explain_report(log + other, MATRIX).environment["gpus"][0]["compute_capability"] is None
     field = "GPU: Nvidia GTX 750 Ti\n\nCompute Capability: 5.0\n"  # its own field, under the GPU's
     assert explain_report(field, MATRIX).environment["gpus"][0]["compute_capability"] == "5.0"
+
+
+def test_gpus_chosen_by_cuda_visible_devices_among_mixed_models_warn_of_cudas_order():
+    """The value need not be shown: choosing by CUDA's numbers among mixed models is the mechanism."""
+    text = corpus("holdout13/U019")
+    assert "gpu.device-order" in failing(text)
+    one_model = text
+    for other in ("TITAN X (Pascal)", "GeForce GTX TIT..."):
+        one_model = one_model.replace(other, "GeForce GTX 1080")
+    assert "gpu.device-order" not in failing(one_model)
+    ordered = text + "\nexport CUDA_DEVICE_ORDER=PCI_BUS_ID\n"
+    assert "gpu.device-order" not in failing(ordered)

@@ -1653,6 +1653,7 @@ class Values:
             if om:
                 self.set("system.os", om.group(1), 2)
         if "cuda_visible_devices" in low:
+            hints["cvd-named"] = 1  # the text chooses GPUs by CUDA's numbers, whether or not it shows how
             var = RE_CVD_VARIABLE.search(line)  # set from a shell variable: its value is not in the text
             if var:
                 self.set("system.env.CUDA_VISIBLE_DEVICES", f"${{{var.group(1)}}}", 3)

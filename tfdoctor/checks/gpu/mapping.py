@@ -112,13 +112,18 @@ def _indices_chosen(facts: dict[str, Any], used: tuple[str, ...]) -> list[Findin
     env = fc.env(facts)
     value = str(env.get("CUDA_VISIBLE_DEVICES") or "")
     gpus, source = fc.gpus(facts)
-    indices = value.replace(" ", "").split(",")
-    if (len({g.get("name") for g in gpus}) < 2 or env.get("CUDA_DEVICE_ORDER") == "PCI_BUS_ID"
-            or not all(i.isdigit() for i in indices) or len(indices) >= len(gpus)):
+    if len({g.get("name") for g in gpus}) < 2 or env.get("CUDA_DEVICE_ORDER") == "PCI_BUS_ID":
         return []
     listing = ", ".join(f"{source} {g.get('index')} = {g.get('name')}" for g in gpus[:8])
-    title = f"CUDA_VISIBLE_DEVICES={value} counts these mixed GPUs fastest first, not as {source} does"
-    return [_order_finding(facts, title, listing, used)]
+    indices = value.replace(" ", "").split(",")
+    if value and all(i.isdigit() for i in indices) and len(indices) < len(gpus):
+        title = f"CUDA_VISIBLE_DEVICES={value} counts these mixed GPUs fastest first, not as {source} does"
+        return [_order_finding(facts, title, listing, used)]
+    if not value and "cvd-named" in fc.as_list(fc.get(facts, "log", "platform_hints")):
+        # GPUs chosen by CUDA_VISIBLE_DEVICES (its value not shown) among mixed models the listing numbers
+        title = f"CUDA_VISIBLE_DEVICES counts these mixed GPUs fastest first, not as {source} does"
+        return [_order_finding(facts, title, listing, used)]
+    return []
 
 
 @check("gpu.mapping", "gpu.device-order")
