@@ -3637,3 +3637,19 @@ def test_gpus_chosen_by_cuda_visible_devices_among_mixed_models_warn_of_cudas_or
     assert "gpu.device-order" not in failing(one_model)
     ordered = text + "\nexport CUDA_DEVICE_ORDER=PCI_BUS_ID\n"
     assert "gpu.device-order" not in failing(ordered)
+
+
+def test_jaxs_plugin_failing_on_its_own_wheels_library_with_ld_library_path_set_is_shadowing():
+    plugin = ("ERROR:2025-07-08 12:39:34,990 jax._src.xla_bridge:444] Jax plugin configuration error:"
+              " Exception when calling jax_plugins.xla_cuda12.initialize()\n"
+              "RuntimeError: Unable to load cuSPARSE. Is it installed?\n")
+    found = failing(plugin + "I cannot unset LD_LIBRARY_PATH since I need to compile CUDA code.\n")
+    assert "cuda.ld-library-path-shadowing" in found
+    assert found["cuda.libraries-missing"].caused_by == "cuda.ld-library-path-shadowing"
+    alone = failing(plugin)
+    assert "cuda.ld-library-path-shadowing" not in alone and "cuda.libraries-missing" in alone
+    # TensorFlow's own dlopen message prints LD_LIBRARY_PATH whatever it holds: not a person naming it
+    tf_line = ("W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic"
+               " library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file: No"
+               " such file or directory; LD_LIBRARY_PATH: /usr/local/nvidia/lib64\n")
+    assert "cuda.ld-library-path-shadowing" not in failing(plugin + tf_line)

@@ -317,6 +317,16 @@ def log_items(facts: dict[str, Any], *kinds: str) -> list[dict[str, Any]]:
     return [i for i in items if isinstance(i, dict) and i.get("kind") in kinds]
 
 
+def plugin_libraries_shadowed(facts: dict[str, Any]) -> list[dict[str, Any]]:
+    """JAX's CUDA plugin failing to load a library its pip wheels ship, where the text shows LD_LIBRARY_PATH
+    set: another CUDA's copies on that path load first, or their absence there hides the wheels' (JAX's
+    installation guide: unset LD_LIBRARY_PATH). The failed loads, or none."""
+    hints = as_list(get(facts, "log", "platform_hints"))
+    if "jax-cuda-plugin" not in hints or not (env(facts).get("LD_LIBRARY_PATH") or "ld-path-named" in hints):
+        return []
+    return log_items(facts, "dlopen-failed")
+
+
 def noise_seen(facts: dict[str, Any], name: str) -> bool:
     """Whether the log showed this harmless notice (by its name in tfdoctor.stackerrors.NOISE)."""
     return bool(as_dict(as_dict(facts.get("log")).get("noise")).get(name))

@@ -96,6 +96,9 @@ def libraries_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                         "TensorFlow's own note says the CUDA runtime it could not load matters only on a"
                         " machine with a GPU; this output shows none, and "
                         + ("says the machine has none." if no_gpu else "fails for another reason."), used)]
+    if items and fc.plugin_libraries_shadowed(facts):
+        return [replace(_missing(facts, matrix, cuda, names, log_major, [], items, used),
+                        caused_by="cuda.ld-library-path-shadowing")]
     if items:
         found = _missing(facts, matrix, cuda, names, log_major, [], items, used)
         # a TensorFlow from the user site asks for the CUDA its own release was built with
@@ -489,6 +492,22 @@ def ld_library_path_shadowing(facts: dict[str, Any], matrix: Any) -> list[Findin
                 facts=used,
             )
         ]
+    plugin = fc.plugin_libraries_shadowed(facts)
+    if plugin:
+        libraries = ", ".join(dict.fromkeys(str(i.get("library")) for i in plugin))
+        return [Finding(
+            "cuda.ld-library-path-shadowing",
+            Status.WARN,
+            f"JAX's CUDA plugin cannot load {libraries}, which its pip wheels ship, with LD_LIBRARY_PATH set",
+            detail="jax[cuda12] loads the CUDA libraries of its nvidia-* wheels; a directory on"
+            " LD_LIBRARY_PATH (a system or module CUDA) is searched first and another release's copy, or its"
+            " lack of one, stops the plugin, so JAX falls back to the CPU.",
+            plan=rm.plan(facts, P.env("LD_LIBRARY_PATH", "", "unset it for the Python that runs JAX (a CUDA"
+                                      " you compile with can be set for the compiler alone)")),
+            docs=cat.TF_PIP,
+            facts=used + ("log.evidence",),
+            evidence=fc.quote(facts, plugin),
+        )]
     libs = fc.section(facts, "libraries")
     if libs is None:
         return [

@@ -579,6 +579,7 @@ class Reader:
             self._drop(lambda i: i["kind"] == "tf-missing" and str(i.get("via", "")).startswith("the import"))
         if self._jax_cuda_plugin:  # JAX's "a CUDA-enabled jaxlib is not installed" after its plugin failed
             self._drop(lambda i: i["kind"] == "cpu-build" and i.get("framework") == "jax")
+            self.values.hints["jax-cuda-plugin"] = 1  # (it loads the CUDA of its pip wheels)
         sections, provenance = self.values.facts() if self.source == "explain" else ({}, {})
         self._keras3_installed(sections)
         if self.source == "explain":

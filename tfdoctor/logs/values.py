@@ -1128,7 +1128,10 @@ class Values:
 
     def _ld_path(self, line: str, low: str) -> None:
         """LD_LIBRARY_PATH as a line assigns it, as the system probe records the variable (the last
-        assignment is the one in effect)."""
+        assignment is the one in effect); a person naming it (not TensorFlow's dlopen message, which
+        prints it whatever it holds) says it is set."""
+        if "dlerror" not in low and "dso_loader" not in low:
+            self.hints["ld-path-named"] = 1
         m = RE_LD_PATH.search(line)
         if m:
             self.values.pop("system.env.LD_LIBRARY_PATH", None)
