@@ -3615,7 +3615,7 @@ def test_nvidia_container_cli_info_names_the_driver_its_cuda_and_each_gpu():
     assert not logs.read_text(cut).get("nvidia_smi", {}).get("gpus")
 
 
-def test_a_stated_compute_capability_completes_a_listed_gpu_of_that_model():
+def test_a_compute_capability_stated_for_a_model_completes_listed_gpus_of_that_model():
     log = ("2020-05-02 10:00:00.000000: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1241] Created "
            "TensorFlow device (/job:localhost/replica:0/task:0/device:GPU:0 with 1500 MB memory) -> physical "
            "GPU (device: 0, name: GeForce GTX 960M, pci bus id: 0000:01:00.0)\n")
@@ -3625,6 +3625,13 @@ def test_a_stated_compute_capability_completes_a_listed_gpu_of_that_model():
     assert explain_report(log + other, MATRIX).environment["gpus"][0]["compute_capability"] is None
     field = "GPU: Nvidia GTX 750 Ti\n\nCompute Capability: 5.0\n"  # its own field, under the GPU's
     assert explain_report(field, MATRIX).environment["gpus"][0]["compute_capability"] == "5.0"
+    # TensorFlow's line for a model it ignores names the capability of nvidia-smi's row of that model
+    smi = ("|   3  Tesla K10.G2.8GB    Off  | 0000:45:00.0     Off |                  N/A |\n"
+           "| N/A   38C    P8    17W / 117W |   3583MiB /  3583MiB |      0%   E. Process |\n")
+    ignored = ("I tensorflow/core/common_runtime/gpu/gpu_device.cc:669] Ignoring gpu device (device: 0, name:"
+               " Tesla K10.G2.8GB, pci bus id: 0000:45:00.0) with Cuda compute capability 3.0.\n")
+    gpus = explain_report(smi + ignored, MATRIX).environment["gpus"]
+    assert [(g["index"], g["compute_capability"]) for g in gpus] == [(3, "3.0")]
 
 
 def test_gpus_chosen_by_cuda_visible_devices_among_mixed_models_warn_of_cudas_order():

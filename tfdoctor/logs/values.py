@@ -1695,16 +1695,17 @@ class Values:
         if found.get("nvidia_smi", {}).get("driver_version"):
             self.hints["nvidia-smi"] = 1
 
-    def _stated_capability(self) -> None:
-        """A compute capability the text states for a GPU model ("GPU model: GeForce 960M, compute capability:
-        5.0") is that of a listed GPU of the same model whose own listing shows none."""
-        stated = {_model(g.get("name")): g["compute_capability"]
-                  for table in (self.stated, self.prose) for g in table.values()
-                  if g.get("name") and g.get("compute_capability")}
-        for table in (self.gpus, self.smi_gpus) if stated else ():
+    def _capability_by_model(self) -> None:
+        """A GPU model has one compute capability: one that any source states for a model (TensorFlow's
+        device lines, a person's "GPU model: GeForce 960M, compute capability: 5.0") is that of every
+        listed GPU of the same model whose own listing shows none (nvidia-smi's rows show none)."""
+        known = {_model(g.get("name")): g["compute_capability"]
+                 for table in (self.stated, self.prose, self.ignored, self.gpus) for g in table.values()
+                 if g.get("name") and g.get("compute_capability")}
+        for table in (self.gpus, self.ignored, self.smi_gpus) if known else ():
             for gpu in table.values():
-                if not gpu.get("compute_capability") and _model(gpu.get("name")) in stated:
-                    gpu["compute_capability"] = stated[_model(gpu.get("name"))]
+                if not gpu.get("compute_capability") and _model(gpu.get("name")) in known:
+                    gpu["compute_capability"] = known[_model(gpu.get("name"))]
 
     # -- the facts
     def platform(self) -> str | None:
@@ -1760,7 +1761,7 @@ class Values:
         for key, value in self.blocks.facts().get("tensorflow", {}).get("build_info", {}).items():
             if key not in (out.get("tensorflow") or {}).get("build_info", {}):
                 put(f"tensorflow.build_info.{key}", value, None)
-        self._stated_capability()
+        self._capability_by_model()
         gpus = [self.gpus[i] for i in sorted(self.gpus)]
         if gpus:
             put("runtime.gpus", gpus, None)
