@@ -3660,3 +3660,20 @@ def test_jaxs_plugin_failing_on_its_own_wheels_library_with_ld_library_path_set_
                " library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file: No"
                " such file or directory; LD_LIBRARY_PATH: /usr/local/nvidia/lib64\n")
     assert "cuda.ld-library-path-shadowing" not in failing(plugin + tf_line)
+
+
+@pytest.mark.parametrize("text, want", [
+    ("My graphic card is dual GeForce 780M with a compute capability 3.0. Then", ("GeForce 780M", "3.0")),
+    ("- GPU model and memory: Tesla P100-PCIE-16GB major: 6 minor: 0 memoryClockRate(GHz): 1.3285",
+     ("Tesla P100-PCIE-16GB", "6.0")),
+    ("I train on an NVIDIA GeForce MX450 laptop", ("NVIDIA GeForce MX450", None)),
+])
+def test_older_geforce_models_and_tensorflow_1_properties_in_a_field_are_read(text, want):
+    gpu = explain_report(text, MATRIX).environment["gpus"][0]
+    assert (gpu["name"], gpu["compute_capability"]) == want
+
+
+def test_a_geforce_number_of_the_rtx_era_waits_for_its_family_word():
+    """'GeForce 3090' in a title is the person's shorthand: the RTX name given later is the GPU's."""
+    text = "GeForce 3090 incompatibility with Nightly\n- GeForce RTX 3090 with 24265MiB\n"
+    assert explain_report(text, MATRIX).environment["gpus"][0]["name"] == "GeForce RTX 3090"

@@ -363,7 +363,7 @@ RE_CC_VALUE = re.compile(r"\d{1,2}\.\d(?!\.?\d)")
 RE_STATED_GPU = re.compile(r"^(?:\d{1,2}\s{0,2}[x\u00d7]?\s{1,3})?"
                            r"((?:nvidia\s{1,3})?(?:geforce|quadro|tesla|titan|"
                            r"rtx|gtx|gt |grid|jetson|[a-z]{1,2}\d{1,4}\b)[^,;()/|]{0,60})", re.IGNORECASE)
-RE_STATED_TAIL = re.compile(r"(?:\.\s|\s{1,3}(?:compute capability|cc\b)).{0,80}$|"
+RE_STATED_TAIL = re.compile(r"(?:\.\s|\s{1,3}(?:compute capability|computeCapability:|cc\b|major:)).{0,80}$|"
                             r"\s{1,3}(?:(?:with|and|-)\s.{0,80}|\d{1,3}\s{0,2}(?:gb|gib|mb)"
                             r"(?:\s{1,2}(?:of\s)?(?:memory|ram|vram|gddr\w{0,4}|hbm\w{0,4}))?\s{0,3})$",
                             re.IGNORECASE)
@@ -372,6 +372,8 @@ RE_PROSE_GPU = re.compile(r"(?<![A-Za-z0-9_])((?:NVIDIA )?(?:GeForce )?(?i:rtx|g
                           r"(?: ?(?i:ti|super))?|"
                           r"(?:NVIDIA )?(?:Tesla )?(?:[AHVPBK]\d{2,3}(?:[mc](?![A-Za-z0-9]))?|L40S?)|"
                           r"(?:NVIDIA )?(?i:titan) (?i:rtx|v|xp?)|"
+                          # (GeForce models before the GTX/RTX families' four digits: "GeForce 780M", "MX450")
+                          r"(?:NVIDIA )?GeForce (?:GTS? |MX ?)?\d{3}(?:[MX]{1,2}|Ti)?|"
                           r"(?i:quadro) (?:RTX )?[A-Z]{0,2}\d{3,4}|RTX ?A\d{4}|"
                           # a GeForce or RTX workstation model without its brand ("I use 3080ti", "A4000")
                           r"(?:20[6-8]0|30[5-9]0|40[6-9]0|50[6-9]0) ?(?i:ti|super)|A[2-6]000)"
@@ -406,9 +408,9 @@ RE_CPU_FALLBACK = re.compile(
     r"\bonly (?:the |my )?cpu (?:is|was|gets?) used\b|\b(?:uses?|using) only (?:the |my )?cpu\b|"
     r"\bonly (?:uses?|using) (?:the |my )?cpu\b", re.IGNORECASE)
 _OTHER_GPU_WORDS = ("radeon", "uhd", "iris", "intel hd", "intel(r) hd", "intel (r) hd")
-_PROSE_GPU_WORDS = ("rtx", "gtx", "tesla", "titan", "quadro", "a100", "h100", "h200", "b200", "v100", "p100",
-                    "k80", "l40", "a10", "a16", "a30", "a40", "a800", "h800", "p40", "m40", "m60", "t4",
-                    "0ti", "0 ti", "0super", "0 super", "a2000", "a4000", "a5000", "a6000",
+_PROSE_GPU_WORDS = ("rtx", "gtx", "geforce", "tesla", "titan", "quadro", "a100", "h100", "h200", "b200",
+                    "v100", "p100", "k80", "l40", "a10", "a16", "a30", "a40", "a800", "h800", "p40", "m40",
+                    "m60", "t4", "0ti", "0 ti", "0super", "0 super", "a2000", "a4000", "a5000", "a6000",
                     *_BARE_MODEL_WORDS)
 # A person saying their GPU is split by MIG ("enable mig", "8*[MIG-7g.40gb]", "the GPUs have been MIGed",
 # "split 7-ways with MiG"), not asking whether to, nor saying it is off.
@@ -464,7 +466,8 @@ _CPU_WORDS = ("xeon", "core 2", "core(tm)2", "core(tm) 2", "core2", "i3-", "i5-"
               "pentium", " atom", "phenom", "athlon", "turion", "sempron", "opteron")
 RE_STATED_CC = re.compile(r"(?<!required )(?<!minimum )(?:compute capability|\bcc)\s{0,3}[:=]?\s{0,3}`?"
                           r"(\d{1,2}\.\d)\b|"
-                          r"\bsm_(\d{1,2})(\d)\b",
+                          r"\bsm_(\d{1,2})(\d)\b|"
+                          r"\bmajor: (\d{1,2}) minor: (\d)\b",  # (TensorFlow 1.x's device properties)
                           re.IGNORECASE)
 RE_OS_NOTE = re.compile(r"\s{0,3}\((?:e\.g\.?,?|WSL ?2?\b)[^()]{0,60}\)", re.IGNORECASE)
 RE_EXAMPLE = re.compile(r"\(e\.g\.?,?[^()]{0,80}\)", re.IGNORECASE)  # a template's example, not this machine
@@ -708,7 +711,9 @@ def _stated_cc(text: str) -> str | None:
     """The compute capability a person wrote beside a GPU's name ("compute capability 8.6", "CC 8.6",
     "sm_120")."""
     m = RE_STATED_CC.search(text)
-    return None if not m else m.group(1) or f"{m.group(2)}.{m.group(3)}"
+    if not m:
+        return None
+    return m.group(1) or (f"{m.group(2)}.{m.group(3)}" if m.group(2) else f"{m.group(4)}.{m.group(5)}")
 
 
 def _as_nvidia(version: str) -> str:
