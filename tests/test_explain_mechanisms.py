@@ -3677,3 +3677,17 @@ def test_a_geforce_number_of_the_rtx_era_waits_for_its_family_word():
     """'GeForce 3090' in a title is the person's shorthand: the RTX name given later is the GPU's."""
     text = "GeForce 3090 incompatibility with Nightly\n- GeForce RTX 3090 with 24265MiB\n"
     assert explain_report(text, MATRIX).environment["gpus"][0]["name"] == "GeForce RTX 3090"
+
+
+@pytest.mark.parametrize("text, key, want", [
+    ("CUDA used to build PyTorch: 11.8\nCUDA runtime version: 11.8.89\n", "nvcc_version", "11.8"),
+    ("- nvidia-smi shows CUDA Version 12.2", "cuda_driver_version", "12.2"),
+    ("NVIDIA driver 460.73.1, for CUDA 11.2", "cuda_driver_version", "11.2"),  # CUDA.jl's versioninfo
+])
+def test_the_cuda_of_the_toolkit_and_of_the_driver_in_tools_reports(text, key, want):
+    assert explain_report(text, MATRIX).environment[key] == want
+
+
+def test_a_cuda_version_without_nvidia_smis_colon_or_name_is_not_the_drivers():
+    assert explain_report("I installed CUDA Version 11.8 from the runfile", MATRIX).environment.get(
+        "cuda_driver_version") is None

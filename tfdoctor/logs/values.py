@@ -83,7 +83,8 @@ RE_NVRM_CLIENT = re.compile(rf"API mismatch: the client(?: '[^']{{1,80}}' \(pid 
                             rf" has the version ({DRIVER})")
 RE_NVRM_KERNEL = re.compile(rf"this kernel module has the version ({DRIVER})")
 RE_NCCL_CUDA_DRIVER = re.compile(r"\bcudaDriverVersion (\d{4,6})\b")
-RE_CUDA_VERSION_ANY = re.compile(r"\bCUDA Version\s{0,3}:\s{0,4}(\d{1,2}\.\d{1,2})\b")
+RE_CUDA_VERSION_ANY = re.compile(r"\bCUDA Version\s{0,3}:\s{0,4}(\d{1,2}\.\d{1,2})\b|"
+                                 r"\bnvidia-smi\b[^.]{0,40}\bCUDA Version\s{0,3}(\d{1,2}\.\d{1,2})\b")
 # a person's "label: value" line ("- Driver: 590.48.01", "Host `nvcc`: 11.5", "cuDNN version = 8.6")
 RE_LABELED = re.compile(r"^[\s#>*|-]{0,12}([A-Za-z][\w `/().+-]{0,40}?)[`*_]{0,4}\s{0,3}[:=]"
                         r"\s{0,24}(\S.{0,200})$")  # (a tool's report aligns its values in a column)
@@ -678,12 +679,19 @@ def _py_from_compact(digits: str) -> str:
     return f"{digits[0]}.{digits[1:]}"
 
 
-# Lines that state one value: (regex whose first group is it, where it goes, how much it is trusted).
+# Lines that state one value: (regex whose first group taking part is it, where it goes, how much it is
+# trusted).
 # An optional 4th item: lower-case words one of which the line must hold for the regex to be tried.
 # Julia's CUDA.versioninfo(): "- driver 570.172.8 for 13.0" (the CUDA the driver supports)
-RE_JL_DRIVER = re.compile(r"^- driver \d{3}\.\d{1,3}(?:\.\d{1,3})? for (\d{1,2}\.\d{1,2})\b")
+# (its older form: "NVIDIA driver 460.73.1, for CUDA 11.2")
+RE_JL_DRIVER = re.compile(r"^(?:- driver|NVIDIA driver) \d{3}\.\d{1,3}(?:\.\d{1,3})?,? for (?:CUDA )?"
+                          r"(\d{1,2}\.\d{1,2})\b")
+# PyTorch's collect_env runs `nvcc --version` for its "CUDA runtime version" (other tools: "CUDA compiler")
+RE_COLLECT_NVCC = re.compile(r"^CUDA (?:runtime|compiler) version:\s{0,4}(\d{1,2}\.\d{1,2})(?:\.\d{1,3})?"
+                             r"\s{0,3}$")
 _ONE_VALUE: tuple[tuple[Any, ...], ...] = (
-    (RE_JL_DRIVER, "nvidia_smi.cuda_version", 4, ("- driver ",)),
+    (RE_JL_DRIVER, "nvidia_smi.cuda_version", 4, ("- driver ", "nvidia driver ")),
+    (RE_COLLECT_NVCC, "nvcc.version", 3, ("cuda runtime version:", "cuda compiler version:")),
     (RE_SMI_Q_CUDA, "nvidia_smi.cuda_version", 5, ("cuda version",)),
     (RE_KERNEL_REPORTED, "system.proc_driver_version", 6, ("kernel reported version",)),
     (RE_DRIVER_CUDA_OLDER, "nvidia_smi.cuda_version", 3, ("which is older",)),
@@ -1198,8 +1206,9 @@ class Values:
             self.set("nvidia_smi.cuda_version", m.group(2), 5)
         for rx, key, priority, *gate in _ONE_VALUE:
             m = rx.search(line) if not gate or _has(low, gate[0]) else None
-            if m:
-                self.set(key, _as_nvidia(m.group(1)) if rx in _TF_PRINTED else m.group(1), priority)
+            if m:  # (the first group that took part: a regex may spell its value two ways)
+                value = next(g for g in m.groups() if g is not None)
+                self.set(key, _as_nvidia(value) if rx in _TF_PRINTED else value, priority)
         m = RE_NCCL_CUDA_DRIVER.search(line) if "cudadriverversion" in low else None
         if m:
             n = int(m.group(1))
