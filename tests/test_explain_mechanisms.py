@@ -3691,3 +3691,11 @@ def test_the_cuda_of_the_toolkit_and_of_the_driver_in_tools_reports(text, key, w
 def test_a_cuda_version_without_nvidia_smis_colon_or_name_is_not_the_drivers():
     assert explain_report("I installed CUDA Version 11.8 from the runfile", MATRIX).environment.get(
         "cuda_driver_version") is None
+
+
+def test_the_kernel_driver_version_tensorflows_cudnn_report_prints_is_read_as_nvidia_writes_it():
+    line = ("2024-02-12 20:36:44.950107: E external/xla/xla/stream_executor/cuda/cuda_dnn.cc:488] Possibly"
+            " insufficient driver version: 470.182.3\n")
+    facts = logs.read_text(line)
+    assert facts["system"]["proc_driver_version"] == "470.182.03"
+    assert "driver_version" not in facts.get("nvidia_smi", {})  # (not a person's "driver version: ...")

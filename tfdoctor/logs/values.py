@@ -48,11 +48,15 @@ RE_NVRM_VERSION = re.compile(rf"^NVRM version:\s{{0,8}}({DRIVER})\b")
 # the driver's version as NVIDIA's DCGM exporter labels every metric
 RE_DCGM_DRIVER = re.compile(rf"\bDCGM_FI_DRIVER_VERSION=\"({DRIVER})\"")
 RE_NVML_LIBRARY = re.compile(rf"NVML library version:\s{{0,3}}({DRIVER})")
+# the kernel driver's version, as TensorFlow's and XLA's cuDNN code reports it after
+# CUDNN_STATUS_NOT_INITIALIZED
+RE_POSSIBLY_DRIVER = re.compile(rf"Possibly insufficient driver version:\s{{0,3}}({DRIVER})")
 RE_DSO_REPORTED = re.compile(rf"libcuda reported version is:?\s{{0,3}}'?({DRIVER})")
 RE_DRIVER_CUDA_OLDER = re.compile(r"driver's CUDA version is (\d{1,2}\.\d{1,2}) which is older")
 # ("NVIDIA 410.104", "Nvidia driver version = 465.42", "NVIDIA-SMI 440.33.01", a distribution's package:
 # "nvidia-drivers-530.41.03", "nvidia-open 565.57.01", "akmod-nvidia-565.77-1.fc41")
-RE_DRIVER_PROSE = re.compile(rf"\b(?:NVIDIA|driver|drivers|nvidia-smi|nvidia-drivers?|nvidia-open|"
+RE_DRIVER_PROSE = re.compile(rf"(?<!insufficient )"  # (TensorFlow's cuDNN report: RE_POSSIBLY_DRIVER)
+                             rf"\b(?:NVIDIA|driver|drivers|nvidia-smi|nvidia-drivers?|nvidia-open|"
                              rf"a?kmod-nvidia)(?:\s{{1,3}}|-|\s{{0,2}}[:=(]\s{{0,2}})"
                              rf"(?:drivers?\s{{1,3}}|versions?\s{{0,3}}[:=]?\s{{0,3}}|(?:is|are)\s{{1,3}}|v|\(|"
                              rf"[为是為は]\s{{0,2}}){{0,3}}"
@@ -694,6 +698,7 @@ _ONE_VALUE: tuple[tuple[Any, ...], ...] = (
     (RE_COLLECT_NVCC, "nvcc.version", 3, ("cuda runtime version:", "cuda compiler version:")),
     (RE_SMI_Q_CUDA, "nvidia_smi.cuda_version", 5, ("cuda version",)),
     (RE_KERNEL_REPORTED, "system.proc_driver_version", 6, ("kernel reported version",)),
+    (RE_POSSIBLY_DRIVER, "system.proc_driver_version", 5, ("insufficient driver version",)),
     (RE_DRIVER_CUDA_OLDER, "nvidia_smi.cuda_version", 3, ("which is older",)),
     (RE_DSO_REPORTED, "system.libcuda_version", 5, ("libcuda reported version",)),
     (RE_DEVICE_QUERY, "nvidia_smi.cuda_version", 4, ("/ runtime version",)),
@@ -709,7 +714,7 @@ _ONE_VALUE: tuple[tuple[Any, ...], ...] = (
 
 
 # TensorFlow prints the driver's version as three integers: 515.43.04 as "515.43.4", 367.27 as "367.27.0"
-_TF_PRINTED = (RE_KERNEL_REPORTED, RE_DSO_REPORTED)
+_TF_PRINTED = (RE_KERNEL_REPORTED, RE_DSO_REPORTED, RE_POSSIBLY_DRIVER)
 
 
 _CC_WORDS = ("capability", "cc", "sm_")  # one of which RE_STATED_CC needs
@@ -971,7 +976,7 @@ class Values:
         if not m:
             return
         label, value = m.group(1).lower(), m.group(2)
-        if len(label.split()) > 4 or "kernel" in label or "file" in label:
+        if len(label.split()) > 4 or "kernel" in label or "file" in label or "insufficient" in label:
             return  # a sentence or TensorFlow's own "driver version file contents:", not a typed field
         field = label.replace("_", " ").strip(" *`")
         if field in ("py version", "python version", "os platform"):  # a tool's report (faceswap's, ...)
