@@ -3699,3 +3699,9 @@ def test_the_kernel_driver_version_tensorflows_cudnn_report_prints_is_read_as_nv
     facts = logs.read_text(line)
     assert facts["system"]["proc_driver_version"] == "470.182.03"
     assert "driver_version" not in facts.get("nvidia_smi", {})  # (not a person's "driver version: ...")
+
+
+def test_cudnn_8s_loader_not_locating_a_sub_library_is_cudnn_missing():
+    found = failing("Could not locate cudnn_ops_infer64_8.dll. Please make sure it is in your library path!")
+    assert "cudnn.missing" in found
+    assert "cudnn.missing" not in failing("Could not locate the config file settings.yaml")

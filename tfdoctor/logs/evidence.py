@@ -77,6 +77,9 @@ SIGNATURES: tuple[Signature, ...] = (
     # libcudnn_cnn_infer.so.8. Error: libnvrtc.so: cannot open shared object file"
     _sig("dlopen-failed", "error: lib", rf"Could not load library \S{{1,80}}\. Error: ({_LIB})",
          ("library",)),
+    # cuDNN 8's loader not finding a sub-library at all ("Could not locate cudnn_ops_infer64_8.dll. Please
+    # make sure it is in your library path!")
+    _sig("dlopen-failed", "could not locate", rf"Could not locate ({_LIB})", ("library",)),
     # the loader's own message after TensorFlow's "dlerror:", cut or paraphrased after the name
     _sig("dlopen-failed", "dlerror", rf"dlerror:\s{{0,2}}'?({_LIB})\b", ("library",)),
     _sig("dlopen-failed", ".dll", rf"({_LIB})'?;? (?:dlerror: \S{{0,80}} )?not found", ("library",)),
