@@ -3705,3 +3705,19 @@ def test_cudnn_8s_loader_not_locating_a_sub_library_is_cudnn_missing():
     found = failing("Could not locate cudnn_ops_infer64_8.dll. Please make sure it is in your library path!")
     assert "cudnn.missing" in found
     assert "cudnn.missing" not in failing("Could not locate the config file settings.yaml")
+
+
+def test_windows_refusing_a_cuda_library_or_its_dependencies_is_that_library_not_loading():
+    text = ('OSError: [WinError 126] The specified module could not be found. Error loading "C:\\Users\\x'
+            '\\venv\\lib\\site-packages\\torch\\lib\\cudnn_adv_infer64_8.dll" or one of its dependencies.')
+    assert "cudnn.missing" in failing(text)
+    other = text.replace("cudnn_adv_infer64_8.dll", "shm.dll")  # not a CUDA library: not read as one
+    assert "cudnn.missing" not in failing(other)
+
+
+def test_torchvision_built_for_another_cuda_than_pytorch_is_a_package_conflict():
+    text = ("RuntimeError: Detected that PyTorch and torchvision were compiled with different CUDA versions. "
+            "PyTorch has CUDA Version=11.7 and torchvision has CUDA Version=11.8. Please reinstall the "
+            "torchvision that matches your PyTorch install.")
+    found = failing(text)["tensorflow.conflicting-installs"]
+    assert "11.8" in found.title and "11.7" in found.title and "download.pytorch.org" in found.fix

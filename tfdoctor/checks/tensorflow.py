@@ -542,6 +542,14 @@ def _pip_conflicts(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding
         jaxlib = fc.distributions(facts).get("jaxlib")
         fix = rm.plan(facts, rm.install(f"jax[cuda12]=={jaxlib}" if jaxlib else "jax[cuda12]",
                                         why="installs jax, jaxlib and the CUDA plugin of one release"))
+    elif item.get("mismatch") == "torch-cuda":
+        what = (f"torchvision was built for CUDA {item.get('addon_cuda')}, PyTorch for CUDA"
+                f" {item.get('framework_cuda')}")
+        detail = ("torchvision's compiled operators call into PyTorch's CUDA: both wheels must come from one"
+                  " CUDA variant (one PyTorch index URL).")
+        fix = rm.plan(facts, P.note("Reinstall torch and torchvision together from the one index of the CUDA"
+                                    " variant wanted (pytorch.org/get-started names it, e.g. --index-url"
+                                    " https://download.pytorch.org/whl/cu121)"))
     elif item.get("mismatch") == "dependency":  # a package TensorFlow pins (ml_dtypes)
         what = f"the installed {item.get('dependency')} is another release than this TensorFlow needs"
         fix = rm.plan(facts, rm.install(rm.keep_tf_version(facts), why="pip then installs the"

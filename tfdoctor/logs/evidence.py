@@ -77,6 +77,10 @@ SIGNATURES: tuple[Signature, ...] = (
     # libcudnn_cnn_infer.so.8. Error: libnvrtc.so: cannot open shared object file"
     _sig("dlopen-failed", "error: lib", rf"Could not load library \S{{1,80}}\. Error: ({_LIB})",
          ("library",)),
+    # Windows' loader refusing a library that Python's ctypes or PyTorch loads ([WinError 126]: it or a DLL
+    # it needs is not found): 'Error loading "...\\lib\\cudnn_adv_infer64_8.dll" or one of its dependencies'
+    _sig("dlopen-failed", "or one of its dependencies",
+         rf"Error loading \"(?:[^\"]{{0,300}}[\\/])?({_LIB})\" or one of its dependencies", ("library",)),
     # cuDNN 8's loader not finding a sub-library at all ("Could not locate cudnn_ops_infer64_8.dll. Please
     # make sure it is in your library path!")
     _sig("dlopen-failed", "could not locate", rf"Could not locate ({_LIB})", ("library",)),
@@ -935,6 +939,13 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("pip-conflict", "are not compatible",
          r"version of TensorFlow and (TensorFlow [a-z]{2,20}(?: [a-z]{2,20}){0,2}) are not compatible",
          ("addon",), mismatch="addon"),
+    # torchvision's check that it and PyTorch were built for one CUDA ("Detected that PyTorch and torchvision
+    # were compiled with different CUDA versions. PyTorch has CUDA Version=11.7 and torchvision has CUDA
+    # Version=11.8")
+    _sig("pip-conflict", "compiled with different cuda versions",
+         r"PyTorch and torchvision were compiled with different CUDA versions\.\s{0,3}PyTorch has CUDA"
+         r" Version=(\d{1,2}\.\d{1,2}) and torchvision has CUDA Version=(\d{1,2}\.\d{1,2})",
+         ("framework_cuda", "addon_cuda"), mismatch="torch-cuda"),
     # JAX's CUDA plugin (jax-cuda12-plugin / -pjrt) of another release than jax and jaxlib
     _sig("pip-conflict", "mismatched pjrt plugin",
          r"Mismatched PJRT plugin PJRT API version \(?(\d{1,3}\.\d{1,4})\)? and framework PJRT API version"
