@@ -3721,3 +3721,11 @@ def test_torchvision_built_for_another_cuda_than_pytorch_is_a_package_conflict()
             "torchvision that matches your PyTorch install.")
     found = failing(text)["tensorflow.conflicting-installs"]
     assert "11.8" in found.title and "11.7" in found.title and "download.pytorch.org" in found.fix
+
+
+def test_tensorflows_own_library_lacking_its_own_symbol_is_two_releases_mixed():
+    text = ("tensorflow.python.framework.errors_impl.NotFoundError: /usr/local/lib/python3.8/dist-packages/"
+            "tensorflow/core/kernels/libtfkernel_sobol_op.so: undefined symbol: "
+            "_ZN10tensorflow8OpKernel11TraceStringEPNS_15OpKernelContextEb")
+    found = failing(text)["tensorflow.conflicting-installs"]
+    assert "two releases" in found.title and "uninstall" in found.fix

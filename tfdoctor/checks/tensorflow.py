@@ -542,6 +542,13 @@ def _pip_conflicts(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding
         jaxlib = fc.distributions(facts).get("jaxlib")
         fix = rm.plan(facts, rm.install(f"jax[cuda12]=={jaxlib}" if jaxlib else "jax[cuda12]",
                                         why="installs jax, jaxlib and the CUDA plugin of one release"))
+    elif item.get("mismatch") == "tf-files":
+        what = "TensorFlow's own libraries are of two releases"
+        detail = ("A library inside the tensorflow package lacks a symbol of the TensorFlow loaded with it:"
+                  " files of another release were left there (an install over an older one, or two"
+                  " TensorFlow packages sharing the folder).")
+        fix = rm.plan(facts, rm.uninstall(*(_tf_dists(fc.distributions(facts)) or ["tensorflow"])),
+                      rm.install(rm.keep_tf_version(facts), why="one release, installed whole"))
     elif item.get("mismatch") == "torch-cuda":
         what = (f"torchvision was built for CUDA {item.get('addon_cuda')}, PyTorch for CUDA"
                 f" {item.get('framework_cuda')}")

@@ -929,6 +929,11 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("pip-conflict", "undefined symbol",
          r"(?:site|dist)-packages[/\\](?!tensorflow(?:_core)?[/\\])([A-Za-z][\w-]{1,40})[/\\][^:\s]{0,200}\.so(?:\.[\d.]{1,20})?:"
          r" undefined symbol: _ZN?K?\d{1,3}tensorflow", ("addon",), mismatch="addon"),
+    # TensorFlow's own kernel or op library missing one of TensorFlow's own symbols: files of two releases
+    # in one package folder (an upgrade over another install, or two TensorFlow packages sharing it)
+    _sig("pip-conflict", "undefined symbol",
+         r"[/\\]tensorflow[/\\](?:core[/\\]kernels|python[/\\]ops|lite|compiler)[/\\][^:\s]{0,200}\.so:"
+         r" undefined symbol: _ZN?K?\d{1,3}tensorflow", mismatch="tf-files"),
     # ... or shown without its path (an issue's title); not TensorFlow's own library
     _sig("pip-conflict", "undefined symbol",
          r"^(?!.{0,300}(?:_pywrap_tensorflow|[/\\]tensorflow[/\\]|libtensorflow)).{0,300}?"
