@@ -3729,3 +3729,8 @@ def test_tensorflows_own_library_lacking_its_own_symbol_is_two_releases_mixed():
             "_ZN10tensorflow8OpKernel11TraceStringEPNS_15OpKernelContextEb")
     found = failing(text)["tensorflow.conflicting-installs"]
     assert "two releases" in found.title and "uninstall" in found.fix
+
+
+def test_apptainers_nv_finding_no_driver_files_on_the_host_is_no_driver():
+    found = failing("INFO:    Could not find any nv files on this host!\n")
+    assert "--nv found no NVIDIA driver library" in found["driver.missing"].detail

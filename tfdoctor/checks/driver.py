@@ -73,6 +73,8 @@ _WHY = {
     "container": ("the container sees no NVIDIA driver", True, "container"),
     "wsl-no-gpu": ("WSL passes no GPU adapter to Linux", True, None),
     "smi-missing": ("nvidia-smi is not installed", False, None),
+    "nv-files": ("Apptainer/Singularity's --nv found no NVIDIA driver library on this host (a login node, or"
+                 " a node without GPUs?)", True, None),
     "no-gpu": ("no NVIDIA GPU was found on this machine", True, "no-gpu"),
     "nouveau": ("the nouveau driver is in use", True, "nouveau"),
     "devnodes": ("the GPU device files (/dev/nvidia0, ...) do not exist", True, None),

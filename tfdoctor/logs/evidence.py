@@ -168,6 +168,9 @@ SIGNATURES: tuple[Signature, ...] = (
          why="kernel"),
     _sig("no-driver", "driver was not detected", r"NVIDIA Driver was not detected", why="container",
          ngc=True),
+    # Singularity/Apptainer's --nv finding no NVIDIA driver library on this host (a login or CPU node)
+    _sig("no-driver", "could not find any nv files", r"Could not find any nv files on this host",
+         why="nv-files"),
     # a podman without CDI (before 4.1) takes the CDI device name for a file: the container gets no GPU
     _sig("no-driver", "stat nvidia.com/gpu", r"stat nvidia\.com/gpu=[\w,.-]{1,40}: no such file or directory",
          why="container"),
