@@ -3734,3 +3734,13 @@ def test_tensorflows_own_library_lacking_its_own_symbol_is_two_releases_mixed():
 def test_apptainers_nv_finding_no_driver_files_on_the_host_is_no_driver():
     found = failing("INFO:    Could not find any nv files on this host!\n")
     assert "--nv found no NVIDIA driver library" in found["driver.missing"].detail
+
+
+def test_a_container_given_no_gpu_by_nvidia_visible_devices_hides_them_all():
+    cuinit = ("E cuda_driver.cc:282] failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is"
+              " detected\n")
+    found = failing("NVIDIA_VISIBLE_DEVICES=void\n" + cuinit)
+    assert found["cuda.init-failed"].caused_by == "gpu.hidden-by-cuda-visible-devices"
+    assert "--gpus all" in found["gpu.hidden-by-cuda-visible-devices"].fix
+    assert "gpu.hidden-by-cuda-visible-devices" not in failing("ENV NVIDIA_VISIBLE_DEVICES all\n" + cuinit)
+    assert not failing("NVIDIA_VISIBLE_DEVICES=void\n")  # an image's setting, with nothing failing

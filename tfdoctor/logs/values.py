@@ -338,6 +338,8 @@ RE_ADDING_VISIBLE = re.compile(r"Adding visible gpu devices?: ([\d, ]{1,200})$")
 RE_CVD_VARIABLE = re.compile(r"CUDA_VISIBLE_DEVICES=\$\{?([A-Za-z_]\w{0,40})\}?(?![\w}:-])")
 RE_CVD = re.compile(
     r"CUDA_VISIBLE_DEVICES['\"\]]{0,2}\s{0,3}[=:]\s{0,3}(['\"\[]?)([\w,.-]{0,4096})(['\"\]]?)")
+# the NVIDIA Container Toolkit's device list as a container's environment shows it ("void", "none": no GPU)
+RE_NVD = re.compile(r"NVIDIA_VISIBLE_DEVICES['\"\]]{0,2}\s{0,3}[=:]\s{0,3}['\"]?([\w,:.-]{1,400})")
 RE_DEVICE_ORDER = re.compile(
     r"CUDA_DEVICE_ORDER['\"\]]{0,2}\s{0,3}[=:]\s{0,3}['\"]?(PCI_BUS_ID|FASTEST_FIRST)\b")
 # an LD_LIBRARY_PATH assignment as written (export, env listing, a Dockerfile's ENV): its value unexpanded
@@ -1686,6 +1688,10 @@ class Values:
             if m and (m.group(2) or m.group(1) and m.group(3) or m.end() == len(line.rstrip())) \
                     and line[m.end():m.end() + 1] not in (".", "(", "[", "+", "%", "*"):
                 self.set("system.env.CUDA_VISIBLE_DEVICES", m.group(2), 3, empty=True)
+        if "nvidia_visible_devices" in low:
+            m = RE_NVD.search(line)
+            if m:
+                self.set("system.env.NVIDIA_VISIBLE_DEVICES", m.group(1), 3)
         if "cuda_device_order" in low:
             m = RE_DEVICE_ORDER.search(line)
             if m:
@@ -1835,7 +1841,7 @@ _GPU_TRIGGERS = (
 )
 _PLATFORM_TRIGGERS = ("gpu", "cuda", "nvidia", "wsl", "microsoft", *_WINDOWS_KEYS, *_LINUX_KEYS, *_MACOS_KEYS,
                       "conda", "/envs/", "forge", *_CONTAINER_KEYS, *_OS_KEYS, "cuda_visible_devices",
-                      "cuda_device_order", "rocm")
+                      "cuda_device_order", "nvidia_visible_devices", "rocm")
 READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (_HEADING_TRIGGERS, Values._heading_line),
     (("version", "nvrm", "release", "driver", "nvidia"), Values._versions),

@@ -44,11 +44,26 @@ def hidden_by_cuda_visible_devices(facts: dict[str, Any], matrix: Any) -> list[F
                 evidence=fc.quote(facts, unknown),
             )
         ]
+    symptom = (fc.cuda_errors(facts, "NO_DEVICE") or fc.get(facts, "runtime", "tf_visible_gpus") == 0
+               or fc.get(facts, "runtime", "cpu_fallback_stated"))
+    nvd = str(fc.env(facts).get("NVIDIA_VISIBLE_DEVICES") or "").strip().lower()
+    if nvd in ("void", "none") and (symptom or fc.log_items(facts, "no-driver", "cuinit")):
+        return [Finding(
+            "gpu.hidden-by-cuda-visible-devices",
+            Status.FAIL,
+            f"NVIDIA_VISIBLE_DEVICES={nvd}: this container was given no GPU",
+            detail="The NVIDIA Container Toolkit passes a container the GPUs NVIDIA_VISIBLE_DEVICES lists;"
+            f" {nvd!r} passes none"
+            + (" (and, as 'void', not the driver's libraries either)." if nvd == "void" else "."),
+            plan=rm.plan(facts, P.note("start the container with --gpus all (or NVIDIA_VISIBLE_DEVICES=all,"
+                                       " or the GPU indices wanted); an image or Compose file may set it to"
+                                       f" {nvd}")),
+            docs=cat.NV_CONTAINER,
+            facts=("system.env.NVIDIA_VISIBLE_DEVICES",),
+        )]
     value = _cvd(facts)
     if value is None:
         return _ray(facts)
-    symptom = (fc.cuda_errors(facts, "NO_DEVICE") or fc.get(facts, "runtime", "tf_visible_gpus") == 0
-               or fc.get(facts, "runtime", "cpu_fallback_stated"))
     slurm_none = value.strip() == "NoDevFiles"  # Slurm's value for a job step given no GPU: never a choice
     if not fc.get(facts, "system", "env_complete") and not symptom and not slurm_none:
         return []  # a value a text shows without a symptom (tests often hide GPUs on purpose)
