@@ -3744,3 +3744,14 @@ def test_a_container_given_no_gpu_by_nvidia_visible_devices_hides_them_all():
     assert "--gpus all" in found["gpu.hidden-by-cuda-visible-devices"].fix
     assert "gpu.hidden-by-cuda-visible-devices" not in failing("ENV NVIDIA_VISIBLE_DEVICES all\n" + cuinit)
     assert not failing("NVIDIA_VISIBLE_DEVICES=void\n")  # an image's setting, with nothing failing
+
+
+def test_cudnn_failing_with_most_memory_free_is_not_for_want_of_memory():
+    log = ("E external/xla/xla/stream_executor/cuda/cuda_dnn.cc:474] Could not create cudnn handle:"
+           " CUDNN_STATUS_NOT_INITIALIZED\n"
+           "E external/xla/xla/stream_executor/cuda/cuda_dnn.cc:478] Memory usage: %d bytes free, %d bytes"
+           " total.\n")
+    roomy = failing(log % (42069065728, 42505273344))["cudnn.init-failed"]
+    assert "memory is not the cause" in roomy.detail and "ALLOW_GROWTH" not in roomy.fix
+    full = failing(log % (262144000, 42505273344))["cudnn.init-failed"]
+    assert "memory is not the cause" not in full.detail and "ALLOW_GROWTH" in full.fix

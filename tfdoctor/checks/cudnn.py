@@ -283,11 +283,30 @@ def cudnn_initialised(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     if not items:
         return []
     status = next((str(i["status"]) for i in items if i.get("status") and i["status"] != "INIT"), None)
+    title = "cuDNN failed to initialise" + (f" (CUDNN_STATUS_{status})" if status else "")
+    roomy = [i for i in fc.log_items(facts, "cudnn-memory")
+             if int(i.get("total") or 0) and int(i.get("free") or 0) >= int(i["total"]) // 2]
+    if roomy:  # most of the GPU's memory was free when it failed: not for want of memory
+        free, total = (int(roomy[0][k]) >> 20 for k in ("free", "total"))
+        driver, _ = fc.driver_version(facts)
+        return [Finding(
+            "cudnn.init-failed",
+            Status.FAIL,
+            title,
+            detail=f"{free} of {total} MiB of the GPU's memory were free when cuDNN failed, so memory is not"
+            " the cause: the cuDNN loaded does not fit the CUDA libraries, or the driver"
+            + (f" ({driver})" if driver else "") + " is older than that cuDNN and CUDA need.",
+            plan=rm.plan(facts, P.system("nvidia-smi", "shows the driver and the newest CUDA it runs. Then:"),
+                         P.note("install the cuDNN release made for the framework's CUDA (its pip wheel:"
+                                " nvidia-cudnn-cuNN), or update the driver to one for that CUDA")),
+            facts=("log.evidence",),
+            evidence=fc.quote(facts, items + roomy),
+        )]
     return [
         Finding(
             "cudnn.init-failed",
             Status.FAIL,
-            "cuDNN failed to initialise" + (f" (CUDNN_STATUS_{status})" if status else ""),
+            title,
             detail="cuDNN was found but could not start. Most often the GPU's memory was already taken (by"
             " TensorFlow's default of reserving it all, or by another process); otherwise the cuDNN build"
             " does not match the CUDA libraries or the GPU.",

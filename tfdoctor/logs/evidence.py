@@ -468,6 +468,10 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("memory-free", "total capacity of",
          rf"total capacity of ({_AMOUNT}) of which ({_AMOUNT}) is free\.[^\n]{{0,600}}?"
          rf"this process has ({_AMOUNT}) memory in use", ("total", "free", "own")),
+    # the GPU's memory when cuDNN failed to start, as TensorFlow's and XLA's cuDNN code report it ("Memory
+    # usage: 42069065728 bytes free, 42505273344 bytes total."): free then, whoever allocated the rest
+    _sig("cudnn-memory", "memory usage:", r"Memory usage: (\d{1,15}) bytes free, (\d{1,15}) bytes total",
+         ("free", "total")),
     # --- kernels for this GPU -----------------------------------------------------------------------
     _sig("cc-jit", "kernel binaries compatible",
          r"not built with CUDA kernel binaries compatible with compute capability (\d{1,2}\.\d)", ("cc",)),
