@@ -3755,3 +3755,30 @@ def test_cudnn_failing_with_most_memory_free_is_not_for_want_of_memory():
     assert "memory is not the cause" in roomy.detail and "ALLOW_GROWTH" not in roomy.fix
     full = failing(log % (262144000, 42505273344))["cudnn.init-failed"]
     assert "memory is not the cause" not in full.detail and "ALLOW_GROWTH" in full.fix
+
+
+def test_an_nvml_calls_number_is_its_nvml_return_code():
+    """18 is NVML_ERROR_LIB_RM_VERSION_MISMATCH (nvml.h): the driver's library and kernel module differ."""
+    assert "driver.library-mismatch" in failing("nvmlInit_v2 err: 18\n")
+    line = ("gpu.go:300 msg=\"Unable to load CUDA management library /usr/lib/libnvidia-ml.so.1: nvml vram"
+            " init failure: 18\"")
+    assert "driver.library-mismatch" in failing(line)
+    assert "driver.library-mismatch" not in failing("cudaSetDevice err: 18\n")  # (a runtime call's 18)
+
+
+@pytest.mark.parametrize("text", [
+    "# Allocation on device\n",
+    "torch.OutOfMemoryError: Allocation on device 0 would exceed allowed memory. (out of memory)",
+])
+def test_pytorchs_async_allocator_out_of_memory_is_out_of_memory(text):
+    assert "gpu.out-of-memory" in failing(text)
+
+
+def test_a_linux_drivers_versioned_library_on_wsl2_is_a_driver_installed_inside_it():
+    text = ("I run ollama in WSL2.\n"
+            "gpu.go:259: Unable to load CUDA management library /usr/lib/x86_64-linux-gnu/libnvidia-ml.so"
+            ".535.104.05: nvml vram init failure: 9\n")
+    found = failing(text)
+    assert "libnvidia-ml.so.535.104.05" in found["platform.wsl2-libcuda"].title
+    assert found["driver.missing"].caused_by == "platform.wsl2-libcuda"
+    assert "platform.wsl2-libcuda" not in failing(text.replace("in WSL2", "on Ubuntu"))

@@ -154,6 +154,23 @@ def wsl2_libcuda(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             )
         ]
     package = fc.get(facts, "system", "linux_driver_package")
+    library = fc.get(facts, "system", "linux_driver_library")
+    if libs is None and library and not package:  # a Linux driver's versioned library answered
+        return [
+            Finding(
+                "platform.wsl2-libcuda",
+                Status.FAIL,
+                f"A Linux NVIDIA driver's library is installed inside WSL2: {library}",
+                detail="WSL2 gets CUDA and NVML from the Windows NVIDIA driver, which maps its unversioned"
+                f" libraries into {WSL_LIB}; a Linux driver's (named for its version) cannot talk to it,"
+                " and comes first once ldconfig or LD_LIBRARY_PATH finds it.",
+                plan=rm.plan(facts, P.system("dpkg -S " + library.split("/")[-1],
+                                             "the package that installed it: remove it (only the CUDA toolkit"
+                                             " belongs inside WSL2)")),
+                docs=cat.NV_WSL,
+                facts=used + ("system.linux_driver_library",),
+            )
+        ]
     if libs is None and package:  # a pasted package list
         return [
             Finding(

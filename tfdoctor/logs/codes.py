@@ -55,6 +55,9 @@ _NUMBER_API = {"curesult": "CUresult", "cuda driver error": "CUresult"}
 _CALL_NUMBER = re.compile(r"\b(cu(?!dnn|blas|fft|rand|solver|sparse)[a-z][a-z0-9_]{1,40}|nvcuda init|"
                           r"cudart init) (?:err|error|failure|failed|returned)\s{0,2}[:=]?\s{0,2}(\d{1,4})"
                           r"\b(?![\d.])")
+# an NVML call's result printed after its name ("nvmlInit_v2 err: 18", ollama's "nvml vram init failure: 18")
+_NVML_NUMBER = re.compile(r"\bnvml[a-z0-9_]{0,40}(?: vram)?(?: init)? (?:err|error|failure|failed|returned)"
+                          r"\s{0,2}[:=]?\s{0,2}(\d{1,3})\b(?![\d.])")
 # TensorFlow's CHECK on a call's result: "Check failed: CUDA_SUCCESS == dynload::cuCtxSetCurrent(context)
 # (0 vs. 216)", "Check failed: error == cudaSuccess (46 vs. 0)"
 _CHECKED = re.compile(r"\b(CUDA_SUCCESS|cudaSuccess) == [\w:.]{1,80}(?:\([^()]{0,80}\))?\s{0,2}"
@@ -86,6 +89,11 @@ def in_line(line: str, low: str) -> list[se.Code]:
         for m in _CALL_NUMBER.finditer(low):
             runtime = m.group(1).startswith(("cuda", "cudart"))
             code = se.by_number("cudaError_t" if runtime else "CUresult", int(m.group(2)))
+            if code:
+                found.setdefault(code.name, code)
+    if "nvml" in low:
+        for m in _NVML_NUMBER.finditer(low):
+            code = se.by_number("nvmlReturn_t", int(m.group(1)))
             if code:
                 found.setdefault(code.name, code)
     for code in _messages(line, low):

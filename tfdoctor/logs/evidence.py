@@ -384,6 +384,11 @@ SIGNATURES: tuple[Signature, ...] = (
     # XLA's report of the buffers live when an allocation failed (JAX, TensorFlow with XLA): printed only on
     # out-of-memory ("Peak buffers:", then "Buffer 1: Size: ... XLA Label: fusion ... Shape: ...")
     _sig("oom", ("xla label:", "peak buffers:"), r"^(?:XLA Label: [\w-]{2,40}|Peak buffers:)\s{0,4}$"),
+    # PyTorch's cudaMallocAsync allocator out of memory ("Allocation on device 0 would exceed allowed memory.
+    # (out of memory)"), shown cut to its first words by front ends' error reports (ComfyUI's title)
+    _sig("oom", "allocation on device",
+         r"^(?:[#*\s]{0,4}|[\w.]{0,40}OutOfMemoryError: )Allocation on device"
+         r"(?: \d{1,3} would exceed|\s{0,3}$)"),
     # cuDNN finding no memory for an algorithm's workspace, and cuFFT for a plan's
     _sig("oom", ("scratch space", "cufft batched plan"),
          r"CUDNN failed to allocate the scratch space|"

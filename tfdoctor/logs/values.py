@@ -1059,6 +1059,9 @@ class Values:
         for m in RE_LIBCUDA_FILE.finditer(line):
             if m.group(1) not in self.libcuda_files and len(self.libcuda_files) < 8:
                 self.libcuda_files.append(m.group(1))
+            # a Linux driver's library (versioned, in the system's library folder), where on WSL2 only the
+            # Windows driver's, unversioned in /usr/lib/wsl/lib, belongs
+            self.set("system.linux_driver_library", m.group(0), 2)
 
     def _opened(self, line: str, low: str) -> None:
         """The CUDA libraries TensorFlow opened name the CUDA it was built with ("Successfully opened
