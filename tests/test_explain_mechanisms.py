@@ -3782,3 +3782,16 @@ def test_a_linux_drivers_versioned_library_on_wsl2_is_a_driver_installed_inside_
     assert "libnvidia-ml.so.535.104.05" in found["platform.wsl2-libcuda"].title
     assert found["driver.missing"].caused_by == "platform.wsl2-libcuda"
     assert "platform.wsl2-libcuda" not in failing(text.replace("in WSL2", "on Ubuntu"))
+
+
+def test_an_nvcc_newer_than_the_drivers_cuda_warns_that_ptx_it_compiles_cannot_load():
+    text = ("The currently installed CUDA driver is version 550.54.15 supporting CUDA Toolkit 12.4. However,"
+            " the installed CUDA Toolkit is version 12.5 which is incompatible with the driver.\n")
+    report = explain_report(text, MATRIX)
+    assert (report.environment["nvcc_version"], report.environment["cuda_driver_version"]) == ("12.5", "12.4")
+    found = failing(text)["driver.minor-version-compat"]
+    assert "nvcc 12.5" in found.title and "-arch=sm_" in found.fix
+    same = text.replace("version 12.5", "version 12.4")
+    assert "driver.minor-version-compat" not in failing(same)
+    older_major = text.replace("version 12.5", "version 11.8")
+    assert "driver.minor-version-compat" not in failing(older_major)

@@ -419,6 +419,37 @@ def _too_old_evidence(facts: dict[str, Any]) -> tuple[list[dict[str, Any]], list
 
 @check("driver.too-old", "driver.minor-version-compat", "driver.cuda-compatible")
 def driver_new_enough(facts: dict[str, Any], matrix: Any) -> list[Finding]:
+    found = _against_framework(facts, matrix)
+    if not any(f.id in ("driver.too-old", "driver.minor-version-compat") and f.status >= Status.WARN
+               for f in found):
+        found += _nvcc_newer(facts)
+    return found
+
+
+def _nvcc_newer(facts: dict[str, Any]) -> list[Finding]:
+    """The CUDA toolkit's nvcc of a newer minor release than the driver runs: what it compiles (PTX, and
+    XLA's kernels through its ptxas) needs the driver to JIT PTX of a newer CUDA, which it cannot."""
+    nvcc, cuda = v.vtuple(fc.get(facts, "nvcc", "version"))[:2], v.vtuple(fc.cuda_driver_version(facts))[:2]
+    if len(nvcc) < 2 or len(cuda) < 2 or nvcc[0] != cuda[0] or nvcc <= cuda:
+        return []
+    shown = ".".join(map(str, nvcc)), ".".join(map(str, cuda))
+    upgrade, _docs = rm.driver_action(facts, None, f"a driver for CUDA {shown[0]} or newer")
+    return [Finding(
+        "driver.minor-version-compat",
+        Status.WARN,
+        f"nvcc {shown[0]} is newer than the CUDA {shown[1]} the driver runs",
+        detail=f"CUDA {shown[0]}'s binaries run on a CUDA {shown[1]} driver only through minor-version"
+        " compatibility, which excludes PTX: kernels compiled to PTX (nvcc's default for a GPU it was not"
+        " told to target, and XLA's through this ptxas) fail to load or launch.",
+        plan=rm.plan(facts, upgrade, P.note(f"or compile for the GPU itself (nvcc -arch=sm_XY), or use a CUDA"
+                                            f" {shown[1]} toolkit")),
+        facts=("nvcc.version", "nvml.cuda_driver_version", "nvidia_smi.cuda_version"),
+        confidence="likely",
+    )]
+
+
+def _against_framework(facts: dict[str, Any], matrix: Any) -> list[Finding]:
+    """The driver against the CUDA TensorFlow (or PyTorch) was built with."""
     used = (
         "nvml.driver_version",
         "nvidia_smi.driver_version",

@@ -692,12 +692,21 @@ def _py_from_compact(digits: str) -> str:
 # (its older form: "NVIDIA driver 460.73.1, for CUDA 11.2")
 RE_JL_DRIVER = re.compile(r"^(?:- driver|NVIDIA driver) \d{3}\.\d{1,3}(?:\.\d{1,3})?,? for (?:CUDA )?"
                           r"(\d{1,2}\.\d{1,2})\b")
+# The toolkit and the driver's CUDA in a person's words ("the installed CUDA Toolkit is version 12.5"; "driver
+# 550.54.15 supporting CUDA Toolkit 12.4")
+RE_TOOLKIT_PROSE = re.compile(r"(?<!supporting )(?<!supports )(?<!up to )\bCUDA[ -]toolkit"
+                              r"(?:\s{1,3}(?:is|was))?(?:\s{1,3}version)?(?:\s{1,3}(?:is|was))?"
+                              r"\s{0,3}[:=]?\s{0,3}v?(\d{1,2}\.\d{1,2})\b", re.IGNORECASE)
+RE_DRIVER_SUPPORTS = re.compile(r"\bdriver\b[^\n]{0,60}?\bsupport(?:s|ing)\s{1,3}(?:up to\s{1,3})?CUDA"
+                                r"(?:\s{1,3}Toolkit)?\s{1,3}(\d{1,2}\.\d{1,2})\b", re.IGNORECASE)
 # PyTorch's collect_env runs `nvcc --version` for its "CUDA runtime version" (other tools: "CUDA compiler")
 RE_COLLECT_NVCC = re.compile(r"^CUDA (?:runtime|compiler) version:\s{0,4}(\d{1,2}\.\d{1,2})(?:\.\d{1,3})?"
                              r"\s{0,3}$")
 _ONE_VALUE: tuple[tuple[Any, ...], ...] = (
     (RE_JL_DRIVER, "nvidia_smi.cuda_version", 4, ("- driver ", "nvidia driver ")),
     (RE_COLLECT_NVCC, "nvcc.version", 3, ("cuda runtime version:", "cuda compiler version:")),
+    (RE_DRIVER_SUPPORTS, "nvidia_smi.cuda_version", 1, ("support",)),
+    (RE_TOOLKIT_PROSE, "nvcc.version", 1, ("cuda toolkit", "cuda-toolkit")),
     (RE_SMI_Q_CUDA, "nvidia_smi.cuda_version", 5, ("cuda version",)),
     (RE_KERNEL_REPORTED, "system.proc_driver_version", 6, ("kernel reported version",)),
     (RE_POSSIBLY_DRIVER, "system.proc_driver_version", 5, ("insufficient driver version",)),
