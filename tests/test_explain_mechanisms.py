@@ -3795,3 +3795,11 @@ def test_an_nvcc_newer_than_the_drivers_cuda_warns_that_ptx_it_compiles_cannot_l
     assert "driver.minor-version-compat" not in failing(same)
     older_major = text.replace("version 12.5", "version 11.8")
     assert "driver.minor-version-compat" not in failing(older_major)
+
+
+def test_pypis_tensorflow_on_a_jetson_has_no_cuda_for_its_gpu():
+    text = ("I installed this OS for my Jetson Nano but I cannot get Tensorflow to recognize my GPU.\n"
+            "I have tensorflow 2.13.\n")
+    assert "not NVIDIA's build for Jetson" in failing(text)["tensorflow.cpu-only-build"].title
+    assert "tensorflow.cpu-only-build" not in failing(text.replace("2.13", "2.12.0+nv23.06"))
+    assert "tensorflow.cpu-only-build" not in failing(text.replace("2.13", "1.15"))  # (before PyPI's aarch64)

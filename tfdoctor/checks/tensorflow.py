@@ -153,6 +153,27 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 used,
             )
         ]
+    hints = fc.as_list(fc.get(facts, "log", "platform_hints"))
+    # PyPI has had aarch64 TensorFlow wheels, CPU-only, since 2.9.0
+    # (https://github.com/KumaTea/tensorflow-aarch64); before, a TensorFlow on a Jetson was made for it
+    if ("jetson" in hints and not build and "+nv" not in version and v.version_ge(version, (2, 9))
+            and not fc.get(facts, "runtime", "gpus") and not fc.gpu_evidence(facts)
+            and fc.gpu_context(facts)):
+        return [Finding(
+            "tensorflow.cpu-only-build",
+            Status.FAIL,
+            f"TensorFlow {version} is not NVIDIA's build for Jetson: it has no CUDA for the Jetson's GPU",
+            detail="TensorFlow's own aarch64 wheels (PyPI) have no CUDA for Jetson's integrated GPU; NVIDIA"
+            " builds TensorFlow for each JetPack release (versions ending +nvYY.MM), and only those releases"
+            " the JetPack's CUDA supports.",
+            plan=rm.plan(facts, P.note("Install NVIDIA's TensorFlow for this JetPack from"
+                                       " https://developer.download.nvidia.com/compute/redist/jp/ (the folder"
+                                       " of the JetPack release: `cat /etc/nv_tegra_release` shows it), or"
+                                       " use NVIDIA's l4t-tensorflow container")),
+            docs="https://docs.nvidia.com/deeplearning/frameworks/install-tf-jetson-platform/index.html",
+            facts=used + ("log.platform_hints",),
+            confidence="likely",
+        )]
     if cpu_log or not build and cpu_dists and not _tf_dists(dists).keys() - set(cpu_dists):
         return [_cpu_only(facts, matrix, version, ", ".join(cpu_dists) or "tensorflow", build, used, cpu_log)]
     pypi_cpu = None if build else _pypi_cpu_wheel(facts, matrix, dists)

@@ -178,7 +178,8 @@ RE_TF_PROSE = re.compile(r"\b(?:tf|tensorflow)(?:-nightly)?(?:[- ]?gpu)?"
                          r"(?:to\s{1,2}(?:the\s{1,2}latest\s{1,2})?)?(?:version\s{0,2})?"
                          r"(?:(?:is|was|of|==?|是|為|为)\s{0,2})?`?"
                          r"(?:v\.?\s?)?([0-2]\.\d{1,2}"
-                         r"(?:\.\d{1,2})?(?:-?(?:rc|alpha|beta)\d{1,2}|[-.]dev\d{8})?)\b", re.IGNORECASE)
+                         r"(?:\.\d{1,2})?(?:-?(?:rc|alpha|beta)\d{1,2}|[-.]dev\d{8})?" + LOCAL + r")\b",
+                         re.IGNORECASE)
 # TensorFlow 1.x's API, where no version is shown: its v1 namespace, and the deprecation wrapper of 1.14/1.15
 # naming the tf.compat.v1 home of a 1.x name (in 2.x those names are gone, not deprecated)
 RE_TF1_API = re.compile(r"\btensorflow\._api\.v1\b|\bdeprecation_wrapper\.py\b|"
@@ -527,6 +528,8 @@ RE_LINUX = re.compile(
     r"\b(?:Google )?Colab\b|\bKaggle (?:notebook|kernel)s?\b|\bSageMaker\b",  # hosted runtimes run Linux
     re.IGNORECASE,
 )
+_JETSON_WORDS = ("jetson", "jetpack", "tegra", "l4t")
+RE_JETSON = re.compile(r"\b(?:Jetson|JetPack|Tegra|L4T)\b", re.IGNORECASE)
 # TensorFlow built for AMD's ROCm: its package, its images and their tags, its version field (not a
 # framework's report that it has no ROCm: "ROCM used to build PyTorch: N/A", JAX's "backend 'rocm'")
 RE_ROCM_BUILD = re.compile(r"tensorflow[-_]rocm|rocm/tensorflow|\brocm\d|"
@@ -1646,6 +1649,8 @@ class Values:
             hints["gpu"] = 1
         if "nvidia-smi" in low:  # the person or the paste has nvidia-smi's view (its GPU numbers)
             hints["nvidia-smi-named"] = 1
+        if _has(low, _JETSON_WORDS) and RE_JETSON.search(line):  # NVIDIA's boards: their own TensorFlow
+            hints["jetson"] = 1
         if "rocm" in low and RE_ROCM_BUILD.search(line):  # AMD's images install their build as `tensorflow`
             hints["rocm"] = 1
         if "/mnt/" in low and RE_WSL_MOUNT.search(line):
@@ -1853,7 +1858,7 @@ _GPU_TRIGGERS = (
 )
 _PLATFORM_TRIGGERS = ("gpu", "cuda", "nvidia", "wsl", "microsoft", *_WINDOWS_KEYS, *_LINUX_KEYS, *_MACOS_KEYS,
                       "conda", "/envs/", "forge", *_CONTAINER_KEYS, *_OS_KEYS, "cuda_visible_devices",
-                      "cuda_device_order", "nvidia_visible_devices", "rocm")
+                      "cuda_device_order", "nvidia_visible_devices", "rocm", *_JETSON_WORDS)
 READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (_HEADING_TRIGGERS, Values._heading_line),
     (("version", "nvrm", "release", "driver", "nvidia"), Values._versions),
