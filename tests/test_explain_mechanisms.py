@@ -3803,3 +3803,10 @@ def test_pypis_tensorflow_on_a_jetson_has_no_cuda_for_its_gpu():
     assert "not NVIDIA's build for Jetson" in failing(text)["tensorflow.cpu-only-build"].title
     assert "tensorflow.cpu-only-build" not in failing(text.replace("2.13", "2.12.0+nv23.06"))
     assert "tensorflow.cpu-only-build" not in failing(text.replace("2.13", "1.15"))  # (before PyPI's aarch64)
+
+
+def test_tensorflow_2_18s_cuda_runtime_failing_to_load_is_its_libraries_missing():
+    line = ("E0000 00:00:1733000000.000000   12345 cuda_executor.cc:1228] INTERNAL: CUDA Runtime error:"
+            " Failed call to cudaGetRuntimeVersion: Error loading CUDA libraries. GPU will not be used.:"
+            " Error loading CUDA libraries. GPU will not be used.")
+    assert "cuda.libraries-missing" in failing(line)

@@ -151,8 +151,12 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("dlopen-failed", "\" not found",
          r"Function \"cu(?:Init|DeviceGet\w{0,20}|DriverGetVersion)\" not found", library="libcuda.so"),
     # (TensorFlow's next words, "Skipping registering GPU devices...", say the same, quoted alone too)
-    _sig("gpu-libs-skipped", ("cannot dlopen some gpu libraries", "skipping registering gpu devices"),
-         r"Cannot dlopen some GPU libraries|Skipping registering GPU devices"),
+    # (TensorFlow 2.18 and newer, asking the CUDA runtime its version: "Failed call to cudaGetRuntimeVersion:
+    # Error loading CUDA libraries. GPU will not be used.")
+    _sig("gpu-libs-skipped", ("cannot dlopen some gpu libraries", "skipping registering gpu devices",
+                              "error loading cuda libraries"),
+         r"Cannot dlopen some GPU libraries|Skipping registering GPU devices|"
+         r"Error loading CUDA libraries\. GPU will not be used"),
     # TensorFlow.js's GPU binding that Windows could not load ("Error: The specified module could not be
     # found." then the binding's \\?\ path): a DLL its libtensorflow needs, CUDA's or cuDNN's, is not there
     _sig("gpu-libs-skipped", "tfjs_binding.node",
