@@ -3810,3 +3810,10 @@ def test_tensorflow_2_18s_cuda_runtime_failing_to_load_is_its_libraries_missing(
             " Failed call to cudaGetRuntimeVersion: Error loading CUDA libraries. GPU will not be used.:"
             " Error loading CUDA libraries. GPU will not be used.")
     assert "cuda.libraries-missing" in failing(line)
+
+
+def test_nvidia_smi_of_another_release_whose_banner_gets_no_cuda_version_is_a_split_driver():
+    banner = ("| NVIDIA-SMI 440.59       Driver Version: 550.100      CUDA Version: N/A      |\n"
+              "|   0  NVIDIA A100 80G...  Off  | 00000000:01:00.0 Off |                    0 |\n")
+    assert "driver.library-mismatch" in failing(banner)
+    assert "driver.library-mismatch" not in failing(banner.replace("N/A", "12.4"))  # (WSL2's, a container's)

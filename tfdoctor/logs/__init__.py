@@ -627,13 +627,14 @@ class Reader:
 
     def _smi_mismatch(self, sections: dict[str, Any], provenance: dict[str, int]) -> None:
         """nvidia-smi's own version differs from the driver it talks to, and CUDA then failed in a way
-        no device problem explains: the user-space libraries and the kernel module disagree. (Without
-        such a failure it is only another nvidia-smi binary, a container's or WSL2's, and NVML
-        evidently worked.)"""
+        no device problem explains (or the banner's CUDA version is N/A: the driver's libcuda did not
+        answer): the user-space libraries and the kernel module disagree. (Without such a failure it is
+        only another nvidia-smi binary, a container's or WSL2's, and NVML evidently worked.)"""
         smi = sections.get("nvidia_smi") or {}
         have, lib = smi.get("smi_version"), smi.get("driver_version")
-        failed = any(i["kind"] in ("cuinit", "cuda-error") and i.get("error") not in _DEVICE_ERRORS
-                     for i in self.items)
+        failed = smi.get("cuda_version_na") or any(
+            i["kind"] in ("cuinit", "cuda-error") and i.get("error") not in _DEVICE_ERRORS
+            for i in self.items)
         if have and lib and have != lib and failed and "lib-mismatch" not in self.counts:
             smi.pop("smi_version")  # it becomes the split it shows, below
             provenance.pop("nvidia_smi.smi_version", None)

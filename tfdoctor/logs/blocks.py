@@ -141,7 +141,7 @@ class Blocks:
             parsed = smi_probe.parse_banner("\n".join(lines), partial=True)
         except smi_probe.SmiParseError:
             return
-        for key in ("smi_version", "driver_version", "cuda_version"):
+        for key in ("smi_version", "driver_version", "cuda_version", "cuda_version_na"):
             if parsed.get(key) and not self.smi.get(key):
                 self.smi[key] = parsed[key]
         for gpu in parsed["gpus"]:

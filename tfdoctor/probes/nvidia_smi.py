@@ -174,12 +174,15 @@ def parse_banner(text: str, partial: bool = False) -> dict[str, Any]:
         gpus.append(gpu)
     if not m and not gpus:
         raise SmiParseError("no 'NVIDIA-SMI ... Driver Version' header and no GPU row")
-    return {
+    out = {
         "smi_version": m.group("smi") if m else None,
         "driver_version": m.group("driver") if m else None,
         "cuda_version": None if cuda in (None, "N/A") else cuda,
         "gpus": gpus,
     }
+    if cuda == "N/A":  # the driver's libcuda did not answer nvidia-smi's question for its CUDA version
+        out["cuda_version_na"] = True
+    return out
 
 
 def _query_value(key: str, raw: str) -> Any:
