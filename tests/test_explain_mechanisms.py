@@ -3817,3 +3817,14 @@ def test_nvidia_smi_of_another_release_whose_banner_gets_no_cuda_version_is_a_sp
               "|   0  NVIDIA A100 80G...  Off  | 00000000:01:00.0 Off |                    0 |\n")
     assert "driver.library-mismatch" in failing(banner)
     assert "driver.library-mismatch" not in failing(banner.replace("N/A", "12.4"))  # (WSL2's, a container's)
+
+
+def test_a_containers_forward_compatibility_libcuda_refused_by_the_gpu_follows_from_the_old_driver():
+    text = ("docker run --gpus all -it pytorch/pytorch:2.1.0-cuda12.1-cudnn8-runtime\n"
+            "RuntimeError: Unexpected error from cudaGetDeviceCount(). Error 804: forward compatibility was"
+            " attempted on non supported HW\n")
+    found = failing(text)
+    assert found["cuda.container-driver-libraries"].caused_by == "driver.too-old"
+    assert "/usr/local/cuda/compat" in found["cuda.container-driver-libraries"].fix
+    bare = text.split("\n", 1)[1]  # no container: the host's own cuda-compat, no image to blame
+    assert "cuda.container-driver-libraries" not in failing(bare) and "driver.too-old" in failing(bare)

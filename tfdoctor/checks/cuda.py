@@ -701,6 +701,23 @@ def container_driver_libraries(facts: dict[str, Any], matrix: Any) -> list[Findi
         return [_image_driver_library(facts, container, stub, stub=True)]
     if not container:
         return []
+    compat = fc.cuda_errors(facts, "COMPAT_NOT_SUPPORTED_ON_DEVICE")
+    if compat:  # (804) the image's cuda-compat libcuda, meant for data-centre GPUs, loaded on another
+        return [Finding(
+            "cuda.container-driver-libraries",
+            Status.FAIL,
+            "The image's CUDA forward-compatibility libcuda was loaded on a GPU it does not support",
+            detail="The image carries cuda-compat (/usr/local/cuda/compat) so that its CUDA runs on an older"
+            " host driver; that library works only on data-centre GPUs (error 804), so CUDA cannot start"
+            " here with the host's driver as it is.",
+            plan=rm.plan(facts, P.note("use an image whose CUDA the host driver supports (nvidia-smi's CUDA"
+                                       " Version), or update the host driver; keep /usr/local/cuda/compat off"
+                                       " LD_LIBRARY_PATH on GeForce and workstation GPUs")),
+            docs=cat.NV_CONTAINER,
+            facts=("log.evidence",),
+            evidence=fc.quote(facts, compat),
+            caused_by="driver.too-old",  # (the compat library stands in for a driver too old for the image)
+        )]
     splits = fc.log_items(facts, "lib-mismatch")
     volume = fc.text(fc.get(facts, "system", "driver_volume"))
     if volume and splits:
