@@ -3828,3 +3828,22 @@ def test_a_containers_forward_compatibility_libcuda_refused_by_the_gpu_follows_f
     assert "/usr/local/cuda/compat" in found["cuda.container-driver-libraries"].fix
     bare = text.split("\n", 1)[1]  # no container: the host's own cuda-compat, no image to blame
     assert "cuda.container-driver-libraries" not in failing(bare) and "driver.too-old" in failing(bare)
+
+
+@pytest.mark.parametrize("command", [
+    "deeplabcut.train_network(config_path,shuffle=1,gputouse=1,max_snapshots_to_keep=5)",
+    "!python evaluation.py --cuda --gpu 1 --data_dir /content/dataset",
+])
+def test_a_program_told_to_use_gpu_1_where_cuda_then_finds_none_hides_it(command):
+    cuinit = "failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected\n"
+    found = failing(command + "\n" + cuinit)
+    assert "told to use GPU 1" in found["gpu.hidden-by-cuda-visible-devices"].title
+    assert found["cuda.init-failed"].caused_by == "gpu.hidden-by-cuda-visible-devices"
+    zero = command.replace("gputouse=1", "gputouse=0").replace("--gpu 1", "--gpu 0")
+    assert "gpu.hidden-by-cuda-visible-devices" not in failing(zero + "\n" + cuinit)
+
+
+def test_a_gpu_count_or_list_is_no_gpu_index_chosen():
+    cuinit = "failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected\n"
+    for command in ("python train.py --gpus 2", "python train.py --gpu 0,1"):
+        assert "gpu.hidden-by-cuda-visible-devices" not in failing(command + "\n" + cuinit)

@@ -339,6 +339,10 @@ RE_ADDING_VISIBLE = re.compile(r"Adding visible gpu devices?: ([\d, ]{1,200})$")
 RE_CVD_VARIABLE = re.compile(r"CUDA_VISIBLE_DEVICES=\$\{?([A-Za-z_]\w{0,40})\}?(?![\w}:-])")
 RE_CVD = re.compile(
     r"CUDA_VISIBLE_DEVICES['\"\]]{0,2}\s{0,3}[=:]\s{0,3}(['\"\[]?)([\w,.-]{0,4096})(['\"\]]?)")
+# A program's option choosing a GPU by index ("gputouse=1", "--gpu 1", "--gpu_id=2"): such programs set
+# CUDA_VISIBLE_DEVICES to it ("--gpus N" is a count in most tools: not read)
+RE_GPU_CHOSEN = re.compile(r"(?:\bgputouse|--gpu(?:[-_]ids?)?|\bgpu_ids?)\s{0,2}[= ]\s{0,2}['\"]?(\d{1,2})\b"
+                           r"(?![.\d]|,\s{0,2}\d)")  # (not a list: "--gpu 0,1")
 # the NVIDIA Container Toolkit's device list as a container's environment shows it ("void", "none": no GPU)
 RE_NVD = re.compile(r"NVIDIA_VISIBLE_DEVICES['\"\]]{0,2}\s{0,3}[=:]\s{0,3}['\"]?([\w,:.-]{1,400})")
 RE_DEVICE_ORDER = re.compile(
@@ -1705,6 +1709,8 @@ class Values:
             if m and (m.group(2) or m.group(1) and m.group(3) or m.end() == len(line.rstrip())) \
                     and line[m.end():m.end() + 1] not in (".", "(", "[", "+", "%", "*"):
                 self.set("system.env.CUDA_VISIBLE_DEVICES", m.group(2), 3, empty=True)
+        if ("gputouse" in low or "--gpu" in low or "gpu_id" in low) and (m := RE_GPU_CHOSEN.search(line)):
+            self.set("runtime.gpu_index_chosen", int(m.group(1)), 2)
         if "nvidia_visible_devices" in low:
             m = RE_NVD.search(line)
             if m:
@@ -1858,7 +1864,8 @@ _GPU_TRIGGERS = (
 )
 _PLATFORM_TRIGGERS = ("gpu", "cuda", "nvidia", "wsl", "microsoft", *_WINDOWS_KEYS, *_LINUX_KEYS, *_MACOS_KEYS,
                       "conda", "/envs/", "forge", *_CONTAINER_KEYS, *_OS_KEYS, "cuda_visible_devices",
-                      "cuda_device_order", "nvidia_visible_devices", "rocm", *_JETSON_WORDS)
+                      "cuda_device_order", "nvidia_visible_devices", "gputouse", "--gpu", "gpu_id", "rocm",
+                      *_JETSON_WORDS)
 READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (_HEADING_TRIGGERS, Values._heading_line),
     (("version", "nvrm", "release", "driver", "nvidia"), Values._versions),

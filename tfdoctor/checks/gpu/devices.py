@@ -63,7 +63,7 @@ def hidden_by_cuda_visible_devices(facts: dict[str, Any], matrix: Any) -> list[F
         )]
     value = _cvd(facts)
     if value is None:
-        return _ray(facts)
+        return _ray(facts) or _index_chosen(facts)
     slurm_none = value.strip() == "NoDevFiles"  # Slurm's value for a job step given no GPU: never a choice
     if not fc.get(facts, "system", "env_complete") and not symptom and not slurm_none:
         return []  # a value a text shows without a symptom (tests often hide GPUs on purpose)
@@ -163,6 +163,27 @@ def hidden_by_cuda_visible_devices(facts: dict[str, Any], matrix: Any) -> list[F
             facts=used,
         )
     ]
+
+
+def _index_chosen(facts: dict[str, Any]) -> list[Finding]:
+    """A program told to use GPU N (gputouse=1, --gpu 1), where CUDA then found no device: programs that
+    take a GPU index set CUDA_VISIBLE_DEVICES to it, which hides every GPU of a machine with N or fewer."""
+    index = fc.get(facts, "runtime", "gpu_index_chosen")
+    gpus, _source = fc.gpus(facts)
+    if not isinstance(index, int) or index < 1 or not fc.cuda_errors(facts, "NO_DEVICE") or len(gpus) > index:
+        return []
+    return [Finding(
+        "gpu.hidden-by-cuda-visible-devices",
+        Status.WARN,
+        f"The program was told to use GPU {index}, and CUDA then found no GPU",
+        detail=f"Programs that take a GPU index pass it on as CUDA_VISIBLE_DEVICES={index}; GPUs are numbered"
+        f" from 0, so on a machine with {index} GPU{'s' if index != 1 else ''} or fewer that hides them all.",
+        plan=rm.plan(facts, P.system("nvidia-smi -L", "the GPUs here, numbered from 0: choose one of them"
+                                     " (GPU 0 on a single-GPU machine)")),
+        docs=cat.NV_CUDA_ENV,
+        facts=("runtime.gpu_index_chosen", "log.evidence"),
+        confidence="likely",
+    )]
 
 
 def _ray(facts: dict[str, Any]) -> list[Finding]:
