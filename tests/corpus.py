@@ -65,6 +65,7 @@ SPLITS = {
     "holdout34": CORPUS / "holdout34",
     "holdout35": CORPUS / "holdout35",
     "holdout36": CORPUS / "holdout36",
+    "holdout37": CORPUS / "holdout37",
 }
 
 
