@@ -3847,3 +3847,13 @@ def test_a_gpu_count_or_list_is_no_gpu_index_chosen():
     cuinit = "failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected\n"
     for command in ("python train.py --gpus 2", "python train.py --gpu 0,1"):
         assert "gpu.hidden-by-cuda-visible-devices" not in failing(command + "\n" + cuinit)
+
+
+def test_jax_finding_an_older_cuda_runtime_than_the_wheel_installed_loads_another_copy():
+    listing = "nvidia-cuda-runtime-cu12  12.3.101\n"
+    error = ("CUDA backend failed to initialize: Found CUDA version 12010, but JAX was built against version"
+             " 12020, which is newer.\n")
+    found = failing(listing + error)["cuda.loaded-not-pip"]
+    assert "CUDA 12.1 was loaded" in found.title  # (CUDA_VERSION's own encoding: 12010 = 12.1)
+    older_wheel = listing.replace("12.3.101", "12.1.105")
+    assert "cuda.loaded-not-pip" not in failing(older_wheel + error)

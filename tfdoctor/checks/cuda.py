@@ -582,14 +582,18 @@ def _came_from(facts: dict[str, Any], path: str) -> tuple[str, str | None]:
 # JAX names a library by its own word; the pip wheel that ships it (CUDA 12's names)
 _JAX_LIB_WHEEL = {"cublas": "nvidia-cublas-cu12", "cufft": "nvidia-cufft-cu12",
                   "cusparse": "nvidia-cusparse-cu12", "cusolver": "nvidia-cusolver-cu12",
-                  "cupti": "nvidia-cuda-cupti-cu12", "nccl": "nvidia-nccl-cu12"}
+                  "cupti": "nvidia-cuda-cupti-cu12", "nccl": "nvidia-nccl-cu12",
+                  "cuda": "nvidia-cuda-runtime-cu12"}
 
 
-def _as_release(number: str) -> str:
-    """JAX prints a library's version as one number (cuBLAS 120205 = 12.2.5); a dotted one is kept."""
-    if "." in number or len(number) < 5:
+def _as_release(number: str, library: str = "") -> str:
+    """JAX prints a library's version as one number (cuBLAS 120205 = 12.2.5; the CUDA runtime's as CUDA's
+    own CUDA_VERSION, 12010 = 12.1); a dotted one is kept."""
+    if "." in number or len(number) < 5 or not number.isdigit():
         return number
     n = int(number)
+    if library.lower() == "cuda":
+        return f"{n // 1000}.{n % 1000 // 10}"
     return f"{n // 10000}.{n // 100 % 100}.{n % 100}"
 
 
@@ -597,8 +601,9 @@ def _older_than_built(facts: dict[str, Any], dists: dict[str, str], used: tuple[
     """JAX found a CUDA library older than it was built against while the pip wheel installed is new enough:
     another copy comes first on the library path."""
     for item in fc.log_items(facts, "lib-version"):
-        wheel = _JAX_LIB_WHEEL.get(str(item.get("library", "")).lower())
-        loaded, built = _as_release(str(item.get("loaded"))), _as_release(str(item.get("compiled")))
+        library = str(item.get("library", ""))
+        wheel = _JAX_LIB_WHEEL.get(library.lower())
+        loaded, built = (_as_release(str(item.get(k)), library) for k in ("loaded", "compiled"))
         have = dists.get(wheel or "")
         if not (wheel and have and v.vtuple(have)[:3] >= v.vtuple(built)[:3]):
             continue

@@ -334,8 +334,8 @@ SIGNATURES: tuple[Signature, ...] = (
     # JAX's (XLA's) check of the other CUDA libraries it loaded: "Found cuBLAS version 120205, but JAX was
     # built against version 120304, which is newer"
     _sig("lib-version", "but jax was built against",
-         r"Found (cuBLAS|cuFFT|cuSPARSE|cuSOLVER|CUPTI|NCCL) version (\d{4,8}|\d[\d.]{0,12}), but JAX was"
-         r" built against version (\d{4,8}|\d[\d.]{0,12}), which is newer",
+         r"Found (CUDA|cuBLAS|cuFFT|cuSPARSE|cuSOLVER|CUPTI|NCCL) version (\d{4,8}|\d[\d.]{0,12}), but JAX"
+         r" was built against version (\d{4,8}|\d[\d.]{0,12}), which is newer",
          ("library", "loaded", "compiled")),
     _sig("cudnn-failed", ("cudnn handle", "dnn library initialization failed", "cudnn failed to initialize",
                           "cudnn launch failure", "get convolution algorithm", "no algorithm worked",
