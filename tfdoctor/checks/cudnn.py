@@ -284,7 +284,7 @@ def cudnn_initialised(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         return []
     status = next((str(i["status"]) for i in items if i.get("status") and i["status"] != "INIT"), None)
     title = "cuDNN failed to initialise" + (f" (CUDNN_STATUS_{status})" if status else "")
-    roomy = [i for i in fc.log_items(facts, "cudnn-memory")
+    roomy = [i for i in fc.log_items(facts, "cudnn-report")
              if int(i.get("total") or 0) and int(i.get("free") or 0) >= int(i["total"]) // 2]
     if roomy:  # most of the GPU's memory was free when it failed: not for want of memory
         free, total = (int(roomy[0][k]) >> 20 for k in ("free", "total"))
