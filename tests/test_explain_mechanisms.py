@@ -3857,3 +3857,11 @@ def test_jax_finding_an_older_cuda_runtime_than_the_wheel_installed_loads_anothe
     assert "CUDA 12.1 was loaded" in found.title  # (CUDA_VERSION's own encoding: 12010 = 12.1)
     older_wheel = listing.replace("12.3.101", "12.1.105")
     assert "cuda.loaded-not-pip" not in failing(older_wheel + error)
+
+
+def test_tensorflow_1s_wrapped_import_error_cut_before_its_cause_is_the_native_runtime_failing():
+    text = (">>> import tensorflow as tf\nTraceback (most recent call last):\n"
+            '  File "/usr/lib/python2.7/dist-packages/tensorflow/python/pywrap_tensorflow.py", line 74, in'
+            " <module>\n    raise ImportError(msg)\nImportError: Traceback (most recent call last):\n")
+    assert "tensorflow.import-failed" in failing(text)
+    assert "log.unrecognized" not in failing(text)

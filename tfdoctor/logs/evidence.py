@@ -795,8 +795,12 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("tf-missing", "valid installation of tensorflow not found",
          r"Valid installation of TensorFlow not found", why="reticulate"),
     _sig("tf-native-failed", ("native tensorflow runtime", "_pywrap_tensorflow", "dll load failed",
-                              "could not find the dll", "pywrap_tensorflow_internal.py"),
+                              "could not find the dll", "pywrap_tensorflow_internal.py",
+                              "importerror: traceback"),
          r"Failed to load the native TensorFlow runtime|"
+         # (TensorFlow 1.x's pywrap_tensorflow.py re-raises the loader's failure with its traceback as the
+         # message, ending in "Failed to load the native TensorFlow runtime.", often cut off in a paste)
+         r"^ImportError: Traceback \(most recent call last\):\s{0,3}$|"
          # TensorFlow 1.x's SWIG loader in a traceback's frame: the native library failed to load
          r"^File \"[^\"]{0,300}pywrap_tensorflow_internal\.py\",\s{0,2}"
          r"(?:line \d{1,6}, in swig_import_helper|$)|"
