@@ -3865,3 +3865,21 @@ def test_tensorflow_1s_wrapped_import_error_cut_before_its_cause_is_the_native_r
             " <module>\n    raise ImportError(msg)\nImportError: Traceback (most recent call last):\n")
     assert "tensorflow.import-failed" in failing(text)
     assert "log.unrecognized" not in failing(text)
+
+
+@pytest.mark.parametrize("line", [
+    "ValueError: Cannot feed value of shape (10, 256, 256, 3) for Tensor 'annotations:0', which has shape"
+    " '(10, 256, 256)'",
+    "ValueError: Error when checking input: expected input_1 to have shape (None, 64, 64, 1) but got array"
+    " with shape (1, 64, 64, 3)",
+    "ValueError: Tensor's shape (300, 800) is not compatible with supplied shape (768, 800)",
+    "ValueError: Shape must be rank 1 but is rank 0",
+    "RuntimeError: mat1 and mat2 shapes cannot be multiplied (2x5 and 3x7)",
+    "RuntimeError: output with shape [4, 320, 1, 1] doesn't match the broadcast shape [4, 320, 3, 3]",
+    "ValueError: cannot reshape array of size 324670 into shape (512,256,3,3)",
+    "InvalidArgumentError: indices[4,14] = 21130 is not in [0, 21128) [[{{node model_1/Embedding/lookup}}]]",
+])
+def test_shape_and_index_refusals_as_other_frameworks_word_them_are_the_programs_error(line):
+    found = failing(line)
+    assert set(found) == {"log.program-error"}
+    assert "Compare the shapes" in found["log.program-error"].fix

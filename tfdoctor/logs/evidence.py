@@ -679,6 +679,17 @@ SIGNATURES: tuple[Signature, ...] = (
          r"Input to reshape is a tensor with|Received a label value of|logits and labels must|"
          r"ConcatOp ?: ?Dimensions of inputs should match",
          flags=0, code="A tensor's shape, dtype or value refused", reason="shape"),
+    # ... as Keras 2, TensorFlow 1.x, PyTorch and NumPy word the same refusals
+    _sig("stack-error", ("cannot feed value of shape", "error when checking", "compatible with supplied",
+                         "shape must be rank", "shapes cannot be multiplied", "match the broadcast shape",
+                         "cannot reshape array of size", "] = "),
+         r"Cannot feed value of shape|Error when checking (?:model )?(?:input|target)?\s{0,2}: expected|"
+         r"is not compatible with supplied shape|Shape must be rank \d{1,3} but is rank|"
+         r"mat1 and mat2 shapes cannot be multiplied|doesn't match the broadcast shape|"
+         r"cannot reshape array of size \d{1,15} into shape|"
+         # an embedding's or gather's index past its table ("indices[4,14] = 21130 is not in [0, 21128)")
+         r"\bindices\[[\d,]{1,40}\] = -?\d{1,15} is not in \[\d{1,15}, \d{1,15}\)",
+         flags=0, code="A tensor's shape, dtype or value refused", reason="shape"),
     # Python's own: a name the program uses and never defined; a key, index or divisor its data lacks
     _sig("stack-error", ("nameerror", "unboundlocalerror"),
          r"^(?:[\w.]{1,60}\.)?(?:NameError|UnboundLocalError)\b", flags=0, code="NameError", reason="python"),
