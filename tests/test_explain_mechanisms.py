@@ -3883,3 +3883,12 @@ def test_shape_and_index_refusals_as_other_frameworks_word_them_are_the_programs
     found = failing(line)
     assert set(found) == {"log.program-error"}
     assert "Compare the shapes" in found["log.program-error"].fix
+
+
+def test_tensorflow_1s_api_under_tensorflow_2_is_the_programs_tensorflow():
+    found = failing("AttributeError: module 'tensorflow' has no attribute 'Session'")
+    assert set(found) == {"log.program-error"}
+    assert "tensorflow.compat.v1" in found["log.program-error"].fix
+    # standalone Keras 2.2 calling get_default_graph is a package conflict, not the program's own TF 1 code
+    keras = "AttributeError: module 'tensorflow' has no attribute 'get_default_graph'"
+    assert "tensorflow.compat.v1" not in str(failing(keras).get("log.program-error", ""))

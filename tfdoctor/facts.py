@@ -413,7 +413,8 @@ def gpu_shown(facts: dict[str, Any]) -> bool:
 def _program_own(item: dict[str, Any]) -> bool:
     """An error of the program's own Python code or data (a KeyError, a missing file, a shape): nothing
     about a GPU."""
-    return item.get("kind") == "stack-error" and item.get("reason") in ("python", "data", "shape", "numerics")
+    return item.get("kind") == "stack-error" and item.get("reason") in ("python", "data", "shape", "numerics",
+                                                                        "tf1")
 
 
 def other_failure(facts: dict[str, Any]) -> bool:

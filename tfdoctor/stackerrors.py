@@ -41,6 +41,9 @@ NOT_ENVIRONMENT = {
     "order": "the program configured TensorFlow's GPUs in a way TensorFlow refuses (memory growth, visible or"
              " virtual devices set after TensorFlow initialised them, or memory growth on some GPUs only): a"
              " fault of the program's set-up code, not of the installation",
+    "tf1": "the program was written for TensorFlow 1.x, whose graph-mode API (tf.Session, tf.placeholder,"
+           " tf.contrib, ...) TensorFlow 2 moved to tf.compat.v1 or removed: the code's TensorFlow, not the"
+           " installation's",
 }
 
 # The program's errors whose messages read as ordinary words too (an issue's title "Incompatible shapes"): the

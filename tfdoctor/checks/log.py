@@ -25,6 +25,9 @@ _NEXT_STEP = {
     "python": "The traceback's last frame in the program's own files is where it failed",
     "data": "Check the path the program reads: a relative path starts in the directory the program runs in,"
             " and the file must have been downloaded or generated first",
+    "tf1": "Run it under the TensorFlow 1.x it was written for (1.15, Python 3.7 or older), or port it:"
+           " import tensorflow.compat.v1 as tf and call tf.disable_v2_behavior() (tf.contrib has no"
+           " TensorFlow 2 home)",
 }
 
 

@@ -690,6 +690,13 @@ SIGNATURES: tuple[Signature, ...] = (
          # an embedding's or gather's index past its table ("indices[4,14] = 21130 is not in [0, 21128)")
          r"\bindices\[[\d,]{1,40}\] = -?\d{1,15} is not in \[\d{1,15}, \d{1,15}\)",
          flags=0, code="A tensor's shape, dtype or value refused", reason="shape"),
+    # TensorFlow 1.x's graph-mode API called under TensorFlow 2 (not get_default_graph: standalone Keras
+    # 2.2 calls that one, a package conflict)
+    _sig("stack-error", "has no attribute",
+         r"module 'tensorflow' has no attribute '(?:Session|InteractiveSession|placeholder|contrib|"
+         r"ConfigProto|GPUOptions|global_variables_initializer|variable_scope|get_variable|set_random_seed|log|"
+         r"to_float|layers|app|flags|gfile|summary\.FileWriter)'",
+         flags=0, code="TensorFlow 1.x API under TensorFlow 2", reason="tf1"),
     # Python's own: a name the program uses and never defined; a key, index or divisor its data lacks
     _sig("stack-error", ("nameerror", "unboundlocalerror"),
          r"^(?:[\w.]{1,60}\.)?(?:NameError|UnboundLocalError)\b", flags=0, code="NameError", reason="python"),
