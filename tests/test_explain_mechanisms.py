@@ -3892,3 +3892,13 @@ def test_tensorflow_1s_api_under_tensorflow_2_is_the_programs_tensorflow():
     # standalone Keras 2.2 calling get_default_graph is a package conflict, not the program's own TF 1 code
     keras = "AttributeError: module 'tensorflow' has no attribute 'get_default_graph'"
     assert "tensorflow.compat.v1" not in str(failing(keras).get("log.program-error", ""))
+
+
+def test_pips_resolver_header_is_a_notice_and_the_conflict_under_it_is_read():
+    text = ("ERROR: pip's dependency resolver does not currently take into account all the packages that are"
+            " installed. This behaviour is the source of the following dependency conflicts.\n"
+            "tensorflow 2.15.0 requires keras<2.16,>=2.15.0, but you have keras 3.0.5 which is"
+            " incompatible.\n")
+    found = failing(text)
+    assert set(found) == {"tensorflow.conflicting-installs"}
+    assert not failing(text.splitlines()[0])  # the header alone names no conflict

@@ -744,6 +744,11 @@ NOISE: dict[str, tuple[str, tuple[tuple[str, ...], ...]]] = {
     "collective-cancelled": ("a collective op was cancelled as the step around it ended (TensorFlow marks"
                              " the status derived): not a failure of its own",
                              (("[_derived_]cancelled",),)),
+    # pip's header above the conflicts it found ("ERROR: pip's dependency resolver does not currently take
+    # into account all the packages that are installed"): each conflict after it is read on its own line
+    "pip-resolver-notice": ("pip's notice that its resolver does not check what is already installed; the"
+                            " conflicts it lists after it are read one by one",
+                            (("pip's dependency resolver does not currently take into account",),)),
     "declared-benign": ("the library itself says the message is harmless",
                         (("this is benign",), ("indicates that this is not a failure",),
                          ("can be safely ignored",))),
