@@ -66,6 +66,7 @@ SPLITS = {
     "holdout35": CORPUS / "holdout35",
     "holdout36": CORPUS / "holdout36",
     "holdout37": CORPUS / "holdout37",
+    "holdout38": CORPUS / "holdout38",
 }
 
 
