@@ -172,7 +172,9 @@ ENTRIES: dict[str, Entry] = {
         "TensorFlow is a CUDA build but cannot load libcudart/libcublas/... of its CUDA major (pip wheels "
         "or system, as its loader searches them).",
         TF_PIP,
-        ("driver.missing",),  # (without a driver no GPU runs, whatever CUDA libraries are there)
+        # (without a driver no GPU runs, whatever CUDA libraries are there; other CUDA libraries first on
+        # LD_LIBRARY_PATH hide the right ones)
+        ("driver.missing", "cuda.ld-library-path-shadowing"),
     ),
     "cuda.libraries-ok": Entry(
         "The CUDA runtime libraries of TensorFlow's CUDA major are installed where TensorFlow loads them.",

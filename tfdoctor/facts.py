@@ -317,12 +317,17 @@ def log_items(facts: dict[str, Any], *kinds: str) -> list[dict[str, Any]]:
     return [i for i in items if isinstance(i, dict) and i.get("kind") in kinds]
 
 
+def hinted(facts: dict[str, Any], name: str) -> bool:
+    """Whether a pasted text showed this hint (tfdoctor/logs/values.py's `hints`: "wsl2", "jetson", ...)."""
+    return name in as_list(as_dict(facts.get("log")).get("platform_hints"))
+
+
 def plugin_libraries_shadowed(facts: dict[str, Any]) -> list[dict[str, Any]]:
     """JAX's CUDA plugin failing to load a library its pip wheels ship, where the text shows LD_LIBRARY_PATH
     set: another CUDA's copies on that path load first, or their absence there hides the wheels' (JAX's
     installation guide: unset LD_LIBRARY_PATH). The failed loads, or none."""
-    hints = as_list(get(facts, "log", "platform_hints"))
-    if "jax-cuda-plugin" not in hints or not (env(facts).get("LD_LIBRARY_PATH") or "ld-path-named" in hints):
+    if not hinted(facts, "jax-cuda-plugin") or not (env(facts).get("LD_LIBRARY_PATH")
+                                                     or hinted(facts, "ld-path-named")):
         return []
     return log_items(facts, "dlopen-failed")
 
@@ -443,7 +448,7 @@ def gpu_evidence(facts: dict[str, Any]) -> bool:
 
 def gpu_context(facts: dict[str, Any]) -> bool:
     """Whether pasted text is about using a GPU at all (a device, a driver, a CUDA library, a GPU error)."""
-    if gpu_evidence(facts) or "gpu" in as_list(as_dict(facts.get("log")).get("platform_hints")):
+    if gpu_evidence(facts) or hinted(facts, "gpu"):
         return True
     return bool(
         section(facts, "nvidia_smi") or get(facts, "runtime", "gpus") or get(facts, "runtime", "gpus_stated")

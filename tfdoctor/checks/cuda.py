@@ -96,9 +96,6 @@ def libraries_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                         "TensorFlow's own note says the CUDA runtime it could not load matters only on a"
                         " machine with a GPU; this output shows none, and "
                         + ("says the machine has none." if no_gpu else "fails for another reason."), used)]
-    if items and fc.plugin_libraries_shadowed(facts):
-        return [replace(_missing(facts, matrix, cuda, names, log_major, [], items, used),
-                        caused_by="cuda.ld-library-path-shadowing")]
     if items:
         found = _missing(facts, matrix, cuda, names, log_major, [], items, used)
         # a TensorFlow from the user site asks for the CUDA its own release was built with

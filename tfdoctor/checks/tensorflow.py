@@ -153,10 +153,9 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                 used,
             )
         ]
-    hints = fc.as_list(fc.get(facts, "log", "platform_hints"))
     # PyPI has had aarch64 TensorFlow wheels, CPU-only, since 2.9.0
     # (https://github.com/KumaTea/tensorflow-aarch64); before, a TensorFlow on a Jetson was made for it
-    if ("jetson" in hints and not build and "+nv" not in version and v.version_ge(version, (2, 9))
+    if (fc.hinted(facts, "jetson") and not build and "+nv" not in version and v.version_ge(version, (2, 9))
             and not fc.get(facts, "runtime", "gpus") and not fc.gpu_evidence(facts)
             and fc.gpu_context(facts)):
         return [Finding(
@@ -213,7 +212,7 @@ def _pypi_cpu_wheel(facts: dict[str, Any], matrix: Any, dists: dict[str, str]) -
     lists no GPU and the text never names the GPU package. Returns that version, or None."""
     if "platform cuda" in str(fc.get(facts, "runtime", "gpu_reason") or "").lower():
         return None  # a CUDA platform that found no device ("no supported devices found for platform CUDA")
-    if "rocm" in fc.as_list(fc.get(facts, "log", "platform_hints")):
+    if fc.hinted(facts, "rocm"):
         return None  # AMD's ROCm images install their own build under the name `tensorflow`
     version = dists.get("tensorflow")
     if (fc.get(facts, "runtime", "tf_visible_gpus") == 0 and not _tf_dists(dists)

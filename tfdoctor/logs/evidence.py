@@ -481,9 +481,9 @@ SIGNATURES: tuple[Signature, ...] = (
     # usage: 42069065728 bytes free, 42505273344 bytes total."): free then, whoever allocated the rest
     _sig("cudnn-report", "memory usage:", r"Memory usage: (\d{1,15}) bytes free, (\d{1,15}) bytes total",
          ("free", "total")),
-    # ... and the kernel driver's version after it (read as a value too: tfdoctor/logs/values.py)
-    _sig("cudnn-report", "possibly insufficient driver version",
-         r"Possibly insufficient driver version: (\d{3}\.\d{1,3}(?:\.\d{1,3})?)", ("driver",)),
+    # ... and the kernel driver's version after it (the version itself is read as a value, in
+    # tfdoctor/logs/values.py: RE_POSSIBLY_DRIVER)
+    _sig("cudnn-report", "possibly insufficient driver version", r"Possibly insufficient driver version:"),
     # --- kernels for this GPU -----------------------------------------------------------------------
     _sig("cc-jit", "kernel binaries compatible",
          r"not built with CUDA kernel binaries compatible with compute capability (\d{1,2}\.\d)", ("cc",)),

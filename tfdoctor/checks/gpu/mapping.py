@@ -81,8 +81,7 @@ def _order_shown(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding]:
             or fc.env(facts).get("CUDA_DEVICE_ORDER") == "PCI_BUS_ID" or fc.log_items(facts, "cc-ignored")):
         return []
     order = ", ".join(f"GPU:{i} = {t.get('name')} ({p})" for i, (t, p) in enumerate(zip(tf_gpus, pcis)))
-    hints = fc.as_list(fc.get(facts, "log", "platform_hints"))
-    if "CUDA_VISIBLE_DEVICES" not in fc.env(facts) and "nvidia-smi-named" not in hints:
+    if "CUDA_VISIBLE_DEVICES" not in fc.env(facts) and not fc.hinted(facts, "nvidia-smi-named"):
         # nothing here picks GPUs by nvidia-smi's numbers: the order is worth knowing, not a problem
         return [Finding("gpu.mapping", Status.PASS, f"{len(tf_gpus)} TensorFlow GPUs, numbered fastest first",
                         detail=f"{order}; nvidia-smi numbers them by PCI bus id. To choose GPUs by"
@@ -119,7 +118,7 @@ def _indices_chosen(facts: dict[str, Any], used: tuple[str, ...]) -> list[Findin
     if value and all(i.isdigit() for i in indices) and len(indices) < len(gpus):
         title = f"CUDA_VISIBLE_DEVICES={value} counts these mixed GPUs fastest first, not as {source} does"
         return [_order_finding(facts, title, listing, used)]
-    if not value and "cvd-named" in fc.as_list(fc.get(facts, "log", "platform_hints")):
+    if not value and fc.hinted(facts, "cvd-named"):
         # GPUs chosen by CUDA_VISIBLE_DEVICES (its value not shown) among mixed models the listing numbers
         title = f"CUDA_VISIBLE_DEVICES counts these mixed GPUs fastest first, not as {source} does"
         return [_order_finding(facts, title, listing, used)]
