@@ -6,6 +6,7 @@ every line."""
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 from conftest import DATA
@@ -29,6 +30,53 @@ def test_the_cheap_pass_gives_the_facts_of_reading_every_line(path):
 def test_the_whole_corpus_as_one_log_reads_the_same():
     text = "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in CORPUS)
     assert logs.read_text(text) == logs.read_text(text, every_line=True)
+
+
+def _renumbered(line: str, k: int) -> str:
+    """The line with every number changed (and some of them longer): the same message, other values."""
+    return re.sub(r"\d+", lambda m: str(int(m.group()) * (k + 2) + k), line)
+
+
+@pytest.mark.parametrize("path", CORPUS + TOOLS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_lines_repeated_with_other_numbers_read_as_every_line(path):
+    """A picked line's shape (its digits masked) that changed only counters twice in a row is skipped
+    after: whatever the numbers, that loses nothing reading every picked line would find."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    varied = "\n".join(f"{line}\n" + "\n".join(_renumbered(line, k) for k in range(5))
+                       for line in text.splitlines())
+    assert logs.read_text(varied) == logs.read_text(varied, by_shape=False)
+
+
+def test_a_quiet_shape_is_skipped_and_its_counters_still_count():
+    """Near misses repeated with new numbers are skipped once two of them changed nothing; an error line
+    repeated so is still counted (its shape changes only counters), and a line of such a shape with a
+    new message is read."""
+    near = "".join(f"2024-05-01 10:00:{i % 60:02d}.{i:06d}: W cudnn was seen near step {i * 7919}\n"
+                   for i in range(1000))
+    errors = "".join(f"E0101 10:00:00.{i:06d} {i} x.cc:1] failed call to cuInit: CUDA_ERROR_NO_DEVICE at "
+                     f"step {i * 104729}\n" for i in range(300))
+    reader = logs.Reader("explain")
+    reader.feed_chunk((near + errors + "Driver Version: 535.104.05\n").encode())
+    assert reader._fresh < 30  # lines read, of 1,300: the rest were skipped
+    facts = reader.facts()
+    assert facts["log"]["counts"]["cuinit"] == 300  # each line is another step: each counted
+    assert facts["nvidia_smi"]["driver_version"] == "535.104.05"
+    assert facts == logs.read_text(near + errors + "Driver Version: 535.104.05\n", every_line=True)
+
+
+def test_shapes_pause_where_they_do_not_pay_and_read_the_same():
+    """A log of distinct messages pauses the learning of shapes (it costs each line read) and takes it up
+    again: near misses repeated with new numbers after the distinct ones are still skipped, and the facts
+    are those of reading every picked line."""
+    corpus = [line for p in CORPUS[:60] for line in p.read_text(encoding="utf-8", errors="replace").splitlines()]
+    distinct = [f"cudnn note {i}" for i in range(9000)]  # (a number of up to four digits: its own shape)
+    near = [f"2024-05-01 10:00:00.{i:06d}: W cudnn was seen near step {i * 7919 + 100_000}" for i in range(30_000)]
+    text = "\n".join(distinct + near + corpus)
+    reader = logs.Reader("explain")
+    reader.feed_chunk(text.encode())
+    read_near = reader._fresh - len(distinct) - len(corpus)
+    assert 4000 < read_near < 15_000  # read while paused, then skipped
+    assert reader.facts() == logs.read_text(text, by_shape=False)
 
 
 def test_every_declared_word_is_lower_case_and_picks_its_line():

@@ -3,8 +3,9 @@
 `read(lines, source)` streams the text once (bounded memory whatever its size), in chunks of whole
 lines: one multi-literal search per chunk (tfdoctor/logs/triggers.py) picks the lines that hold a word
 some signature, code, notice, error-line rule, value reader or block finder declares (or an error log
-prefix), and only those (and the lines a table or a heading before them asks for) are decoded and read.
-It returns facts:
+prefix), and only those (and the lines a table or a heading before them asks for) are decoded and read;
+of those, a line whose shape (its text, its numbers masked: tfdoctor/logs/shapes.py) was seen to change
+nothing but counters is only counted. It returns facts:
 - probe-shaped sections (system, nvidia_smi, nvcc, tensorflow, runtime) holding the versions and
   names the text shows, for `explain` (source "explain"); the checks judge them as they judge
   probed facts;
@@ -27,7 +28,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from tfdoctor import stackerrors as se
-from tfdoctor.logs import codes, errorlines, stall
+from tfdoctor.logs import codes, errorlines, shapes, stall
 from tfdoctor.logs import evidence as ev
 from tfdoctor.logs import values as values_mod
 from tfdoctor.logs.errorlines import is_error, severe
@@ -247,19 +248,39 @@ def finder(source: str) -> Finder:
     return _FINDERS[source]
 
 
+_KEPT = ("items", "unrecognized", "_keras_api")
+# What _state leaves out: the counters and lists kept up to a cap (a quiet shape's line adds to counters
+# alone, in _added; no line's reading depends on them), the bookkeeping of lines and shapes, and the
+# objects it reads apart (values, the stall detector).
+_VOLATILE = frozenset({"values", "finder", "_seen", "_raw_seen", "_shapes", "_skipped", "_free", "_wanted",
+                       "_paying", "_shaping", "_fresh", "_added", "_epoch", "_last", "lines", "_repeatable",
+                       "_stall", "counts", "noise", "unrecognized_count", *_KEPT})
+
+
 class Reader:
     """Streaming state: evidence by mechanism and the values seen."""
 
-    def __init__(self, source: str, every_line: bool = False) -> None:
+    def __init__(self, source: str, every_line: bool = False, by_shape: bool = True) -> None:
         self.source = source
         self.finder = finder(source)
         self.every_line = every_line
+        # lines skipped by their shape (tfdoctor/logs/shapes.py), where that pays
+        self._paying = shapes.Paying() if by_shape and not every_line else None
+        self._shaping = self._paying is not None
         self.values = Values()
         self.items: list[dict[str, Any]] = []
         self.counts: dict[str, int] = {}
         self.lines = 0
         self._seen: set[int] = set()
         self._raw_seen: set[int] = set()  # raw lines whose line is skipped when repeated
+        self._shapes: dict[int, shapes.Shape] = {}  # what the lines of each shape changed
+        self._skipped: bytes | None = None  # the last line skipped by its shape (the line before the next)
+        self._fresh = 0  # lines read that were not repeats
+        self._added: list[tuple[str, str]] = []  # what the line being read added to: (counter, name)
+        self._epoch = 0  # changes of what was read (a line skipped by its shape changes nothing of it)
+        self._last: tuple[list[Any], ...] = ()  # what was read, as of the last line read (_state)
+        self._wanted = False  # the next line is to be read whatever it holds (see _wants_next)
+        self._free = True  # nor is a table or traceback open: a quiet shape is skipped
         self._repeatable = False
         self._module_error_at: int | None = None
         self.noise: dict[str, int] = {}
@@ -282,35 +303,123 @@ class Reader:
 
     def feed_chunk(self, chunk: bytes) -> None:
         """Whole lines of bytes: only those the cheap pass picks (and the lines a block or heading
-        before them asks for) are decoded and read."""
+        before them asks for) are decoded and read, unless their shape is known to change nothing."""
         base, pos, size = self.lines, 0, len(chunk)
         counted, count = 0, 0
+        learnt = self._shapes
 
         def read_at(start: int) -> int:
             nonlocal counted, count
             end = chunk.find(b"\n", start)
             end = size if end < 0 else end
+            raw = chunk[start:min(end, start + 4 * MAX_LINE)]
             count += chunk.count(b"\n", counted, start)
             counted = start
             self.lines = base + count + 1
-            raw = chunk[start:min(end, start + 4 * MAX_LINE)]
             key = hash(raw) if end - start > SHORT_LINE else None
             if key is not None and key in self._raw_seen and not self._in_block() and not self._frame_at:
                 return end + 1  # the same bytes again: its line was read and would be skipped as a repeat
-            self._physical(raw.decode("utf-8", errors="replace"))
+            shape = None
+            if self._paying is not None and not self._wanted:  # (a line asked for is always read)
+                if self._shaping:
+                    shape = shapes.shape(raw)
+                    known = learnt.get(shape) if shape is not None else None
+                    if known is not None and known.epoch == self._epoch and self._free:
+                        self._skip(raw, known.delta)
+                        self._paying.skipped += 1
+                        return end + 1
+                self._shaping = self._paying.read()
+            if self._skipped is not None:
+                self._before(self._skipped)
+            self._read(raw, shape)
             if key is not None and self._repeatable and len(self._raw_seen) < MAX_SEEN:
                 self._raw_seen.add(key)
             return end + 1
 
-        while pos < size and self._wants_next():
+        while pos < size and self._wanted:
             pos = read_at(pos)
         for start in all_starts(chunk) if self.every_line else self.finder.starts(chunk):
             if start < pos:
                 continue
             pos = read_at(start)
-            while pos < size and self._wants_next():
+            while pos < size and self._wanted:
                 pos = read_at(pos)
         self.lines = base + chunk.count(b"\n") + (0 if chunk.endswith(b"\n") or not chunk else 1)
+
+    def _read(self, raw: bytes, shape: int | None) -> None:
+        """A picked line (`shape`: its shape, None: none to learn): read, and what its shape changes
+        learnt (tfdoctor/logs/shapes.py)."""
+        known = None if shape is None else self._shapes.get(shape)
+        if known is None and shape is not None and len(self._shapes) < shapes.MAX_SHAPES:
+            self._shapes[shape] = known = shapes.Shape()
+        fresh, given = self._fresh, self.values.attempts
+        self._physical(raw.decode("utf-8", errors="replace"))
+        changed = self._settle()
+        if known is None or self._fresh == fresh:  # (a repeat of a line read before says nothing)
+            return
+        # (a line that kept an item or gave a value is never quiet: the next one may keep or give another)
+        plain = not (changed or not self._free or self.values.attempts != given or b"\r" in raw
+                     or b"\\n" in raw or any(where == "kept" for where, _ in self._added))
+        known.learn(shapes.delta(self._added) if plain else None, self._epoch)
+
+    def _settle(self) -> bool:
+        """After a line was read: whether it changed what was read so far (then a new epoch begins: what a
+        line changes may depend on it), and whether the next line may be skipped by its shape."""
+        changed = False
+        if self._shaping:
+            state = self._state()
+            changed = state != self._last
+            if changed:
+                self._epoch += 1
+                self._last = state
+        elif self._last:
+            self._last = ()  # (when shapes are read again, a new epoch begins)
+        self._wanted = self._wants_next()
+        self._free = not (self._wanted or self._in_block() or self._frame_at or self.values.leads)
+        return changed
+
+    def _skip(self, raw: bytes, delta: shapes.Delta) -> None:
+        """A line of a quiet shape: what reading it would change is its counters alone."""
+        if not delta:
+            self._skipped = raw  # (normalised only if a line is read next)
+            return
+        if self._skipped is not None:
+            self._before(self._skipped)
+        line = normalize(raw.decode("utf-8", errors="replace"))
+        if not self._unseen(line):
+            return
+        for (where, name), n in delta:
+            if where == "unrecognized":
+                self.unrecognized_count += n
+            else:
+                table = self.counts if where == "counts" else self.noise
+                table[name] = table.get(name, 0) + n
+        if self.source == "explain":
+            self.values.set_before(line)
+
+    def _unseen(self, line: str) -> bool:
+        """Whether a line is read: not empty, not a repeat of a longer line read before (remembered)."""
+        if not line:
+            return False
+        key = hash(line) if len(line) > SHORT_LINE else None
+        # (a table's rows repeat; so may the exception a pending traceback ends in)
+        if key is not None and key in self._seen and not self._in_block() and not self._frame_at:
+            return False
+        if key is not None and len(self._seen) < MAX_SEEN:
+            self._seen.add(key)
+        return True
+
+    def _before(self, raw: bytes) -> None:
+        """A line skipped by its shape is still the line before the next one read (values read a pair)."""
+        self._skipped = None
+        line = normalize(raw.decode("utf-8", errors="replace"))
+        if self.source == "explain" and self._unseen(line):
+            self.values.set_before(line)
+
+    def _state(self) -> tuple[list[Any], ...]:
+        """A cheap fingerprint of everything read so far but the counters and the lists kept up to a cap
+        (_counters): what a line's reading may depend on."""
+        return (shapes.fingerprint(self, _VOLATILE), shapes.fingerprint(self._stall), self.values.state())
 
     def _in_block(self) -> bool:
         return self.source == "explain" and self.values.in_block
@@ -326,6 +435,7 @@ class Reader:
         self._physical(raw)
 
     def _physical(self, raw: str) -> None:
+        self._added.clear()
         if self._stall.pending or stall.PHRASE in raw:  # (timestamps: before normalising drops them)
             item = self._stall.feed(raw, self.lines)
             if item is not None:
@@ -346,16 +456,11 @@ class Reader:
         self._repeatable = False
 
     def _line(self, line: str, severe_prefix: bool = False) -> None:
-        if not line:
-            return
         # A repeated line adds no evidence: logs repeat a lot. Short ones are cheap and may mean
         # something new in their place ("Version: 1.15.4" under a second `pip show`).
-        key = hash(line) if len(line) > SHORT_LINE else None
-        # (a table's rows repeat; so may the exception a pending traceback ends in)
-        if key is not None and key in self._seen and not self._in_block() and not self._frame_at:
+        if not self._unseen(line):
             return
-        if key is not None and len(self._seen) < MAX_SEEN:
-            self._seen.add(key)
+        self._fresh += 1
         low = line.lower()
         words = self.finder.found(low) if self.finder.declared else None
         self.values.line_no = self.lines
@@ -363,6 +468,7 @@ class Reader:
         notice = se.noise(low) if noisy else None
         if notice:  # a harmless notice, by name: never evidence of a failure
             self.noise[notice] = self.noise.get(notice, 0) + 1
+            self._added.append(("noise", notice))
             if self.source == "explain":
                 self.values.feed(line, low, self.lines, words)
             return
@@ -423,9 +529,12 @@ class Reader:
             self._add(item)
         if not here and not framed and is_error(line, severe_prefix):
             self.unrecognized_count += 1
+            self._added.append(("unrecognized", ""))
             if len(self.unrecognized) < MAX_UNRECOGNIZED:
                 self.unrecognized.append({"line": self.lines, "text": line[:QUOTE]})
+                self._added.append(("kept", "unrecognized"))
             if len(self._keras_api) < MAX_ITEMS_PER_KIND and _KERAS_API_ERROR.match(line):
+                self._added.append(("kept", "keras3"))
                 self._keras_api.append({"kind": "keras3", "line": self.lines, "text": line[:QUOTE],
                                         "via": "a Keras 2 API missing where Keras 3 is installed"})
         if self.source == "explain":
@@ -448,8 +557,10 @@ class Reader:
         """One piece of evidence: counted always, kept up to MAX_ITEMS_PER_KIND of its kind."""
         count = self.counts.get(item["kind"], 0)
         self.counts[item["kind"]] = count + 1
+        self._added.append(("counts", item["kind"]))
         if count < MAX_ITEMS_PER_KIND:
             self.items.append(item)
+            self._added.append(("kept", "items"))
 
     def _ngc_detected(self, line: str) -> None:
         """The driver version NVIDIA's container banner found, on the line after its "..., but"."""
@@ -667,10 +778,12 @@ _DEVICE_ERRORS = frozenset({"NO_DEVICE", "DEVICE_UNAVAILABLE", "INVALID_DEVICE",
                             "UNSUPPORTED_PTX_VERSION", "MISALIGNED_ADDRESS", "ILLEGAL_INSTRUCTION"})
 
 
-def read(lines: Iterable[str | bytes], source: str = "explain", every_line: bool = False) -> dict[str, Any]:
+def read(lines: Iterable[str | bytes], source: str = "explain", every_line: bool = False,
+         by_shape: bool = True) -> dict[str, Any]:
     """Facts from a stream of text lines, or of chunks of whole lines as bytes (see the module
-    docstring). `every_line`: read every line in full, without the cheap pass (the same facts, slower)."""
-    reader = Reader(source, every_line)
+    docstring). `every_line`: read every line in full, without the cheap pass (the same facts, slower);
+    `by_shape=False`: read every line the cheap pass picks, whatever its shape (the same facts, slower)."""
+    reader = Reader(source, every_line, by_shape)
     buf: list[bytes] = []
     size = 0
     for item in lines:
@@ -706,5 +819,6 @@ def _slices(text: str) -> Iterable[str]:
         start = end + 1
 
 
-def read_text(text: str, source: str = "explain", every_line: bool = False) -> dict[str, Any]:
-    return read(_slices(text or ""), source, every_line)
+def read_text(text: str, source: str = "explain", every_line: bool = False,
+              by_shape: bool = True) -> dict[str, Any]:
+    return read(_slices(text or ""), source, every_line, by_shape)

@@ -118,8 +118,10 @@ class Blocks:
                                     "proc_driver_open": "Open Kernel Module" in line}
         elif low.startswith("linux version "):
             self.wsl_version = system_probe.wsl_version(line) or self.wsl_version
+            self.at.setdefault("system", self.line_no)
         elif line.split("=", 1)[0] in _OS_KEYS and "=" in line:
             self.os_release.update(system_probe.parse_os_release(line))
+            self.at.setdefault("system", self.line_no)
         elif any(map(low.__contains__, ("build_info", "ordereddict(", "'cuda_version'", "'is_cuda_build'"))):
             self._build_info(line)
         elif low.startswith("flags") and self.cpu_flags is None and " sse2 " in low:  # an x86 CPU's list

@@ -15,7 +15,7 @@ MAX_READ = 256 << 20  # bytes of input read at most; the rest is counted, not pa
 
 _ANSI = re.compile(r"\x1b(?:\[[0-?]{0,32}[ -/]{0,8}[@-~]|\][^\x07\x1b]{0,512}(?:\x07|\x1b\\)?|[@-Z\\-_])")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-_PREFIXES = (  # tried in this order, as one alternation
+PREFIXES = (  # tried in this order, as one alternation
     # absl: I0000 00:00:1700000000.123456  1234 cuda_executor.cc:1015] (absl-py's thread ids run to 15 digits:
     # "I0309 12:51:51.373212 140505975940928 run_docker.py:247]")
     r"[IWEF]\d{4} \d\d:\d\d:\d{1,12}(?:\.\d{1,9})?\s{1,8}\d{1,20}\s{1,8}[\w./-]{1,200}:\d{1,6}\]\s?",
@@ -31,7 +31,7 @@ _PREFIXES = (  # tried in this order, as one alternation
     r"\[\s{0,8}\+?\d{1,10}\.\d{1,9}\]\s?",  # (dmesg -H: "[  +0.000844]")
     r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.-]{1,64} kernel:\s?",
 )
-_PREFIX = re.compile("|".join(f"(?:{p})" for p in _PREFIXES))
+_PREFIX = re.compile("|".join(f"(?:{p})" for p in PREFIXES))
 _PREFIX_START = frozenset("IWEF0123456789[ADJMNOS")
 _QUOTING = re.compile(r"(?:\s|>|`|\*|#{1,4}\s)+")  # (a shell comment "## " marks output)
 # CJK text types full-width punctuation ("显卡：RTX 3080", "cuda＝10.0"): read as its ASCII form

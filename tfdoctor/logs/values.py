@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tfdoctor.logs import blocks
+from tfdoctor.logs import blocks, shapes
 from tfdoctor.logs.blocks import Blocks
 from tfdoctor.probes import nvcc as nvcc_probe
 from tfdoctor.probes import tensorflow as tf_probe
@@ -755,11 +755,33 @@ def _as_nvidia(version: str) -> str:
     return ".".join(parts[:2]) if int(parts[2]) == 0 else f"{parts[0]}.{parts[1]}.{int(parts[2]):02d}"
 
 
+# What state() leaves out: the values (`changes` counts them), what a line gives whether or not it is new,
+# the line before and the next's (Reader._settle reads them apart), the line counter, the blocks (apart)
+_VOLATILE = frozenset({"values", "attempts", "_prev", "_prev_line", "leads", "_next", "_words", "line_no",
+                       "blocks"})
+
+
+def _leads(low: str) -> bool:
+    """Whether a line is one whose next line _after (or a reader) reads in its light: what the next line
+    gives may then depend on it, so it is not skipped by its shape (tfdoctor/logs/shapes.py)."""
+    return ("__version__" in low or "tensorflow" in low or "version.version" in low
+            or "is_built_with_cuda" in low or "list_physical_devices" in low
+            or low.lstrip("*` ").startswith("name:")
+            or low.endswith(("echo $cuda_visible_devices", "tf_config")))
+
+
+_BLOCKS_VOLATILE = frozenset({"line_no"})
+
+
 class Values:
     """Line-by-line state: the values seen so far, each with its priority and line number."""
 
     def __init__(self) -> None:
         self.values: dict[str, tuple[Any, int, int]] = {}  # "section.key" -> (value, priority, line)
+        self.changes = 0  # values set (what state() counts instead of them)
+        # values read, whether or not they were new: a line that gives one is never skipped by its shape
+        # (the next line of that shape may give another: a GPU's index, a version)
+        self.attempts = 0
         self.gpus: dict[int, dict[str, Any]] = {}  # TensorFlow's view, by device index
         self.smi_gpus: dict[int, dict[str, Any]] = {}
         self.ignored: dict[int, dict[str, Any]] = {}
@@ -789,6 +811,7 @@ class Values:
         self._found_line = 0
         self._prev = ""
         self._prev_line = ""  # (as written: `_prev` is lower-cased)
+        self.leads = False  # what the next line gives depends on this one (_leads)
         self._prints: list[str] = []  # modules whose __version__ consecutive prints asked for
         self._answers: list[str] = []  # ... of them, those whose printed value is still to come
         self._words: frozenset[str] = frozenset()
@@ -799,11 +822,19 @@ class Values:
     def set(self, key: str, value: Any, priority: int, empty: bool = False) -> None:
         if value is None or value == "" and not empty:
             return
+        self.attempts += 1
         old = self.values.get(key)
         if old is None or priority > old[1] and not _refines(old[0], value):
             self.values[key] = (value, priority, self.line_no)
+            self.changes += 1
         elif _refines(value, old[0]):  # "3.9.6" seen after "3.9": the more precise one, same release
             self.values[key] = (value, max(priority, old[1]), self.line_no)
+            self.changes += 1
+
+    def _visible(self, index: int) -> None:
+        """A GPU TensorFlow registered (or made visible)."""
+        self.attempts += 1
+        self.visible.add(index)
 
     def get(self, key: str) -> Any:
         held = self.values.get(key)
@@ -823,6 +854,7 @@ class Values:
         mig["devices"] = devices
 
     def _gpu(self, table: dict[int, dict[str, Any]], index: int, **known: Any) -> None:
+        self.attempts += 1
         if len(table) >= MAX_GPUS and index not in table:
             return
         gpu = table.setdefault(index, {"index": index})
@@ -832,6 +864,7 @@ class Values:
 
     def _dist(self, name: str, version: str) -> None:
         """A package seen installed: judged at the end by the tensorflow probe's own selection."""
+        self.attempts += 1
         name = tf_probe.normalize(name)
         if tf_probe.of_interest(name) and sum(map(len, self.lists)) < MAX_DISTS:
             self.lists[-1].append((name, version))
@@ -864,10 +897,20 @@ class Values:
             self.blocks.line_no = line_no
             self.blocks.feed(line, low)
         self._prev, self._prev_line = low, line
+        self.leads = _leads(low)
         self._next = (self._heading is not None or self._found is not None or self._query_lines > 0
                       or self._run_lines > 0
                       or self._tf_config is not None or self.blocks.open or bool(self._answers)
                       or any(map(low.__contains__, _ANNOUNCE)))
+
+    def state(self) -> tuple[list[Any], list[Any]]:
+        """A cheap fingerprint of what was read (see Reader._state)."""
+        return shapes.fingerprint(self, _VOLATILE), shapes.fingerprint(self.blocks, _BLOCKS_VOLATILE)
+
+    def set_before(self, line: str) -> None:
+        """The line before the next one, where that line was not read (it changes nothing)."""
+        self._prev, self._prev_line = line.lower(), line
+        self.leads = False  # (a line skipped by its shape never leads: see _leads)
 
     @property
     def want_next(self) -> bool:
@@ -1480,26 +1523,26 @@ class Values:
         m = CREATED.search(line)  # the worker's own reader of these lines
         if m:
             index = int(m.group(1).rsplit(":", 1)[1])  # TensorFlow's GPU:N
-            self.visible.add(index)
+            self._visible(index)
             pci = None if m.group(5) == "<undefined>" else m.group(5)
             self._gpu(self.gpus, int(m.group(3)), name=m.group(4), compute_capability=m.group(6),
                       pci_bus_id=pci, memory_mib=int(m.group(2)), tf_device=f"/device:GPU:{index}")
             return
         m = RE_CREATING.search(line)
         if m:
-            self.visible.add(int(m.group(1)))
+            self._visible(int(m.group(1)))
             self._gpu(self.gpus, int(m.group(3)), name=m.group(4), compute_capability=m.group(6),
                       pci_bus_id=m.group(5).strip(), tf_device=f"/device:GPU:{m.group(1)}")
             return
         m = RE_DEVICE_DESC.search(line) if "physical_device_desc" in low else None
         if m:
-            self.visible.add(int(m.group(1)))
+            self._visible(int(m.group(1)))
             self._gpu(self.gpus, int(m.group(1)), name=m.group(2), compute_capability=m.group(4),
                       pci_bus_id=m.group(3).strip())
             return
         m = RE_DEVICE_MAPPING.search(line) if " -> device: " in line else None
         if m:
-            self.visible.add(int(m.group(1)))
+            self._visible(int(m.group(1)))
             self._gpu(self.gpus, int(m.group(2)), name=m.group(3).strip(), compute_capability=m.group(5),
                       pci_bus_id=m.group(4).strip(), tf_device=f"/device:GPU:{m.group(1)}")
             return
@@ -1517,7 +1560,7 @@ class Values:
         if m:
             index = int(m.group(1) or m.group(2))
             self._gpu(self.gpus, index, name=m.group(3), compute_capability=m.group(4))
-            self.visible.add(index)  # XLA compiles for the GPUs TensorFlow registered
+            self._visible(index)  # XLA compiles for the GPUs TensorFlow registered
             if m.group(5):  # the driver's CUDA and version, and the cuDNN loaded
                 self.set("nvidia_smi.cuda_version", m.group(5), 4)
                 self.set("nvidia_smi.driver_version", _as_nvidia(m.group(6)), 4)
@@ -1577,7 +1620,7 @@ class Values:
         if m:
             self.set("runtime.tf_visible_gpus", int(m.group(1)), 6)
         for pm in RE_PHYSICAL_GPU.finditer(line):
-            self.visible.add(int(pm.group(1)))
+            self._visible(int(pm.group(1)))
         if "xla_gpu" in low:  # TensorFlow 2.0-2.3 lists an XLA device for a GPU CUDA itself answered
             listed = len(RE_XLA_GPU.findall(line))
             if listed:

@@ -1,0 +1,108 @@
+"""Line shapes: logs print a few messages many times with other numbers (a time, a step, an address).
+
+A picked line's shape is its text with the digits of its log prefixes (times, thread ids, source lines)
+masked and every run of five or more digits as one mark (a counter, an address, a size): a shorter
+number (an error code, a GPU's index or model, a version's part) stays, for what a line means may hang
+on it ("returned 35" is cudaErrorInsufficientDriver).
+The reader (tfdoctor/logs/__init__.py) learns what each shape's lines change as it reads them: a shape
+whose lines, twice in a row and in what was read so far (its epoch), changed nothing but counters (how
+many of an error, of a notice) is "quiet", and its further lines are not read, only counted, until a line
+read changes what they may depend on. A near miss repeated with new numbers then costs a look-up.
+What a line changes may still depend on its numbers alone; the reader takes a line that gives any value
+(a version, a GPU's index), keeps an item or is read in the light of the line before it as never quiet.
+"""
+
+from __future__ import annotations
+
+import re
+from operator import attrgetter
+from typing import Any
+
+from tfdoctor.logs.lines import PREFIXES
+
+MAX_SHAPES = 100_000  # shapes remembered (by hash); later new ones are read in full
+MAX_SHAPED = 1024  # longer lines have no shape: they are always read
+_MASK = bytes.maketrans(b"0123456789", b"0" * 10)
+_HEAD = re.compile(rb"[\s>`*#]{0,8}(?:" + "|".join(f"(?:{p})" for p in PREFIXES).encode() + rb")")
+_LONG_NUMBER = re.compile(rb"\d{5,}")
+
+_SIZED = frozenset({dict, list, set})
+_GETTERS: dict[tuple[type, frozenset[str]], tuple[int, Any]] = {}  # the fields read, by class
+Delta = tuple[tuple[tuple[str, str], int], ...]  # ((counter, name), added), in a stable order
+
+
+def shape(raw: bytes) -> int | None:
+    """The key of a line's shape (None: too long to have one)."""
+    if len(raw) > MAX_SHAPED:
+        return None
+    cut = 0
+    for _ in range(3):  # as normalising strips them (tfdoctor/logs/lines.py)
+        m = _HEAD.match(raw, cut)
+        if not m or m.end() == cut:
+            break
+        cut = m.end()
+    rest = raw[cut:]
+    if b"00000" in rest.translate(_MASK):
+        rest = _LONG_NUMBER.sub(b"0+", rest)
+    return hash((raw[:cut].translate(_MASK), rest))
+
+
+class Shape:
+    """What the lines of one shape changed: the counters the last one read added to (None: it changed
+    more than counters), and the epoch in which two in a row added the same (then it is quiet)."""
+
+    __slots__ = ("delta", "epoch")
+
+    def __init__(self) -> None:
+        self.delta: Delta | None = None
+        self.epoch = -1
+
+    def learn(self, delta: Delta | None, epoch: int) -> None:
+        """A line of this shape was read in `epoch`, adding `delta` to the counters (None: more)."""
+        self.epoch = epoch if delta is not None and delta == self.delta else -1
+        self.delta = delta
+
+
+class Paying:
+    """Whether learning shapes pays: it costs each line read a fingerprint; where few lines are skipped
+    (a log of distinct messages), it pauses for a while."""
+
+    WINDOW = 4096  # lines of a known or new shape read, between two looks
+    PAUSE = 3  # windows paused, where fewer than one line in eight was skipped
+
+    def __init__(self) -> None:
+        self.on = True
+        self.reads = self.skipped = self.paused = 0
+
+    def read(self) -> bool:
+        """A line was read (not skipped): whether to go on learning shapes."""
+        self.reads += 1
+        if self.reads < self.WINDOW:
+            return self.on
+        if self.paused:
+            self.paused -= 1
+            self.on = not self.paused
+        elif self.skipped * 8 < self.reads:
+            self.paused, self.on = self.PAUSE, False
+        self.reads = self.skipped = 0
+        return self.on
+
+
+def fingerprint(obj: object, leave: frozenset[str] = frozenset()) -> list[Any]:
+    """What an object's fields hold, cheaply: a mutable container by its size (what fills one goes through
+    a counted setter: Values.set, Values._gpu ...), anything else as it is; `leave`: fields left out."""
+    fields = vars(obj)
+    known = _GETTERS.get((type(obj), leave))
+    if known is None or known[0] != len(fields):
+        names = [k for k in fields if k not in leave]
+        get = attrgetter(*names) if len(names) > 1 else lambda o: tuple(getattr(o, k) for k in names)
+        known = _GETTERS[type(obj), leave] = (len(fields), get)
+    return [len(v) if type(v) in _SIZED else v for v in known[1](obj)]
+
+
+def delta(added: list[tuple[str, str]]) -> Delta:
+    """What a line added to each counter, from the (counter, name) it added one to each time."""
+    counted: dict[tuple[str, str], int] = {}
+    for key in added:
+        counted[key] = counted.get(key, 0) + 1
+    return tuple(sorted(counted.items()))
