@@ -3902,3 +3902,19 @@ def test_pips_resolver_header_is_a_notice_and_the_conflict_under_it_is_read():
     found = failing(text)
     assert set(found) == {"tensorflow.conflicting-installs"}
     assert not failing(text.splitlines()[0])  # the header alone names no conflict
+
+
+def test_gpus_said_to_be_occupied_by_others_hold_the_memory_an_oom_lacked():
+    oom = "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 11.91 GiB total capacity)\n"
+    for said in ("I have 4 titan xp gpus on the server, 3 of them are occupied, only the third i can use",
+                 "the GPU is used by other users of the cluster"):
+        found = failing(said + "\n" + oom)
+        assert found["gpu.out-of-memory"].caused_by == "gpu.memory-held-by-other-processes", said
+    for other in ("3 of them are idle", "the GPU is used by TensorFlow", "two of them are occupied seats"):
+        assert "gpu.memory-held-by-other-processes" not in failing(other + "\n" + oom), other
+
+
+def test_another_process_on_a_gpu_in_an_exclusive_mode_is_what_the_mode_refuses():
+    found = failing(next(CORPUS.rglob("R038-*.txt")).read_text(encoding="utf-8"))
+    assert found["gpu.memory-held-by-other-processes"].caused_by == "gpu.compute-mode-exclusive"
+    assert found["gpu.compute-mode-exclusive"].caused_by is None

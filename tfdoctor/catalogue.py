@@ -333,8 +333,10 @@ ENTRIES: dict[str, Entry] = {
     "gpu.count-ok": Entry("TensorFlow can use at least the GPUs --require-gpus asks for.", TF_GPU),
     # (an uncorrectable ECC error leaves memory the driver will not hand out until the GPU is reset)
     "gpu.out-of-memory": Entry("The GPU ran out of memory.", TF_GPU_MEMORY, (*_MEMORY, "gpu.ecc-errors")),
+    # (in an exclusive compute mode, another process on the GPU is what the mode refuses)
     "gpu.memory-held-by-other-processes": Entry(
-        "Other processes hold much of a GPU's memory; TensorFlow gets the rest.", TF_GPU_MEMORY
+        "Other processes hold much of a GPU's memory; TensorFlow gets the rest.", TF_GPU_MEMORY,
+        ("gpu.compute-mode-exclusive",),
     ),
     "gpu.illegal-address": Entry(
         "A GPU kernel faulted (illegal memory access, launch failure, Xid 13/31/43): a bug in a kernel or "

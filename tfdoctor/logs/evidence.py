@@ -430,12 +430,18 @@ SIGNATURES: tuple[Signature, ...] = (
                        "not being freed", "release the memory", "free the memory", "deallocate", "zombie",
                        "occupying", "another tab", "another notebook", "other notebook", "another kernel",
                        "memory cache", "killing", "closing", "shutting down", "restarting", "not running",
-                       "is closed", "was closed", " notebooks", " kernels", " instances"),
+                       "is closed", "was closed", " notebooks", " kernels", " instances", "occupied",
+                       "used by other", "used by another"),
          r"\bmemory\b[^.\n]{0,40}?\b(?:is|was|are|were|isn't|wasn't|gets?|got)?\s?not (?:being )?"
          r"(?:released|freed|deallocated)\b|"
          r"\b(?:does not|doesn't|did not|didn't|won't|will not|never)\s(?:release|free|deallocate)\b"
          r"[^.\n]{0,40}?\bmemory\b|"
          r"\bzombie\b[^.\n]{0,60}?\b(?:occupy|occupies|occupying|holds?|holding|keeps?|using)\b|"
+         # "4 GPUs on the server, 3 of them are occupied", "the GPU is used by other users"
+         r"\b(?:\d{1,2}|some|most|all|several|others?) of (?:them|the (?:GPUs|gpus|cards))\s(?:are|is|were)\s"
+         r"(?:already\s)?(?:occupied|used by others|in use by others)\b|"
+         r"\b(?:GPUs?|gpus?|cards?)\b[^.\n]{0,30}?\b(?:occupied|used) by (?:other|another) "
+         r"(?:users?|people|process(?:es)?|jobs?|programs?)\b|"
          r"\b(?:Jupyter|notebook|kernel)\b[^.\n]{0,40}?\b(?:in )?another (?:tab|window|terminal)\b|"
          r"\bempty the memory cache\b|"
          # "it was caused because I was opening multiple notebooks"
