@@ -3918,3 +3918,20 @@ def test_another_process_on_a_gpu_in_an_exclusive_mode_is_what_the_mode_refuses(
     found = failing(next(CORPUS.rglob("R038-*.txt")).read_text(encoding="utf-8"))
     assert found["gpu.memory-held-by-other-processes"].caused_by == "gpu.compute-mode-exclusive"
     assert found["gpu.compute-mode-exclusive"].caused_by is None
+
+
+def test_nvml_lacking_a_function_is_a_driver_library_not_the_drivers_own():
+    error = "Failed to initialize NVML:Function Not Found.\n"  # (as pasted: no space after the colon)
+    found = failing(error)
+    assert set(found) == {"driver.library-mismatch"}  # not a program's error, nor "Not Found" alone
+    inside = "Installed same version nvidia driver in docker, but `nvidia-smi` got:\n" + error
+    found = failing(inside)
+    assert found["driver.library-mismatch"].caused_by == "cuda.container-driver-libraries"
+    title = found["cuda.container-driver-libraries"].title
+    assert "installs NVIDIA's user-space driver (nvidia driver)" in title
+    host = "Installed the nvidia driver on the host, then in docker `nvidia-smi` got:\n" + error
+    assert "cuda.container-driver-libraries" not in failing(host)
+    # the container toolkit's hook on the host: its driver is older than the toolkit, not split
+    hook = ("docker: Error response from daemon: OCI runtime create failed: nvidia-container-cli: detection"
+            " error: nvml error: function not found: unknown.\n")
+    assert "driver.library-mismatch" not in failing(hook)

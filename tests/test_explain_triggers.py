@@ -68,9 +68,11 @@ def test_shapes_pause_where_they_do_not_pay_and_read_the_same():
     """A log of distinct messages pauses the learning of shapes (it costs each line read) and takes it up
     again: near misses repeated with new numbers after the distinct ones are still skipped, and the facts
     are those of reading every picked line."""
-    corpus = [line for p in CORPUS[:60] for line in p.read_text(encoding="utf-8", errors="replace").splitlines()]
+    corpus = [line for p in CORPUS[:60]
+              for line in p.read_text(encoding="utf-8", errors="replace").splitlines()]
     distinct = [f"cudnn note {i}" for i in range(9000)]  # (a number of up to four digits: its own shape)
-    near = [f"2024-05-01 10:00:00.{i:06d}: W cudnn was seen near step {i * 7919 + 100_000}" for i in range(30_000)]
+    near = [f"2024-05-01 10:00:00.{i:06d}: W cudnn was seen near step {i * 7919 + 100_000}"
+            for i in range(30_000)]
     text = "\n".join(distinct + near + corpus)
     reader = logs.Reader("explain")
     reader.feed_chunk(text.encode())

@@ -401,7 +401,8 @@ _ROWS: tuple[tuple[str, int, str, str, str], ...] = (
     ("nvmlReturn_t", 10, "NVML_ERROR_TIMEOUT", "Timeout", "state"),
     ("nvmlReturn_t", 11, "NVML_ERROR_IRQ_ISSUE", "Interrupt Request Issue", "gpu.lost"),
     ("nvmlReturn_t", 12, "NVML_ERROR_LIBRARY_NOT_FOUND", "NVML Shared Library Not Found", "driver.missing"),
-    ("nvmlReturn_t", 13, "NVML_ERROR_FUNCTION_NOT_FOUND", "Function Not Found", "capability"),
+    # (the libnvidia-ml found lacks a function its caller needs: not the loaded driver's, or older than it)
+    ("nvmlReturn_t", 13, "NVML_ERROR_FUNCTION_NOT_FOUND", "Function Not Found", "driver.library-mismatch"),
     ("nvmlReturn_t", 14, "NVML_ERROR_CORRUPTED_INFOROM", "Corrupted infoROM", "gpu.lost"),
     ("nvmlReturn_t", 15, "NVML_ERROR_GPU_IS_LOST", "GPU is lost", "gpu.lost"),
     ("nvmlReturn_t", 16, "NVML_ERROR_RESET_REQUIRED", "GPU requires restart", "gpu.lost"),

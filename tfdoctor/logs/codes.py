@@ -148,7 +148,10 @@ def _messages(line: str, low: str) -> list[se.Code]:
     # be initialized Insufficient Permissions")
     words = low.rstrip(_PUNCT + " !").split()
     for n in (4, 3, 2):
-        codes = se.by_message(" ".join(words[-n:])) if len(words) > n else ()
+        tail = " ".join(words[-n:])
+        codes = se.by_message(tail) if len(words) > n else ()
+        if any(tail in c.message.lower() for c in out):  # the end of a longer message found ("not found")
+            break
         if codes:
             out += _named(codes, " ".join(words[:-n]))
             break

@@ -270,6 +270,13 @@ SIGNATURES: tuple[Signature, ...] = (
          r"[^\n]{0,2000}?(?<=[\s'\"])"
          r"(nvidia-cuda-toolkit|cuda-drivers(?:-\d{3})?|nvidia-driver-\d{3}(?:-server)?|libnvidia-compute-\d{3}|"
          r"nvidia-utils-\d{3}|libnvidia-ml\d?|cuda(?:-\d{1,2}-\d)?)(?![\w.-])", ("package",)),
+    # a person saying they installed an NVIDIA driver inside the container or image ("Installed same version
+    # nvidia driver in docker"): the image then carries a user-space driver of its own
+    _sig("image-driver-package", ("driver in", "driver inside", "driver into", "drivers in", "drivers inside",
+                                  "drivers into"),
+         r"\binstall(?:ed|ing|s)?\b[^.,;\n]{0,30}?\b(nvidia[ -](?:gpu[ -])?drivers?)\b[^.,;\n]{0,20}?"
+         r"\b(?:in|inside|into|within)\s(?:the\s|a\s|my\s|this\s|our\s)?(?:docker|container|image)\b",
+         ("package",), said=True),
     # NVIDIA's container images checking the GPUs they were given at start (their entrypoint): none, or none
     # their CUDA build supports
     _sig("image-gpu-check", "no supported gpu(s) detected",
