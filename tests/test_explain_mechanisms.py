@@ -3935,3 +3935,36 @@ def test_nvml_lacking_a_function_is_a_driver_library_not_the_drivers_own():
     hook = ("docker: Error response from daemon: OCI runtime create failed: nvidia-container-cli: detection"
             " error: nvml error: function not found: unknown.\n")
     assert "driver.library-mismatch" not in failing(hook)
+
+
+def test_protobufs_older_wording_and_generated_code_reading_its_descriptors_back():
+    found = failing("error: TypeError: Descriptors should not be created directly, but only retrieved from"
+                    " their parent.\n")
+    assert set(found) == {"python.protobuf-mismatch"}
+    cut = ('  File "D:\\models\\research\\object_detection\\protos\\anchor_pb2.py", line 21, in <module>\n'
+           "    _FLEXIBLEGRIDANCHORGENERATOR = DESCRIPTOR.\n")
+    assert set(failing(cut)) == {"python.protobuf-mismatch"}  # the traceback cut where the code fails
+    assert "python.protobuf-mismatch" in failing(
+        "AttributeError: 'NoneType' object has no attribute 'message_types_by_name'\n")
+    # a descriptor read back in a program's own module is no generated code failing
+    assert not failing('  File "train.py", line 3, in <module>\n    _X = DESCRIPTOR.\n')
+
+
+@pytest.mark.parametrize("said", [
+    "Particularly it is looking for a `GLIBC-2.16.so` but can't find it.",
+    "it turns out that Tensorflow requires even newer version glibc: 2.16.",
+    "the version of glibc installed on the cluster (2.12) is not new enough.",
+])
+def test_a_glibc_the_system_lacks_in_a_persons_words(said):
+    found = failing(said + "\n")
+    assert set(found) == {"system.glibc-too-old"}
+    assert "2.1" in found["system.glibc-too-old"].title
+
+
+@pytest.mark.parametrize("said", [
+    "TensorFlow's wheels require glibc 2.17 and my system has 2.31.",
+    "I was looking for a glibc 2.28 build and found one.",
+    "glibc is not the problem here",
+])
+def test_a_glibc_release_named_without_lacking_it_is_no_finding(said):
+    assert "system.glibc-too-old" not in failing(said + "\n")

@@ -17,8 +17,9 @@ def glibc(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     items = fc.log_items(facts, "glibc")
     if not items:
         return []
-    symbol = next((str(i["symbol"]) for i in items if i.get("symbol")), "GLIBC")
-    have = fc.get(facts, "system", "glibc")
+    symbol = next((str(i["symbol"]) for i in items if i.get("symbol")), None) or next(
+        (f"GLIBC_{i['needs']}" for i in items if i.get("needs")), "GLIBC")
+    have = fc.get(facts, "system", "glibc") or next((i["have"] for i in items if i.get("have")), None)
     cxx = symbol.startswith(("GLIBCXX", "CXXABI"))
     lib = "libstdc++ (the C++ runtime)" if cxx else f"glibc{f' {have}' if have else ''} (the C library)"
     fix = rm.plan(facts, P.system("conda install -c conda-forge 'libstdcxx-ng>=12'", "in a conda env;"

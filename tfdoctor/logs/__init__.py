@@ -147,7 +147,9 @@ _FRAMES = ((_KERAS3_FRAME, _API_ERROR, "keras3", "keras/src traceback", {}),
 # descriptors), where the paste ends before the exception: a runtime that refuses code generated for
 # another protobuf ("Descriptors cannot be created directly"). Notebooks mark the line with an arrow.
 _PB2_FRAME = re.compile(r'^File "[^"]{1,400}_pb2\.py", line \d{1,7}')
-_DESCRIPTOR_CALL = re.compile(r"^(?:-{1,4}>\s{0,3}\d{1,7}\s{1,12})?_descriptor\.\w{0,24}Descriptor\(")
+# (protoc 3.20+ code reads them back: "_FOO = DESCRIPTOR.message_types_by_name['Foo']")
+_DESCRIPTOR_CALL = re.compile(r"^(?:-{1,4}>\s{0,3}\d{1,7}\s{1,12})?(?:_descriptor\.\w{0,24}Descriptor\(|"
+                              r"_\w{1,80} = DESCRIPTOR\.)")
 _FAILED_IMPORT = re.compile(r"(?:-{2,}>\s{0,3}\d{1,6}\s{1,4})?"
                             r"(?:import tensorflow\b|from tensorflow[\w.]{0,40} import)")
 
@@ -230,7 +232,7 @@ def trigger_words(signatures: Iterable[ev.Signature], source: str) -> set[str] |
              "jax_plugins",
              "google/", "google\\", "_pywrap_bfloat16",
              "load_op_library", "tf_loadlibrary(",
-             "_pb2.py", "_descriptor.", stall.TRIGGER, *DRIVER_WORDS,
+             "_pb2.py", "_descriptor.", " = descriptor.", stall.TRIGGER, *DRIVER_WORDS,
              *codes.TRIGGERS,
              *errorlines.TRIGGERS, *_SEVERITY_WORDS,
              *(forms[0] for _, all_forms in se.NOISE.values() for forms in all_forms)}
@@ -473,7 +475,7 @@ class Reader:
                 self.values.feed(line, low, self.lines, words)
             return
         self._module_error(line, low)
-        if "_pb2.py" in low or "_descriptor." in low or self._cut_in_pb2:
+        if "_pb2.py" in low or "_descriptor." in low or " = descriptor." in low or self._cut_in_pb2:
             self._generated_code(line, severe_prefix)
         if "successfully opened" in low and ("libcuda" in low or "nvcuda" in low):
             self._libcuda_opened = True
