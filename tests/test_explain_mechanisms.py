@@ -3968,3 +3968,20 @@ def test_a_glibc_the_system_lacks_in_a_persons_words(said):
 ])
 def test_a_glibc_release_named_without_lacking_it_is_no_finding(said):
     assert "system.glibc-too-old" not in failing(said + "\n")
+
+
+@pytest.mark.parametrize(("keras", "tf", "wanted"), [
+    ("2.6.0", "2.5.1", "keras==2.4.3"),  # keras 2.6+: tf.keras's own code, for TensorFlow 2.6
+    ("2.4.3", "1.15.5", "keras==2.3.1"),  # keras 2.4-2.5: a wrapper of TensorFlow 2.2+'s tf.keras
+])
+def test_a_standalone_keras_made_for_another_tensorflow(keras, tf, wanted):
+    text = f"Package    Version\n---------- -------\nkeras      {keras}\ntensorflow {tf}\n"
+    found = failing(text)["tensorflow.conflicting-installs"]
+    assert f"Keras {keras} is made for TensorFlow" in found.title
+    assert wanted in found.fix and f"tensorflow=={tf}" in found.fix  # (the user's TensorFlow kept)
+
+
+@pytest.mark.parametrize(("keras", "tf"), [("2.4.3", "2.5.1"), ("2.3.1", "1.15.5"), ("2.5.0", "2.2.0")])
+def test_a_standalone_keras_that_fits_its_tensorflow_is_no_conflict(keras, tf):
+    text = f"Package    Version\n---------- -------\nkeras      {keras}\ntensorflow {tf}\n"
+    assert "tensorflow.conflicting-installs" not in failing(text)

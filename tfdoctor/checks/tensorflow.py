@@ -788,6 +788,26 @@ def _keras(facts: dict[str, Any], dists: dict[str, str], used: tuple[str, ...]) 
                 facts=used,
             )
         ]
+    elif keras and v.major(keras) == 2 and v.vtuple(keras)[:2] >= (2, 4) and (
+            v.major_minor(keras) != mm if v.vtuple(keras)[:2] >= (2, 6) else not v.version_ge(tfv, (2, 2))):
+        # keras 2.4 and 2.5 only wrap tf.keras, of TensorFlow 2.2+ (https://github.com/keras-team/keras/
+        # releases/tag/2.4.0); keras 2.6+ is tf.keras's own code, for the TensorFlow of its minor
+        made_for = v.major_minor(keras) if v.vtuple(keras)[:2] >= (2, 6) else "2.2+"
+        fits = "keras==2.4.3" if v.version_ge(tfv, (2, 2)) else "keras==2.3.1"
+        return [
+            Finding(
+                "tensorflow.conflicting-installs",
+                Status.WARN,
+                f"Keras {keras} is made for TensorFlow {made_for}, but TensorFlow {tfv} is installed",
+                detail="That keras package imports TensorFlow's own modules of the release it was made for;"
+                " `import keras` fails (or misbehaves) with another one. TensorFlow's built-in tf.keras is"
+                " unaffected.",
+                plan=rm.plan(facts, rm.install(rm.tf_pin(facts), fits), P.note(
+                    "or use tf.keras (`from tensorflow import keras`) and uninstall the keras package")),
+                docs=cat.KERAS_COMPAT,
+                facts=used,
+            )
+        ]
     elif keras and v.version_ge(keras, (3,)):
         return [
             Finding(
