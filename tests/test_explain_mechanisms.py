@@ -3985,3 +3985,25 @@ def test_a_standalone_keras_made_for_another_tensorflow(keras, tf, wanted):
 def test_a_standalone_keras_that_fits_its_tensorflow_is_no_conflict(keras, tf):
     text = f"Package    Version\n---------- -------\nkeras      {keras}\ntensorflow {tf}\n"
     assert "tensorflow.conflicting-installs" not in failing(text)
+
+
+_CUBLAS_FAILED = ("E tensorflow/stream_executor/cuda/cuda_blas.cc:428] failed to run cuBLAS routine:"
+                  " CUBLAS_STATUS_EXECUTION_FAILED\n")
+
+
+def test_cublas_failing_on_a_gpu_newer_than_the_environments_cuda():
+    conda = ("# Name                    Version                   Build  Channel\n"
+             "cudatoolkit               10.0.130                      0\n"
+             "cudnn                     7.6.0                cuda10.0_0\n")
+    gpu = "GPU: NVIDIA RTX A4000\n"
+    found = failing(conda + gpu + _CUBLAS_FAILED)
+    unsupported = found["gpu.compute-capability-unsupported"]
+    assert "predates" in unsupported.title and "CUDA 10.0" in unsupported.title
+    assert found["cublas.init-failed"].caused_by == "gpu.compute-capability-unsupported"
+    newer = conda.replace("10.0.130", "11.3.1").replace("cuda10.0_0", "cuda11.3_0")
+    assert "gpu.compute-capability-unsupported" not in failing(newer + gpu + _CUBLAS_FAILED)
+    nvcc = "nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 10.1, V10.1.243\n"
+    assert "gpu.compute-capability-unsupported" in failing(nvcc + gpu + _CUBLAS_FAILED)
+    # the toolkit alone (TensorFlow may load other CUDA libraries) with nothing failing says nothing
+    cc_ids = {"gpu.compute-capability-unsupported", "gpu.compute-capability-ptx-jit"}
+    assert not cc_ids & set(failing(nvcc + gpu))

@@ -298,7 +298,11 @@ def compute_capability(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     if logged:
         return logged
     if not fc.tf_installed(facts):
-        return [skipped(fid, "Compute capability not checked", "TensorFlow is not installed.", used)]
+        # (a pasted log without TensorFlow's release: its CUDA libraries failing on a GPU newer than the
+        # environment's CUDA say enough)
+        cuda, older = _predating(facts, matrix) if _library_failures(facts, wrong=False) else (None, [])
+        found = [_predates_finding(facts, matrix, cuda, name, cc, first, used) for name, cc, first in older]
+        return found or [skipped(fid, "Compute capability not checked", "TensorFlow is not installed.", used)]
     if fc.build_info(facts).get("is_cuda_build") is False:
         return [skipped(fid, "Compute capability not checked", "TensorFlow is not a CUDA build.", used)]
     caps, caps_source = _tf_caps(facts, matrix)
@@ -387,6 +391,15 @@ def _predating(facts: dict[str, Any], matrix: Any) -> tuple[str | None, list[tup
         cuda, source = str(opened), "the CUDA libraries it opened"
     if not cuda:
         cuda, source = _unversioned_cuda(facts, matrix)
+    weak = False
+    if not cuda:  # the CUDA the program's environment has: conda's runtime, or (weaker) the toolkit's nvcc
+        dists = fc.distributions(facts)
+        kit = next((dists[n] for n in fc.CONDA_CUDA if v.vtuple(dists.get(n))[:1] >= (7,)), None)
+        nvcc = fc.text(fc.get(facts, "nvcc", "version"))
+        cuda, source, weak = (v.major_minor(kit), "its conda environment's CUDA", False) if kit else (
+            nvcc and v.major_minor(nvcc), "the CUDA toolkit (nvcc)", True)
+        if weak and not _library_failures(facts, wrong=False):  # (TensorFlow may load other CUDA libraries)
+            return None, []
     if not cuda or source == "compat matrix" or isinstance(opened, int) and opened > (v.major(cuda) or 0):
         return cuda, []
     depth = 1 if "." not in cuda else 2  # a major alone compares by major
@@ -411,8 +424,7 @@ def _predates_finding(facts: dict[str, Any], matrix: Any, cuda: str | None, name
     """A GPU newer than TensorFlow's CUDA: only PTX JIT can reach it, and libraries without PTX for it
     (the cuBLAS and cuDNN of CUDA 10.0) fail; a failure of theirs in the log makes it unsupported."""
     tf = f"TensorFlow {fc.tf_version(facts) or ''}".strip()
-    failed = fc.log_items(facts, "cublas-failed", "cudnn-failed", "wrong-results") + [
-        i for i in fc.log_items(facts, "stack-error") if str(i.get("code")).startswith(("CUBLAS_", "CUDNN_"))]
+    failed = _library_failures(facts)
     plan = _cc_fix(facts, matrix, cc) if v.major(fc.tf_version(facts)) != 1 else rm.plan(facts, P.note(
         "TensorFlow 1.x code: NVIDIA's NGC container nvcr.io/nvidia/tensorflow:<yy.mm>-tf1-py3 runs"
         " TensorFlow 1.15 built with a CUDA that knows this GPU; otherwise port the code to TensorFlow 2"
@@ -430,6 +442,13 @@ def _predates_finding(facts: dict[str, Any], matrix: Any, cuda: str | None, name
                    detail=why + " The first run JIT-compiles for minutes (cached only if the CUDA cache is"
                    " big enough); libraries without PTX for it fail.",
                    plan=rm.plan(facts, _JIT_CACHE), docs=cat.NV_JIT, facts=used)
+
+
+def _library_failures(facts: dict[str, Any], wrong: bool = True) -> list[dict[str, Any]]:
+    """cuBLAS or cuDNN failing (or, `wrong`, computing wrongly): what a GPU newer than their CUDA does to
+    them."""
+    return fc.log_items(facts, "cublas-failed", "cudnn-failed", *(("wrong-results",) if wrong else ())) + [
+        i for i in fc.log_items(facts, "stack-error") if str(i.get("code")).startswith(("CUBLAS_", "CUDNN_"))]
 
 
 def _first_cuda(matrix: Any, cc: str) -> str | None:
