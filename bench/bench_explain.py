@@ -7,6 +7,8 @@ Logs built (SIZE_MB each, default 20):
 - adversarial: every line a near match, holding the trigger words of a signature or value reader (so
   the cheap pass must hand it on) but not what its detailed pattern needs, distinct and timestamped;
 - corpus-repeated: the real corpus repeated (a log that repeats its messages);
+- corpus-renumbered: the real corpus repeated, each number of three or more digits another of its length
+  each time (a log that repeats its messages with new values);
 - all-lines-unique: the corpus lines each made unique by a counter (nothing repeats, every line real);
 - single-line: one line of SIZE_MB without a newline.
 Each runs three times (the median is printed) through the real CLI (`python -m tfdoctor explain FILE
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import statistics
 import subprocess
 import sys
@@ -137,6 +140,21 @@ def build_repeated(path: Path, size_mb: int) -> int:
     return written
 
 
+def build_renumbered(path: Path, size_mb: int) -> int:
+    rng = random.Random(22)
+    number = re.compile(rb"\d{3,}")
+    block = _lines()
+    target, written = size_mb * 2**20, 0
+    with open(path, "wb") as fh:
+        while written < target:
+            for line in block:
+                row = number.sub(lambda m: b"%d" % rng.randrange(10 ** (len(m[0]) - 1), 10 ** len(m[0])),
+                                 line)
+                fh.write(row + b"\n")
+                written += len(row) + 1
+    return written
+
+
 def build_unique(path: Path, size_mb: int) -> int:
     lines = _lines()
     target, written, i = size_mb * 2**20, 0, 0
@@ -175,6 +193,7 @@ BUILDERS = {
     "typical": build_typical,
     "adversarial": build_adversarial,
     "corpus-repeated": build_repeated,
+    "corpus-renumbered": build_renumbered,
     "all-lines-unique": build_unique,
     "single-line": build_one_line,
 }

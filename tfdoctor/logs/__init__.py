@@ -367,17 +367,18 @@ class Reader:
     def _settle(self) -> bool:
         """After a line was read: whether it changed what was read so far (then a new epoch begins: what a
         line changes may depend on it), and whether the next line may be skipped by its shape."""
-        changed = False
+        changed = True
         if self._shaping:
             state = self._state()
             changed = state != self._last
-            if changed:
-                self._epoch += 1
-                self._last = state
-        elif self._last:
-            self._last = ()  # (when shapes are read again, a new epoch begins)
+            self._last = state
+        else:
+            self._last = ()  # (unknown: when shapes are learnt again, a new epoch begins)
+        if changed:
+            self._epoch += 1
         self._wanted = self._wants_next()
-        self._free = not (self._wanted or self._in_block() or self._frame_at or self.values.leads)
+        self._free = self._shaping and not (self._wanted or self._in_block() or self._frame_at
+                                            or self.source == "explain" and self.values.leads)
         return changed
 
     def _skip(self, raw: bytes, delta: shapes.Delta) -> None:

@@ -65,14 +65,15 @@ class Shape:
 
 class Paying:
     """Whether learning shapes pays: it costs each line read a fingerprint; where few lines are skipped
-    (a log of distinct messages), it pauses for a while."""
+    (a log of distinct messages), it pauses, for longer each time it did not pay."""
 
-    WINDOW = 4096  # lines of a known or new shape read, between two looks
-    PAUSE = 3  # windows paused, where fewer than one line in eight was skipped
+    WINDOW = 4096  # lines read between two looks
+    MAX_PAUSE = 64  # windows
 
     def __init__(self) -> None:
         self.on = True
         self.reads = self.skipped = self.paused = 0
+        self.pause = 1  # windows the next pause lasts
 
     def read(self) -> bool:
         """A line was read (not skipped): whether to go on learning shapes."""
@@ -82,8 +83,11 @@ class Paying:
         if self.paused:
             self.paused -= 1
             self.on = not self.paused
-        elif self.skipped * 8 < self.reads:
-            self.paused, self.on = self.PAUSE, False
+        elif self.skipped * 8 < self.reads:  # fewer than one line in eight skipped
+            self.paused, self.on = self.pause, False
+            self.pause = min(2 * self.pause, self.MAX_PAUSE)
+        else:
+            self.pause = 1
         self.reads = self.skipped = 0
         return self.on
 

@@ -757,7 +757,7 @@ def _as_nvidia(version: str) -> str:
 
 # What state() leaves out: the values (`changes` counts them), what a line gives whether or not it is new,
 # the line before and the next's (Reader._settle reads them apart), the line counter, the blocks (apart)
-_VOLATILE = frozenset({"values", "attempts", "_prev", "_prev_line", "leads", "_next", "_words", "line_no",
+_VOLATILE = frozenset({"values", "attempts", "_prev", "_prev_line", "_next", "_words", "line_no",
                        "blocks"})
 
 
@@ -811,7 +811,6 @@ class Values:
         self._found_line = 0
         self._prev = ""
         self._prev_line = ""  # (as written: `_prev` is lower-cased)
-        self.leads = False  # what the next line gives depends on this one (_leads)
         self._prints: list[str] = []  # modules whose __version__ consecutive prints asked for
         self._answers: list[str] = []  # ... of them, those whose printed value is still to come
         self._words: frozenset[str] = frozenset()
@@ -897,7 +896,6 @@ class Values:
             self.blocks.line_no = line_no
             self.blocks.feed(line, low)
         self._prev, self._prev_line = low, line
-        self.leads = _leads(low)
         self._next = (self._heading is not None or self._found is not None or self._query_lines > 0
                       or self._run_lines > 0
                       or self._tf_config is not None or self.blocks.open or bool(self._answers)
@@ -910,7 +908,11 @@ class Values:
     def set_before(self, line: str) -> None:
         """The line before the next one, where that line was not read (it changes nothing)."""
         self._prev, self._prev_line = line.lower(), line
-        self.leads = False  # (a line skipped by its shape never leads: see _leads)
+
+    @property
+    def leads(self) -> bool:
+        """Whether what the next line gives may depend on the last line read (_leads)."""
+        return _leads(self._prev)
 
     @property
     def want_next(self) -> bool:
