@@ -26,6 +26,9 @@ def _cudnn_pin(facts: dict[str, Any], matrix: Any, wheel: str, want_major: int) 
     return f"{wheel}=={want_major}.*"
 
 
+_JAX_WORDS = ("jax", "filteredstacktrace", "xlaruntimeerror")
+
+
 def _wheel_major(facts: dict[str, Any], matrix: Any, compiled: str | None) -> int | None:
     """The CUDA major of the nvidia-cudnn wheel that fits: TensorFlow's CUDA, else the CUDA runtime
     libraries named in the log, else what the cuDNN TensorFlow was compiled with implies."""
@@ -99,7 +102,9 @@ def _by_evidence(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]) -> F
     unfound = [] if fc.log_items(facts, "cudnn-failed") else fc.log_items(facts, "dnn-not-found")
     mixed = {i.get("line") for i in fc.log_items(facts, "cuda-mixed")}  # found, but from two installs
     failed = [i for i in fc.failed_libraries(facts, "cudnn") if i.get("line") not in mixed]
-    tensorflows = not any(i.get("xla") or "jax" in str(i.get("text")).lower() for i in unfound)
+    # (JAX words its errors as its own: "FilteredStackTrace: RuntimeError: ...", "XlaRuntimeError: ...")
+    tensorflows = not any(i.get("xla") or any(w in str(i.get("text")).lower() for w in _JAX_WORDS)
+                          for i in unfound)
     if unfound and not failed and tensorflows:
         return _unusable(facts, matrix, used, unfound)
     items = failed + unfound

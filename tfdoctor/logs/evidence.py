@@ -103,6 +103,14 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("cuda-mixed", ", version lib",
          rf"\b({_CUDA_PART}\.so(?:\.\d{{1,6}}){{0,3}}): (?:undefined )?symbol:? \S{{1,400}}?, "
          rf"version ({_CUDA_PART}(?:\.so(?:\.\d{{1,6}}){{0,3}})?)", ("library", "other")),
+    # a framework's own library (jaxlib's xla_extension.so, TensorFlow's, PyTorch's) needing a cuDNN function
+    # at the cuDNN major it linked against, which the libcudnn found lacks: an older cuDNN of that major
+    # ("xla_extension.so: symbol cudnnBatchNormalizationForwardTrainingEx version libcudnn.so.7 not defined
+    # in file libcudnn.so.7 with link time reference")
+    _sig("cudnn-version", "link time reference",
+         r"(?<!libcudnn)(?<!_infer)(?<!_train)(?<!_ops)\.so(?:\.\d{1,6}){0,3}: (?:undefined )?symbol:? "
+         r"cudnn\w{1,80},? version (libcudnn\.so\.\d{1,2}) not defined in file libcudnn\.so\.\d{1,2} with "
+         r"link time reference", ("library",)),
     # TensorFlow 1.x looking up a cuDNN function: cudnnCreate, which every cuDNN has, not found means no
     # cuDNN was loaded (the lookup fell to TensorFlow's own library)
     _sig("dlopen-failed", "cudnn dso", r"could not find cudnnCreate in cudnn DSO", library="libcudnn"),
@@ -153,9 +161,9 @@ SIGNATURES: tuple[Signature, ...] = (
     # (TensorFlow's next words, "Skipping registering GPU devices...", say the same, quoted alone too)
     # (TensorFlow 2.18 and newer, asking the CUDA runtime its version: "Failed call to cudaGetRuntimeVersion:
     # Error loading CUDA libraries. GPU will not be used.")
-    _sig("gpu-libs-skipped", ("cannot dlopen some gpu libraries", "skipping registering gpu devices",
+    _sig("gpu-libs-skipped", ("cannot dlopen some gpu libr", "skipping registering gpu devices",
                               "error loading cuda libraries"),
-         r"Cannot dlopen some GPU libraries|Skipping registering GPU devices|"
+         r"Cannot dlopen some GPU libr(?:aries|ari?$|a?$)|Skipping registering GPU devices|"
          r"Error loading CUDA libraries\. GPU will not be used"),
     # TensorFlow.js's GPU binding that Windows could not load ("Error: The specified module could not be
     # found." then the binding's \\?\ path): a DLL its libtensorflow needs, CUDA's or cuDNN's, is not there
