@@ -4011,20 +4011,21 @@ def test_cublas_failing_on_a_gpu_newer_than_the_environments_cuda():
 
 def test_a_frameworks_library_needing_a_cudnn_function_the_loaded_one_lacks_is_an_older_cudnn():
     line = ("ImportError: /home/u/lib/python3.7/site-packages/jaxlib/xla_extension.so: symbol"
-            " cudnnBatchNormalizationForwardTrainingEx version libcudnn.so.7 not defined in file libcudnn.so.7"
-            " with link time reference\n")
+            " cudnnBatchNormalizationForwardTrainingEx version libcudnn.so.7 not defined in file"
+            " libcudnn.so.7 with link time reference\n")
     assert set(failing(line)) == {"cudnn.version-mismatch"}
     # cuDNN's own sub-libraries needing each other's symbols: two installs mixed, not this
-    mixed = ("Could not load library libcudnn_cnn_train.so.8. Error: /usr/lib/libcudnn_cnn_train.so.8: symbol"
-             " _ZN5cudnn3cnn5infer, version libcudnn_cnn_infer.so.8 not defined in file libcudnn_cnn_infer.so.8"
-             " with link time reference\n")
+    mixed = ("Could not load library libcudnn_cnn_train.so.8. Error: /usr/lib/libcudnn_cnn_train.so.8:"
+             " symbol _ZN5cudnn3cnn5infer, version libcudnn_cnn_infer.so.8 not defined in file"
+             " libcudnn_cnn_infer.so.8 with link time reference\n")
     assert "cudnn.version-mismatch" not in failing(mixed)
 
 
 def test_jaxs_filtered_traceback_of_dnn_library_not_found_is_no_cudnn_at_all():
     found = failing("FilteredStackTrace: RuntimeError: Unimplemented: DNN library is not found.\n")
     assert set(found) == {"cudnn.missing"}
-    assert set(failing("RuntimeError: Unimplemented: DNN library is not found.\n")) == {"cudnn.version-mismatch"}
+    plain = "RuntimeError: Unimplemented: DNN library is not found.\n"  # (TensorFlow's: a cuDNN it cannot use)
+    assert set(failing(plain)) == {"cudnn.version-mismatch"}
 
 
 def test_tensorflows_gpu_libraries_warning_cut_mid_word_is_still_read():
