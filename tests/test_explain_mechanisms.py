@@ -4024,7 +4024,7 @@ def test_a_frameworks_library_needing_a_cudnn_function_the_loaded_one_lacks_is_a
 def test_jaxs_filtered_traceback_of_dnn_library_not_found_is_no_cudnn_at_all():
     found = failing("FilteredStackTrace: RuntimeError: Unimplemented: DNN library is not found.\n")
     assert set(found) == {"cudnn.missing"}
-    plain = "RuntimeError: Unimplemented: DNN library is not found.\n"  # (TensorFlow's: a cuDNN it cannot use)
+    plain = "RuntimeError: Unimplemented: DNN library is not found.\n"  # (TensorFlow: a cuDNN unusable)
     assert set(failing(plain)) == {"cudnn.version-mismatch"}
 
 
