@@ -4032,3 +4032,15 @@ def test_tensorflows_gpu_libraries_warning_cut_mid_word_is_still_read():
     cut = "W tensorflow/core/common_runtime/gpu/gpu_device.cc:2251] Cannot dlopen some GPU librari\n"
     assert "cuda.libraries-missing" in failing(cut)
     assert "cuda.libraries-missing" not in failing("I cannot dlopen some GPU library docs page\n")
+
+
+def test_xla_naming_the_nccl_call_that_failed_and_nccl_that_cannot_be_loaded():
+    cut = ("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: external/org_tensorflow/tensorflow/compiler/xla/"
+           "service/gpu/nccl_utils.cc:245: NCCL operation ncclCommInitRank(comm.get(), nranks, id, r\n")
+    assert "nccl.error" in failing(cut)  # (the line exists only on a failure, even cut short)
+    unloaded = ("external/xla/xla/service/gpu/nccl_utils.cc:133: NCCL operation ncclGetUniqueId(&id) failed:"
+                " Unable to load NCCL library. Multi-GPU collectives will not work.\n")
+    found = failing(unloaded)["nccl.error"]
+    assert found.title == "NCCL could not be loaded: multi-GPU collectives cannot run"
+    assert "install nvidia-nccl-cu12" in found.fix
+    assert not failing("see the NCCL operation ncclAllReduce docs\n")

@@ -7,6 +7,7 @@ from typing import Any
 from tfdoctor import catalogue as cat
 from tfdoctor import facts as fc
 from tfdoctor import plan as P
+from tfdoctor import versions as v
 from tfdoctor.checks import check
 from tfdoctor.checks import remedies as rm
 from tfdoctor.model import Finding, Status
@@ -36,6 +37,22 @@ def collective_errors(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             docs=cat.NV_NCCL_TROUBLE,
             facts=("log.evidence",),
             evidence=fc.quote(facts, [i for i in errors if i.get("why") == "iommu"]),
+        )]
+    unloaded = [i for i in errors if i.get("why") == "library"]
+    if unloaded:
+        cu = v.major(fc.tf_cuda(facts, matrix)[0]) or 12
+        return [Finding(
+            "nccl.error",
+            Status.FAIL,
+            "NCCL could not be loaded: multi-GPU collectives cannot run",
+            detail="The all-reduce between GPUs loads libnccl when it first runs; none was found (pip"
+            f" installs it as the nvidia-nccl-cu{cu} wheel with the framework's CUDA extra).",
+            plan=rm.plan(facts, rm.install(f"nvidia-nccl-cu{cu}", why="the NCCL of the framework's CUDA; or"
+                                           " reinstall the framework with its CUDA extra, keeping your"
+                                           " version")),
+            docs=cat.NV_NCCL_TROUBLE,
+            facts=("log.evidence",),
+            evidence=fc.quote(facts, unloaded),
         )]
     shm = [i for i in errors if i.get("why") == "shm"]
     if shm:

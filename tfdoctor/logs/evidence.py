@@ -581,10 +581,17 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("ptxas-old", ("ptxas too old", "ptxas does not support", "cuda software stack is old"),
          r"ptxas too old|ptxas does not support CC|Your CUDA software stack is old", soft=True),
     # --- NCCL -------------------------------------------------------------------------------------
+    # (first: the same line's generic reading below adds nothing)
+    # the collective could not even load NCCL ("Unable to load NCCL library. Multi-GPU collectives will not
+    # work."): the nvidia-nccl wheel (or system libnccl) the build needs is missing
+    _sig("nccl-error", "unable to load nccl", r"Unable to load NCCL library", why="library"),
     _sig("nccl-error", "nccl",
          r"NCCL (?:error|failure)|NCCL communication aborted|ncclCommInitRank failed|"
          r"NCCL operation \w{1,40}(?:\([^()\n]{0,120}\))? failed|"  # (XLA names the call with its arguments)
          r"nccl\w{0,20}\.cc:\d{1,6}\s{0,2}:?\s{0,2}(?:Internal|Unknown|Unavailable)\w{0,20}:"),
+    # XLA naming the NCCL call that failed where it happened ("nccl_utils.cc:245: NCCL operation
+    # ncclCommInitRank(comm.get(), nranks, ..."): the line exists only on a failure, even cut short
+    _sig("nccl-error", "nccl operation", r"nccl\w{0,20}\.cc:\d{1,6}:?\s{0,2}NCCL operation nccl\w{1,40}\("),
     _sig("nccl-error", "ncclallreduce",
          r"\[\[\{{0,2}node [^\]]{0,120}?Nccl(?:AllReduce|Reduce|Broadcast|AllGather)"),
     _sig("nccl-warn", "nccl warn", r"\bNCCL WARN\b(.{0,160})", ("text",)),
