@@ -67,6 +67,7 @@ SPLITS = {
     "holdout36": CORPUS / "holdout36",
     "holdout37": CORPUS / "holdout37",
     "holdout38": CORPUS / "holdout38",
+    "holdout39": CORPUS / "holdout39",
 }
 
 

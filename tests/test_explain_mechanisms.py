@@ -4044,3 +4044,12 @@ def test_xla_naming_the_nccl_call_that_failed_and_nccl_that_cannot_be_loaded():
     assert found.title == "NCCL could not be loaded: multi-GPU collectives cannot run"
     assert "install nvidia-nccl-cu12" in found.fix
     assert not failing("see the NCCL operation ncclAllReduce docs\n")
+
+
+def test_nvidia_smis_table_header_shows_linux_and_a_wsl_marker_still_decides():
+    header = "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
+    assert logs.read_text(header)["system"]["platform"] == "linux"
+    wsl = "Linux DESKTOP 5.15.90.1-microsoft-standard-WSL2 #1 SMP x86_64\n" + header
+    assert logs.read_text(wsl)["system"]["platform"] == "wsl2"
+    windows = "| GPU  Name            TCC/WDDM | Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
+    assert logs.read_text(windows).get("system", {}).get("platform") != "linux"

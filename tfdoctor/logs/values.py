@@ -529,6 +529,9 @@ RE_LINUX = re.compile(
     r"manylinux|\bcentos|\bdebian|\bfedora|\brhel\b|rocky linux|\bNUMA node\b|\bNVRM\b|\bdmesg\b|"
     r"\bmodprobe\b|"
     r"\blsmod\b|LD_LIBRARY_PATH|\w@[\w.-]{1,64}:[~/]|"
+    # nvidia-smi's table header on Linux (and in WSL2, which a WSL marker decides); Windows' shows its
+    # driver model there (TCC/WDDM)
+    r"\bPersistence-M\b|"
     r"\b(?:Google )?Colab\b|\bKaggle (?:notebook|kernel)s?\b|\bSageMaker\b",  # hosted runtimes run Linux
     re.IGNORECASE,
 )
@@ -601,6 +604,7 @@ _LINUX_DIRS = ("home", "usr", "opt", "mnt", "data", "root", "var", "tmp", "etc",
 _LINUX_PATH_KEYS = (".so", *(f"{c}/{d}" for c in " '\"(=:[" for d in _LINUX_DIRS))
 _LINUX_KEYS = (*_LINUX_PATH_KEYS, "/mnt/", "linux", "ubuntu", "centos", "debian", "fedora", "rhel", "rocky",
                "numa", "nvrm", "nixos", "nccl info", ".sh", "dmesg", "modprobe", "lsmod", "ld_library_path",
+               "persistence-m",
                "@", "colab", "kaggle", "sagemaker")
 _MACOS_KEYS = ("mac", "darwin", "/users/", "/library/", "homebrew", "dylib", "os x", "abort trap: 6",
                "illegal instruction: 4", "segmentation fault: 11", "bus error: 10")
