@@ -4053,3 +4053,18 @@ def test_nvidia_smis_table_header_shows_linux_and_a_wsl_marker_still_decides():
     assert logs.read_text(wsl)["system"]["platform"] == "wsl2"
     windows = "| GPU  Name            TCC/WDDM | Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
     assert logs.read_text(windows).get("system", {}).get("platform") != "linux"
+
+
+def test_tensorflows_version_printed_after_the_libraries_its_import_logs():
+    text = ('python -c "import tensorflow; print(tensorflow.__version__)"\n'
+            "I tensorflow/stream_executor/dso_loader.cc:108] successfully opened CUDA library libcublas.so"
+            " locally\n"
+            "I tensorflow/stream_executor/dso_loader.cc:108] successfully opened CUDA library libcudnn.so"
+            " locally\n"
+            "0.9.0\n"
+            "pip package: https://storage.googleapis.com/tensorflow/linux/gpu/tensorflow-0.10.0rc0-cp27-none"
+            "-linux_x86_64.whl\n")
+    assert logs.read_text(text)["tensorflow"]["version"] == "0.9.0"  # what imported, over the wheel named
+    # a second print after the first is another print's answer, read in turn (not this one's)
+    turns = "print(keras_ocr.__version__)\nprint(tf.__version__)\nprint(1)\n0.6.3\n2.0.0\n"
+    assert logs.read_text(turns).get("tensorflow", {}).get("version") != "0.6.3"

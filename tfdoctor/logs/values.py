@@ -713,6 +713,13 @@ RE_DRIVER_SUPPORTS = re.compile(r"\bdriver\b[^\n]{0,60}?\bsupport(?:s|ing)\s{1,3
 # PyTorch's collect_env runs `nvcc --version` for its "CUDA runtime version" (other tools: "CUDA compiler")
 RE_COLLECT_NVCC = re.compile(r"^CUDA (?:runtime|compiler) version:\s{0,4}(\d{1,2}\.\d{1,2})(?:\.\d{1,3})?"
                              r"\s{0,3}$")
+RE_BARE_VERSION = re.compile(r"^(\d{1,2}\.\d{1,3}\.\d{1,3}\S{0,12})$")
+# a shell or interpreter prompt, or a command: what a session does next (no answer to wait for any more)
+RE_PROMPT = re.compile(r"^(?:\$|>>>|\(\w{1,40}\)\s|[\w.-]{1,40}@[\w.-]{1,64}[:~]|python\d?(?:\.\d{1,2})? |"
+                       r"pip\d? |import |```)")
+TF_PRINT_WINDOW = 12  # lines (TensorFlow 1.x's "successfully opened CUDA library" lines on import)
+_IMPORT_LOG = ("successfully opened", "dso_loader", "cpu_feature_guard", "your cpu supports", "futurewarning",
+               "warning:tensorflow", "np_resource", "_np_qint")
 _ONE_VALUE: tuple[tuple[Any, ...], ...] = (
     (RE_JL_DRIVER, "nvidia_smi.cuda_version", 4, ("- driver ", "nvidia driver ")),
     (RE_COLLECT_NVCC, "nvcc.version", 3, ("cuda runtime version:", "cuda compiler version:")),
@@ -811,6 +818,7 @@ class Values:
         self._cli_at: int | None = None  # the line of nvidia-container-cli info's "NVRM version:"
         self._cli_device: int | None = None
         self._query_lines = 0
+        self._tf_printing = 0  # lines left to the answer of a print of TensorFlow's version (its log first)
         self._run_lines = 0  # continuation lines ("\\" at the end) of a container engine's run command
         self._found_line = 0
         self._prev = ""
@@ -901,6 +909,7 @@ class Values:
             self.blocks.feed(line, low)
         self._prev, self._prev_line = low, line
         self._next = (self._heading is not None or self._found is not None or self._query_lines > 0
+                      or self._tf_printing > 0
                       or self._run_lines > 0
                       or self._tf_config is not None or self.blocks.open or bool(self._answers)
                       or any(map(low.__contains__, _ANNOUNCE)))
@@ -931,6 +940,8 @@ class Values:
     def _after(self, line: str, low: str) -> None:
         """Values a line gives for what the line before it asked or announced."""
         prev = self._prev
+        if self._tf_printing:
+            self._tf_printed_late(line)
         self._printed_in_turn(line, low)
         if self._query_lines:
             self._query_lines -= 1
@@ -952,15 +963,26 @@ class Values:
             self._versions_printed(prev, line)
         elif (("__version__" in prev or "version.version" in prev) and ("tf" in prev or "tensorflow" in prev)
                 or "tensorflow" in prev and "__version__" in low):
-            m = RE_QUOTED_VERSION.match(line) or re.match(r"^(\d{1,2}\.\d{1,3}\.\d{1,3}\S{0,12})$", line)
+            m = RE_QUOTED_VERSION.match(line) or RE_BARE_VERSION.match(line)
             if m:
                 self._tf_answered(m.group(1))
+            elif _has(low, _IMPORT_LOG):  # TensorFlow's import logs its libraries (or NumPy's warnings) first
+                self._tf_printing = TF_PRINT_WINDOW
         if "is_built_with_cuda" in prev and low in ("true", "false"):
             self.set("tensorflow.build_info.is_cuda_build", low == "true", 5)
         if prev.endswith("echo $cuda_visible_devices") and RE_CVD_ECHOED.fullmatch(line.strip()):
             self.set("system.env.CUDA_VISIBLE_DEVICES", line.strip(), 3)
         if "list_physical_devices" in prev and (line.strip() == "[]" or RE_EMPTY_ANSWER.match(low)):
             self.set("runtime.tf_visible_gpus", 0, 5)
+
+    def _tf_printed_late(self, line: str) -> None:
+        """The answer to a print of TensorFlow's __version__ that its import's log lines came before."""
+        self._tf_printing -= 1
+        m = RE_BARE_VERSION.match(line)
+        if m or RE_PROMPT.match(line) or "print(" in line:
+            self._tf_printing = 0
+        if m:
+            self._tf_answered(m.group(1))
 
     def _printed_in_turn(self, line: str, low: str) -> None:
         """Several prints of one __version__ each, then their answers in the same order
