@@ -4068,3 +4068,9 @@ def test_tensorflows_version_printed_after_the_libraries_its_import_logs():
     # a second print after the first is another print's answer, read in turn (not this one's)
     turns = "print(keras_ocr.__version__)\nprint(tf.__version__)\nprint(1)\n0.6.3\n2.0.0\n"
     assert logs.read_text(turns).get("tensorflow", {}).get("version") != "0.6.3"
+
+
+def test_ipythons_answer_to_tensorflows_version():
+    text = "In [2]: tf.__version__\nOut[2]: '2.0.0-dev20190725'\n"
+    assert logs.read_text(text)["tensorflow"]["version"] == "2.0.0-dev20190725"
+    assert "tensorflow" not in logs.read_text("In [2]: np.__version__\nOut[2]: '1.19.5'\n")

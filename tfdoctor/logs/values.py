@@ -963,7 +963,9 @@ class Values:
             self._versions_printed(prev, line)
         elif (("__version__" in prev or "version.version" in prev) and ("tf" in prev or "tensorflow" in prev)
                 or "tensorflow" in prev and "__version__" in low):
-            m = RE_QUOTED_VERSION.match(line) or RE_BARE_VERSION.match(line)
+            # (IPython answers "Out[2]: '2.0.0'")
+            answer = line[line.index("]:") + 2:].strip() if line.startswith("Out[") and "]:" in line else line
+            m = RE_QUOTED_VERSION.match(answer) or RE_BARE_VERSION.match(answer)
             if m:
                 self._tf_answered(m.group(1))
             elif _has(low, _IMPORT_LOG):  # TensorFlow's import logs its libraries (or NumPy's warnings) first
