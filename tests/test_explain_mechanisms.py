@@ -4074,3 +4074,14 @@ def test_ipythons_answer_to_tensorflows_version():
     text = "In [2]: tf.__version__\nOut[2]: '2.0.0-dev20190725'\n"
     assert logs.read_text(text)["tensorflow"]["version"] == "2.0.0-dev20190725"
     assert "tensorflow" not in logs.read_text("In [2]: np.__version__\nOut[2]: '1.19.5'\n")
+
+
+def test_log_records_run_together_on_one_line_are_read_one_by_one():
+    joined = ("2021-03-25 13:27:24.173715: W tensorflow/stream_executor/platform/default/dso_loader.cc:59]"
+              " Could not load dynamic library 'cudart64_101.dll'; dlerror: cudart64_101.dll not found"
+              " 2021-03-25 13:27:24.173831: I tensorflow/stream_executor/cuda/cudart_stub.cc:29] Ignore above"
+              " cudart dlerror if you do not have a GPU set up on your machine. 2021-03-25 13:27:33.418255: I"
+              " tensorflow/stream_executor/platform/default/dso_loader.cc:48] Successfully opened dynamic"
+              " library nvcuda.dll\n")
+    assert "cuda.libraries-missing" in failing(joined)  # (the notice no longer hides the failure beside it)
+    assert "cuda.libraries-missing" in failing(joined.replace(" 2021-03-25 ", "\n2021-03-25 "))

@@ -154,6 +154,11 @@ _FAILED_IMPORT = re.compile(r"(?:-{2,}>\s{0,3}\d{1,6}\s{1,4})?"
                             r"(?:import tensorflow\b|from tensorflow[\w.]{0,40} import)")
 
 
+# Where a log record begins inside a line that holds several: absl's timestamp and severity ("2021-03-25
+# 13:27:24.173831: I tensorflow/...")
+_JOINED = re.compile(r"(?<=\s)\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3,9}: [IWEF] [\w./-]{1,200}:\d{1,6}\]")
+
+
 def _exception(line: str) -> bool:
     """Whether a line opens with an exception's name ("tensorflow...NotFoundError: ...")."""
     head = line[:120].split(None, 1)[0].rstrip(":") if line else ""
@@ -451,6 +456,13 @@ class Reader:
             for part in raw.split("\r"):
                 if part.strip():
                     self._line(normalize(part), severe(part))
+        elif len(raw) > 120 and (": I " in raw or ": W " in raw or ": E " in raw) and _JOINED.search(raw, 1):
+            # log records run together on one line (a web page dropped their newlines): one record each
+            start = 0
+            for m in _JOINED.finditer(raw, 1):
+                self._line(normalize(raw[start:m.start()]), severe(raw[start:m.start()]))
+                start = m.start()
+            self._line(normalize(raw[start:]), severe(raw[start:]))
         else:
             line = normalize(raw)
             self._repeatable = len(line) > SHORT_LINE  # a repeat of it is skipped (see _line)
