@@ -4085,3 +4085,15 @@ def test_log_records_run_together_on_one_line_are_read_one_by_one():
               " library nvcuda.dll\n")
     assert "cuda.libraries-missing" in failing(joined)  # (the notice no longer hides the failure beside it)
     assert "cuda.libraries-missing" in failing(joined.replace(" 2021-03-25 ", "\n2021-03-25 "))
+
+
+def test_a_notebook_traceback_cut_inside_protobufs_generated_code():
+    cut = ("File ~\\miniconda3\\envs\\lab\\lib\\site-packages\\tensorflow\\core\\framework\\"
+           "tensor_shape_pb2.py:36\n"
+           "     13 _sym_db = _symbol_database.Default()\n"
+           "     18 DESCRIPTOR = _descriptor.FileDescriptor(\n"
+           "     29 _TENSORSHAPEPROTO_DIM = _descriptor.Descriptor(\n")
+    assert set(failing(cut)) == {"python.protobuf-mismatch"}
+    # the exception that ends the traceback pasted too: that line is judged, not the cut
+    ended = cut + "TypeError: unhashable type: 'list'\n"
+    assert "python.protobuf-mismatch" not in failing(ended)

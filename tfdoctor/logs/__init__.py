@@ -146,9 +146,12 @@ _FRAMES = ((_KERAS3_FRAME, _API_ERROR, "keras3", "keras/src traceback", {}),
 # The line a traceback failed at, in protobuf's generated code (a *_pb2.py module building its
 # descriptors), where the paste ends before the exception: a runtime that refuses code generated for
 # another protobuf ("Descriptors cannot be created directly"). Notebooks mark the line with an arrow.
-_PB2_FRAME = re.compile(r'^File "[^"]{1,400}_pb2\.py", line \d{1,7}')
+# (IPython 8 writes a frame as "File ~/env/.../tensor_shape_pb2.py:36")
+_PB2_FRAME = re.compile(r'^File (?:"[^"]{1,400}_pb2\.py", line \d{1,7}|[^\s"]{1,400}_pb2\.py:\d{1,7})')
+_PB2_CONTEXT = 40  # lines a notebook shows around a frame's failing line
 # (protoc 3.20+ code reads them back: "_FOO = DESCRIPTOR.message_types_by_name['Foo']")
-_DESCRIPTOR_CALL = re.compile(r"^(?:-{1,4}>\s{0,3}\d{1,7}\s{1,12})?(?:_descriptor\.\w{0,24}Descriptor\(|"
+_DESCRIPTOR_CALL = re.compile(r"^(?:(?:-{1,4}>\s{0,3})?\d{1,7}\s{1,12})?"
+                              r"(?:(?:\w{1,80} = )?_descriptor\.\w{0,24}Descriptor\(|"
                               r"_\w{1,80} = DESCRIPTOR\.)")
 _FAILED_IMPORT = re.compile(r"(?:-{2,}>\s{0,3}\d{1,6}\s{1,4})?"
                             r"(?:import tensorflow\b|from tensorflow[\w.]{0,40} import)")
@@ -665,7 +668,8 @@ class Reader:
         the exception that ends it is pasted too (then that line is judged)."""
         if _PB2_FRAME.match(line):
             self._pb2_frame = self.lines
-        elif _DESCRIPTOR_CALL.match(line) and (line[0] == "-" or self._pb2_frame == self.lines - 1):
+        elif _DESCRIPTOR_CALL.match(line) and (
+                line[0] == "-" or 0 < self.lines - self._pb2_frame <= _PB2_CONTEXT):
             self._cut_in_pb2 = {"kind": "protobuf", "line": self.lines, "text": line[:QUOTE],
                                 "via": "a traceback cut where protobuf's generated code builds a descriptor"}
         elif self._cut_in_pb2 and is_error(line, severe_prefix):
