@@ -68,6 +68,7 @@ SPLITS = {
     "holdout37": CORPUS / "holdout37",
     "holdout38": CORPUS / "holdout38",
     "holdout39": CORPUS / "holdout39",
+    "holdout40": CORPUS / "holdout40",
 }
 
 
