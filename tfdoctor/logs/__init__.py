@@ -429,7 +429,7 @@ class Reader:
 
     def _state(self) -> tuple[list[Any], ...]:
         """A cheap fingerprint of everything read so far but the counters and the lists kept up to a cap
-        (_counters): what a line's reading may depend on."""
+        (what _added records): what a line's reading may depend on."""
         return (shapes.fingerprint(self, _VOLATILE), shapes.fingerprint(self._stall), self.values.state())
 
     def _in_block(self) -> bool:
@@ -439,11 +439,6 @@ class Reader:
         return (self._module_error_at is not None or self._cudnn_heading is not None or self._stall.pending
                 or self._ngc_cut is not None
                 or self.source == "explain" and self.values.want_next)
-
-    def feed(self, raw: str) -> None:
-        """One physical line."""
-        self.lines += 1
-        self._physical(raw)
 
     def _physical(self, raw: str) -> None:
         self._added.clear()
