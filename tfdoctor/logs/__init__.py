@@ -664,7 +664,7 @@ class Reader:
         if _PB2_FRAME.match(line):
             self._pb2_frame = self.lines
         elif _DESCRIPTOR_CALL.match(line) and (
-                line[0] == "-" or 0 < self.lines - self._pb2_frame <= _PB2_CONTEXT):
+                line[0] == "-" or self._pb2_frame >= 0 and self.lines - self._pb2_frame <= _PB2_CONTEXT):
             self._cut_in_pb2 = {"kind": "protobuf", "line": self.lines, "text": line[:QUOTE],
                                 "via": "a traceback cut where protobuf's generated code builds a descriptor"}
         elif self._cut_in_pb2 and is_error(line, severe_prefix):
