@@ -396,8 +396,7 @@ class Reader:
             return
         if self._skipped is not None:
             self._before(self._skipped)
-        line = normalize(raw.decode("utf-8", errors="replace"))
-        if not self._unseen(line):
+        if not self._before(raw):
             return
         for (where, name), n in delta:
             if where == "unrecognized":
@@ -405,8 +404,6 @@ class Reader:
             else:
                 table = self.counts if where == "counts" else self.noise
                 table[name] = table.get(name, 0) + n
-        if self.source == "explain":
-            self.values.set_before(line)
 
     def _unseen(self, line: str) -> bool:
         """Whether a line is read: not empty, not a repeat of a longer line read before (remembered)."""
@@ -420,12 +417,16 @@ class Reader:
             self._seen.add(key)
         return True
 
-    def _before(self, raw: bytes) -> None:
-        """A line skipped by its shape is still the line before the next one read (values read a pair)."""
+    def _before(self, raw: bytes) -> bool:
+        """A line skipped by its shape is still the line before the next one read (values read a pair), as
+        reading it would have made it: whether it was no repeat (then its counters count too)."""
         self._skipped = None
         line = normalize(raw.decode("utf-8", errors="replace"))
-        if self.source == "explain" and self._unseen(line):
+        if not self._unseen(line):
+            return False
+        if self.source == "explain":
             self.values.set_before(line)
+        return True
 
     def _state(self) -> tuple[list[Any], ...]:
         """A cheap fingerprint of everything read so far but the counters and the lists kept up to a cap
