@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 import re
+from pathlib import Path
 
 import pytest
 from conftest import DATA
@@ -17,6 +18,7 @@ from tfdoctor.logs import values
 from tfdoctor.logs.triggers import Finder, all_starts
 
 CORPUS = sorted((DATA / "explain").glob("*.txt"))
+SPLITS = sorted(d for d in (DATA / "explain").iterdir() if d.is_dir())
 TOOLS = sorted(p for d in ("nvidia-smi", "nvcc", "system", "worker") for p in (DATA / d).iterdir()
                if p.suffix != ".md")
 
@@ -25,6 +27,15 @@ TOOLS = sorted(p for d in ("nvidia-smi", "nvcc", "system", "worker") for p in (D
 def test_the_cheap_pass_gives_the_facts_of_reading_every_line(path):
     text = path.read_text(encoding="utf-8", errors="replace")
     assert logs.read_text(text) == logs.read_text(text, every_line=True)
+
+
+@pytest.mark.parametrize("split", SPLITS, ids=lambda d: d.name)
+def test_every_case_of_every_split_reads_the_same_from_the_cheap_pass(split):
+    """The same for each case of the blind splits (a word that normalising makes, "版本" read as
+    "version", must be one the cheap pass looks for)."""
+    differ = [p.name for p in sorted(split.glob("*.txt"))
+              if logs.read_text(_text(p)) != logs.read_text(_text(p), every_line=True)]
+    assert not differ
 
 
 def test_the_whole_corpus_as_one_log_reads_the_same():
@@ -41,10 +52,26 @@ def _renumbered(line: str, k: int) -> str:
 def test_lines_repeated_with_other_numbers_read_as_every_line(path):
     """A picked line's shape (its digits masked) that changed only counters twice in a row is skipped
     after: whatever the numbers, that loses nothing reading every picked line would find."""
-    text = path.read_text(encoding="utf-8", errors="replace")
-    varied = "\n".join(f"{line}\n" + "\n".join(_renumbered(line, k) for k in range(5))
-                       for line in text.splitlines())
+    varied = _varied(_text(path))
     assert logs.read_text(varied) == logs.read_text(varied, by_shape=False)
+
+
+@pytest.mark.parametrize("split", SPLITS, ids=lambda d: d.name)
+def test_lines_repeated_with_other_numbers_read_as_every_line_in_the_splits(split):
+    """The same for every case of the blind splits."""
+    differ = [p.name for p in sorted(split.glob("*.txt"))
+              if logs.read_text(v := _varied(_text(p))) != logs.read_text(v, by_shape=False)]
+    assert not differ
+
+
+def _varied(text: str) -> str:
+    """Each line followed by five copies of it with other numbers."""
+    return "\n".join(f"{line}\n" + "\n".join(_renumbered(line, k) for k in range(5))
+                     for line in text.splitlines())
+
+
+def _text(path: Path) -> str:
+    return path.read_text(encoding="utf-8", errors="replace")
 
 
 def test_a_quiet_shape_is_skipped_and_its_counters_still_count():
