@@ -188,3 +188,26 @@ def test_a_chunk_dense_with_trigger_words_holds_few_matches_at_once():
 def test_a_word_across_the_searchs_piece_boundary_in_a_long_line_is_found(at):
     line = b"x" * at + b"cudnn" + b"y" * 70_000 + b"\n"
     assert logs.finder("explain").starts(b"a\n" + line + b"b\n") == [2]
+
+
+# the full-width and typographic forms that normalising reads as ASCII (tfdoctor/logs/lines.py)
+_WIDE = {":": "\uff1a", "=": "\uff1d", "(": "\uff08", ")": "\uff09", ",": "\uff0c", ";": "\uff1b",
+         "!": "\uff01", "?": "\uff1f", "'": "\u2019", '"': "\u201d", " ": "\u3000"}
+
+
+def test_a_word_that_normalising_makes_is_picked_in_its_other_spellings():
+    """A line whose trigger word appears only once normalised ("driver version：", "显卡gpu" parted as
+    "显卡 gpu", "tensorflow版本" as "tensorflow version") is still picked, and reads the same."""
+    finder = logs.finder("explain")
+    missed = []
+    for word in finder.declared:
+        spellings = {"".join(_WIDE.get(c, c) for c in word)}
+        if word.startswith(" ") and word[1:2].isalnum():
+            spellings.add("显卡" + word[1:])  # CJK text against it: normalising parts them with a space
+        for spelt in spellings - {word}:
+            line = f"{spelt[1:]}yy" if spelt.startswith("\n") else f"xx{spelt}yy"  # ("\n...": a line's start)
+            if finder.starts(f"nothing\n{line}\nnothing\n".encode()) != [8]:
+                missed.append(spelt)
+    assert not missed
+    for text in ("tensorflow版本\n\n2.15.0\n", "Driver Version\uff1a535.104.05\n", "驱动版本：450.102.04\n"):
+        assert logs.read_text(text) == logs.read_text(text, every_line=True)

@@ -15,31 +15,38 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 PIECE = 1 << 16  # bytes searched at once: bounds the matches held (a chunk of nothing but trigger words)
-# Control characters that normalising turns into something a trigger could then match (ANSI colour
-# codes split words): a line holding one is always read in full.
-ALWAYS = ("\x1b",)
+# What normalising (tfdoctor/logs/lines.py) turns into something a trigger could then match: ANSI colour
+# codes split words; full-width punctuation and typographic quotes become ASCII, a CJK word ("版本",
+# "驱动") an English one, and CJK text written against a Latin word parts with a space. A line holding
+# any of these bytes is always read in full: ESC, the UTF-8 of U+2E80-U+DFFF (CJK, kana, Hangul, the
+# ideographic space: lead bytes E3-ED and E2 BA-BF), of the quotes U+2018-U+201D and of the full-width
+# forms U+FF01-U+FF1F.
+ALWAYS = (b"\x1b", *(bytes([lead]) for lead in range(0xE3, 0xEE)),
+          *(b"\xe2" + bytes([b]) for b in range(0xBA, 0xC0)),
+          *("\u2018\u2019\u201c\u201d".encode()[i:i + 3] for i in (0, 3, 6, 9)),
+          *(b"\xef\xbc" + bytes([b]) for b in range(0x81, 0xA0)))
 
 
-def _trie(words: Iterable[str]) -> str:
-    """One regex alternation of literal words, factored by common prefixes (one branch per character)."""
-    tree: dict[str, Any] = {}
+def _trie(words: Iterable[bytes]) -> bytes:
+    """One regex alternation of literal words, factored by common prefixes (one branch per byte)."""
+    tree: dict[int, Any] = {}
     for word in words:
         node = tree
-        for ch in word:
-            node = node.setdefault(ch, {})
-        node[""] = {}
+        for byte in word:
+            node = node.setdefault(byte, {})
+        node[-1] = {}
 
-    def emit(node: dict[str, Any]) -> str:
-        alts = [re.escape(ch) + emit(node[ch]) for ch in sorted(k for k in node if k)]
+    def emit(node: dict[int, Any]) -> bytes:
+        alts = [re.escape(bytes([b])) + emit(node[b]) for b in sorted(k for k in node if k >= 0)]
         if not alts:
-            return ""
-        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
-        return f"(?:{body})?" if "" in node else body
+            return b""
+        body = alts[0] if len(alts) == 1 else b"(?:" + b"|".join(alts) + b")"
+        return b"(?:" + body + b")?" if -1 in node else body
 
     return emit(tree)
 
 
-def minimal(words: Iterable[str]) -> list[str]:
+def minimal(words: Iterable[bytes]) -> list[bytes]:
     """The words that hold no other word (a line holding a longer one holds the shorter)."""
     unique = sorted(set(words), key=len)
     kept: list[str] = []
@@ -68,7 +75,8 @@ class Finder:
         self.every_line = words is None
         self.declared = sorted({w.lower() for w in (words or ())})
         # a word's leading space also matches at the start of a line
-        self.words = minimal(self.declared + ["\n" + w[1:] for w in self.declared if w.startswith(" ")]
+        self.words = minimal([w.encode("utf-8") for w in self.declared]
+                             + [b"\n" + w[1:].encode("utf-8") for w in self.declared if w.startswith(" ")]
                              + list(ALWAYS))
         self._automaton: Any = None
         self._per_line: Any = None
@@ -79,12 +87,11 @@ class Finder:
             import ahocorasick_rs as ac
         except ImportError:
             if not self.every_line:
-                self._regex = re.compile(_trie(self.words).encode("utf-8"))
+                self._regex = re.compile(_trie(self.words))
             return
         if not self.every_line:  # any word ends a match: the first found in a line is enough
-            self._automaton = ac.BytesAhoCorasick([w.encode("utf-8") for w in self.words],
-                                                  implementation=ac.Implementation.DFA)
-            self._longest = max(len(w.encode("utf-8")) for w in self.words)
+            self._automaton = ac.BytesAhoCorasick(self.words, implementation=ac.Implementation.DFA)
+            self._longest = max(map(len, self.words))
         self._per_line = ac.AhoCorasick(self.declared) if self.declared else None
 
     def found(self, low: str) -> frozenset[str]:
