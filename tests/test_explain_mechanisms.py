@@ -4097,3 +4097,33 @@ def test_a_notebook_traceback_cut_inside_protobufs_generated_code():
     # the exception that ends the traceback pasted too: that line is judged, not the cut
     ended = cut + "TypeError: unhashable type: 'list'\n"
     assert "python.protobuf-mismatch" not in failing(ended)
+
+
+def test_older_nccl_messages_without_their_advice():
+    """NCCL's older releases print "unhandled system error" without "(run with NCCL_DEBUG=INFO ...)";
+    Horovod says it as "NCCL async error"."""
+    assert "nccl.error" in failing("NCCL async error: unhandled system error\n")
+    assert "nccl.error" in failing("RuntimeError: NCCL error: unhandled cuda error\n")
+    assert "nccl.error" not in failing("cuDNN error: unhandled system error\n")  # (not NCCL's words)
+
+
+def test_a_program_losing_access_to_the_gpu_is_not_a_gpu_lost():
+    assert "gpu.lost" not in failing("after importing keras-nlp, access to GPU is lost:\n")
+    lost = "Unable to determine the device handle for GPU 0000:03:00.0: GPU is lost.  Reboot the system\n"
+    assert "gpu.lost" in failing(lost)
+
+
+def test_an_addons_op_library_refused_where_the_traceback_shows_only_its_import():
+    """IPython folds the add-on's own frames ("3 frames"): the import line names it."""
+    text = ("NotFoundError                             Traceback (most recent call last)\n"
+            "<ipython-input-4-8e92e93ce06e> in <module>()\n"
+            "----> 1 import tensorflow_addons as tfa\n\n"
+            "3 frames\n"
+            "/usr/local/lib/python3.6/dist-packages/tensorflow/python/framework/load_library.py in"
+            " load_op_library(library_filename)\n"
+            "---> 61   lib_handle = py_tf.TF_LoadLibrary(library_filename)\n\n"
+            "NotFoundError: libtensorflow_framework.so: cannot open shared object file: No such file or di\n")
+    assert set(failing(text)) == {"tensorflow.conflicting-installs"}
+    # a program's own op library, no add-on named: nothing says which TensorFlow it was built for
+    assert "tensorflow.conflicting-installs" not in failing(text.replace("import tensorflow_addons as tfa",
+                                                                         "import my_ops"))

@@ -540,6 +540,13 @@ OLDER_MESSAGES = {
     "driver/library version mismatch": "NVML_ERROR_LIB_RM_VERSION_MISMATCH",
     # PyTorch's words for cudaErrorUnknown when it counts the devices (torch/csrc/cuda, c10/cuda)
     "cuda unknown error - this may be due to an incorrectly set up environment": "cudaErrorUnknown",
+    # older NCCL releases' ncclGetErrorString, before the advice it now adds ("(run with NCCL_DEBUG=INFO for
+    # details)"): https://github.com/NVIDIA/nccl (src/init.cc); Horovod prints "NCCL async error: ..." with it
+    "unhandled cuda error": "ncclUnhandledCudaError",
+    "unhandled system error": "ncclSystemError",
+    "internal error": "ncclInternalError",
+    "invalid argument": "ncclInvalidArgument",
+    "invalid usage": "ncclInvalidUsage",
 }
 
 # Words a line must hold for a bare message of each API to count (a message is plain English: "out of

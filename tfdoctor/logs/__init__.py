@@ -98,6 +98,10 @@ _OP_LIBRARY_FRAME = re.compile(r"\bin load_op_library\b|\bTF_LoadLibrary\(")
 _OP_LIBRARY_ERROR = re.compile(r"^(?:[\w.]{1,60}\.)?NotFoundError\b"
                                r"(?![^\n]{0,400}(?:libcu|libnv|cudart|cudnn|cublas))")
 _ADDON_PATH = re.compile(r"[/\\](tensorflow_(?!core[/\\])[a-z_]{2,30})[/\\]")
+# ... or the add-on an import statement names, as a traceback shows the line that failed (IPython's
+# "----> 1 import tensorflow_addons as tfa", its frames in the add-on folded away as "3 frames")
+_ADDON_IMPORT = re.compile(r"(?:-{1,8}> ?\d{1,5}\s{1,8}|\s{0,8})(?:import|from) "
+                           r"(tensorflow_(?!core\b)[a-z_]{2,30})\b")
 # the installed package whose op library the refusal names ("site-packages/tf_sentencepiece/_ops.so: ...")
 _ADDON_LIBRARY = re.compile(r"(?:site|dist)-packages[/\\]([A-Za-z][\w-]{1,40})[/\\][^\s:]{0,200}?\.so\b")
 # The standalone Keras 2 package's own code asking TensorFlow for a module or name it lacks: that Keras is
@@ -494,8 +498,9 @@ class Reader:
         if "jax_plugins" in low and "xla_cuda" in low:
             self._jax_cuda_plugin = True
         if "tensorflow_" in low:
-            addon = _ADDON_PATH.search(line)
-            if addon and line.lstrip().startswith("File "):
+            frame = line.lstrip().startswith("File ")
+            addon = _ADDON_PATH.search(line) if frame else _ADDON_IMPORT.match(line)
+            if addon:
                 self._addon = addon.group(1)  # the add-on a traceback is in
         if (self._frame_at or self._error_at or "keras" in low or "google" in low or "bfloat16" in low
                 or "tensorflow_" in low or "windll(" in low or "jax_plugins" in low

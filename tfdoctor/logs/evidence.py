@@ -640,7 +640,8 @@ SIGNATURES: tuple[Signature, ...] = (
                       "reboot required", "requires reset", "disappearing", "dropping out", "dropping off",
                       "aer: can't recover"),
          # the kernel's "GPU has fallen off the bus", and a person's "falls"/"fell off the bus"
-         r"\b(?:fallen|falls|fell|falling) off the bus|GPU is lost|"
+         # (NVML_ERROR_GPU_IS_LOST's words; not a program's "access to GPU is lost")
+         r"\b(?:fallen|falls|fell|falling) off the bus|(?<!access to )(?<!access to the )GPU is lost|"
          # a person's words for a GPU that vanishes until a reboot ("Titan V keeps disappearing")
          r"\b(?:GPU|card|NVIDIA|Titan|Tesla|Quadro|RTX|GTX)\b.{0,40}?\b(?:keeps|kept)"
          r" (?:disappearing|dropping (?:out|off))\b|"
