@@ -4127,3 +4127,28 @@ def test_an_addons_op_library_refused_where_the_traceback_shows_only_its_import(
     # a program's own op library, no add-on named: nothing says which TensorFlow it was built for
     assert "tensorflow.conflicting-installs" not in failing(text.replace("import tensorflow_addons as tfa",
                                                                          "import my_ops"))
+
+
+def test_versions_in_dkms_status_and_horovods_issue_template():
+    old = "Host dkms status:\n`nvidia-current, 470.199.02, 5.10.0-26-amd64, x86_64: installed`\n"
+    new = "nvidia/535.104.05, 5.15.0-88-generic, x86_64: installed\n"
+    assert logs.read_text(old)["system"]["proc_driver_version"] == "470.199.02"
+    assert logs.read_text(new)["system"]["proc_driver_version"] == "535.104.05"
+    assert "system" not in logs.read_text("nvidia/535.104.05, 5.15.0-88-generic, x86_64: built\n")
+    horovod = "1. Framework: (TensorFlow, Keras, PyTorch, MXNet) tensorflow\n2. Framework version: 2.3.0\n"
+    assert logs.read_text(horovod)["tensorflow"]["version"] == "2.3.0"
+    assert "tensorflow" not in logs.read_text("* Framework: PyTorch\n* Framework version: 1.7.0\n")
+
+
+def test_the_container_toolkit_asking_whether_it_runs_under_wsl_is_no_wsl():
+    text = ("I1128 17:35:08.651892 1737 nvc.c:393] attempting to load dxcore to see if we are running under"
+            " Windows Subsystem for Linux (WSL)\n"
+            "I1128 17:35:08.652188 1737 nvc.c:395] dxcore initialization failed, continuing assuming a"
+            " non-WSL environment\n"
+            "Host OS: Debian GNU/Linux 11 (bullseye)\n")
+    assert logs.read_text(text)["system"]["platform"] == "linux"
+
+
+def test_a_cuda_library_named_in_an_importerror_in_prose():
+    assert "cuda.libraries-missing" in failing("Google colab tensorflow-gpu stuck with importerror:"
+                                               " libcublas.so.9.0\n")

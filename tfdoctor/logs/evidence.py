@@ -69,8 +69,9 @@ SIGNATURES: tuple[Signature, ...] = (
     # short")
     _sig("dlopen-failed", ("file too short", "invalid elf header"),
          rf"({_LIB}): (?:file too short|invalid ELF header)", ("library",)),
-    # the same ImportError named short (an issue's title: "ImportError: libcublas.so.8.0 with v0.1.1")
-    _sig("dlopen-failed", "importerror: lib", rf"^ImportError: ({_LIB})(?![\w.])", ("library",)),
+    # the same ImportError named short (an issue's title: "ImportError: libcublas.so.8.0 with v0.1.1",
+    # "tensorflow-gpu stuck with importerror: libcublas.so.9.0")
+    _sig("dlopen-failed", "importerror: lib", rf"\bImportError: ({_LIB})(?![\w.])", ("library",)),
     _sig("dlopen-failed", "dlopen", rf"(?:failed to|could not|cannot|unable to) dlopen:? '?({_LIB})",
          ("library",)),
     # cuDNN's loader naming the library its sub-library needed: "Could not load library

@@ -45,6 +45,16 @@ RE_SMI_L = re.compile(r"(?:^|:\s{1,3})GPU (\d{1,3}): (\S.{0,80}?) \(UUID: |"
 RE_KERNEL_REPORTED = re.compile(rf"kernel reported version is:?\s{{0,3}}'?({DRIVER})")
 # nvidia-container-cli info: the kernel module's version
 RE_NVRM_VERSION = re.compile(rf"^NVRM version:\s{{0,8}}({DRIVER})\b")
+# Horovod's issue template: "Framework: (TensorFlow, Keras, PyTorch, MXNet) tensorflow", then "Framework
+# version: 2.3.0"
+RE_FRAMEWORK_TF = re.compile(r"^(?:\d{1,2}\.\s{1,3})?framework\s{0,2}:\s{0,3}(?:\([^)]{0,80}\)\s{0,3})?"
+                             r"tensorflow\b")
+RE_FRAMEWORK_VERSION = re.compile(r"^(?:\d{1,2}\.\s{1,3})?Framework version\s{0,2}:\s{0,3}"
+                                  r"v?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)(?![\d.])", re.IGNORECASE)
+# `dkms status`: the NVIDIA kernel module built for a kernel, old and new layouts ("nvidia-current,
+# 470.199.02, 5.10.0-26-amd64, x86_64: installed", "nvidia/535.104.05, 5.15.0-88-generic, x86_64: installed")
+RE_DKMS = re.compile(rf"^nvidia(?:-current|-\d{{3}}|-open)?(?:/|,\s{{1,3}})({DRIVER}),\s{{1,3}}"
+                     r"[\w.+-]{1,80},\s{1,3}\w{1,20}: installed\b")
 # the driver's version as NVIDIA's DCGM exporter labels every metric
 RE_DCGM_DRIVER = re.compile(rf"\bDCGM_FI_DRIVER_VERSION=\"({DRIVER})\"")
 RE_NVML_LIBRARY = re.compile(rf"NVML library version:\s{{0,3}}({DRIVER})")
@@ -553,7 +563,7 @@ RE_MACOS = re.compile(r"\bDarwin\b|tensorflow-macos|tensorflow-metal|macosx_\d{1
 RE_URL = re.compile(r"\b[a-z][a-z0-9+.-]{1,12}://\S{1,2000}", re.IGNORECASE)
 RE_MACOS_WORD = re.compile(r"\bmac ?OS\b|\bMac OS X\b|\bOS X\b", re.IGNORECASE)
 # CUDA runs only under WSL 2; a GPU user who names WSL is on WSL 2 unless a WSL 1 kernel says otherwise.
-RE_WSL = re.compile(r"\bWSL\b")
+RE_WSL = re.compile(r"(?<!non-)\bWSL\b")
 RE_CONDA = re.compile(r"\b(?:ana|mini|mamba|micro)(?:conda|forge)3?\b|/envs/\w|"
                       r"conda (?:install|activate|create)|"
                       r"\|Anaconda", re.IGNORECASE)
@@ -735,6 +745,7 @@ _ONE_VALUE: tuple[tuple[Any, ...], ...] = (
     (RE_NVML_LIBRARY, "system.libcuda_version", 5, ("nvml library version",)),  # nvidia-smi on a mismatch
     (RE_NVRM_KERNEL, "system.proc_driver_version", 5, ("kernel module has the version",)),
     (RE_NVRM_VERSION, "system.proc_driver_version", 5, ("nvrm version:",)),
+    (RE_DKMS, "system.proc_driver_version", 3, (": installed",)),
     (RE_DCGM_DRIVER, "nvidia_smi.driver_version", 4, ("dcgm_fi_driver_version",)),
     (RE_CUDA_VERSION_ANY, "nvidia_smi.cuda_version", 2, ("cuda version",)),  # nvidia-smi's words elsewhere
     (RE_DRIVER_PROSE, "nvidia_smi.driver_version", 1, ("driver", "nvidia")),
@@ -959,6 +970,10 @@ class Values:
                 self._dist(prev[6:].strip(), m.group(1))
             if prev.startswith("name: tensorflow"):
                 self.set("tensorflow.version", line.split(":", 1)[1].strip()[:30], 6)
+        if "framework version" in low and RE_FRAMEWORK_TF.match(prev):  # Horovod's issue template
+            m = RE_FRAMEWORK_VERSION.match(line)
+            if m:
+                self.set("tensorflow.version", m.group(1), 4)
         if prev.count("__version__") > 1:  # print(tf.__version__, keras.__version__) -> "2.7.0 2.8.0"
             self._versions_printed(prev, line)
         elif (("__version__" in prev or "version.version" in prev) and ("tf" in prev or "tensorflow" in prev)
@@ -1732,7 +1747,8 @@ class Values:
             hints["rocm"] = 1
         if "/mnt/" in low and RE_WSL_MOUNT.search(line):
             hints["wsl"] = 1
-        if "wsl" in low or "microsoft" in low:
+        if ("wsl" in low or "microsoft" in low) and (
+                "dxcore" not in low or "assuming a wsl" in low):  # (the container toolkit asking which it is)
             if RE_WSL2.search(line):
                 hints["wsl2"] = 1
             elif RE_WSL1.search(line):
@@ -1923,6 +1939,7 @@ _HEADING_TRIGGERS = ("version", "platform", "installed from", "gpu model")
 _TF_TRIGGERS = (
     *(f"tensorflow{c}" for c in "-_ :=*(12v["), "tensorflow/tensorflow:", "tensorflow/1", "tensorflow/2",
     *(f"tf{c}" for c in "-_ :=*(12v["), "__version__", "version.version", "-g", "tf-nightly", "tensor flow",
+    "framework:",  # (Horovod's template names it: RE_FRAMEWORK_TF)
 )
 _PACKAGE_TRIGGERS = (*_TF_TRIGGERS, "keras", "numpy", "protobuf", "nvidia-", "intel-tensorflow",
                      "successfully installed", "requirement already ", "package", "# name", "_tflow",
