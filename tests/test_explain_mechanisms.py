@@ -4152,3 +4152,10 @@ def test_the_container_toolkit_asking_whether_it_runs_under_wsl_is_no_wsl():
 def test_a_cuda_library_named_in_an_importerror_in_prose():
     assert "cuda.libraries-missing" in failing("Google colab tensorflow-gpu stuck with importerror:"
                                                " libcublas.so.9.0\n")
+
+
+def test_pytorchs_older_cudnn_mismatch_and_a_driver_too_old_in_a_persons_words():
+    old = "RuntimeError: cuDNN version mismatch: PyTorch was compiled against 7102 but linked against 7605\n"
+    assert set(failing(old)) == {"cudnn.version-mismatch"}
+    assert "driver.too-old" in failing("when i run my program, the msg is that my Nvidia version is too old.\n")
+    assert "driver.too-old" not in failing("my GPU is too slow and my CPU is too old\n")

@@ -347,6 +347,12 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("cudnn-version", "pytorch was compiled",
          r"PyTorch was compiled\s{1,3}against \((\d{1,2}(?:, \d{1,3}){1,2})\) but (?:found runtime version|"
          r"linked against) \((\d{1,2}(?:, \d{1,3}){1,2})\)", ("compiled", "loaded"), framework="torch"),
+    # ... as PyTorch 0.4 and 1.0 printed it, cuDNN's integer version ("cuDNN version mismatch: PyTorch was
+    # compiled against 7102 but linked against 7301")
+    _sig("cudnn-version", "pytorch was compiled",
+         r"PyTorch was compiled\s{1,3}against (\d{4,5}) but (?:found runtime version|linked against)"
+         r" (\d{4,5})\b",
+         ("compiled", "loaded"), framework="torch"),
     # JAX's (XLA's) check of the other CUDA libraries it loaded: "Found cuBLAS version 120205, but JAX was
     # built against version 120304, which is newer"
     _sig("lib-version", "but jax was built against",
@@ -763,6 +769,10 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("cuda-error", "the nvidia driver on your system is too old",
          r"The NVIDIA driver on your system is too old(?: \(found version (\d{4,5})\))?", ("driver_api",),
          error="INSUFFICIENT_DRIVER"),
+    # ... in a person's words ("the msg is that my Nvidia version is too old", "the driver was too old")
+    _sig("cuda-error", ("is too old", "was too old"),
+         r"\b(?:NVIDIA|GPU|graphics) (?:driver )?(?:version )?(?:is|was) too old\b|"
+         r"\bdriver (?:version )?(?:is|was) too old\b", error="INSUFFICIENT_DRIVER"),
     # the driver's libcuda lacking a driver API entry point the CUDA runtime calls: a driver older than it
     _sig("cuda-error", ("in libcuda dso", "undefined symbol: cu"),
          r"could not find (cu[A-Z]\w{2,60}) in libcuda DSO|libcuda\.so(?:\.\d{1,6}){0,4}: undefined symbol:"
