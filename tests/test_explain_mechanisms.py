@@ -4157,5 +4157,26 @@ def test_a_cuda_library_named_in_an_importerror_in_prose():
 def test_pytorchs_older_cudnn_mismatch_and_a_driver_too_old_in_a_persons_words():
     old = "RuntimeError: cuDNN version mismatch: PyTorch was compiled against 7102 but linked against 7605\n"
     assert set(failing(old)) == {"cudnn.version-mismatch"}
-    assert "driver.too-old" in failing("when i run my program, the msg is that my Nvidia version is too old.\n")
+    assert "driver.too-old" in failing("when i run my program, the msg is that my Nvidia version is too"
+                                       " old.\n")
     assert "driver.too-old" not in failing("my GPU is too slow and my CPU is too old\n")
+
+
+def test_the_gpus_illegal_instruction_is_not_the_cpus():
+    """CUDA's "an illegal instruction was encountered" (and a person's "CUDA illegal instructions") is a GPU
+    kernel's fault, not a CPU without AVX; SIGILL still is."""
+    gpu = failing("RuntimeError: CUDA error: an illegal instruction was encountered\n")
+    assert "cpu.avx-missing" not in gpu and "gpu.illegal-address" in gpu
+    said = failing('I constantly get Cuda error message. It is something like "CUDA illegal instructions",'
+                   ' "Unknwon CU result: 700".\n')
+    assert "cpu.avx-missing" not in said and "gpu.illegal-address" in said
+    assert "cpu.avx-missing" in failing("Illegal instruction (core dumped)\n")
+
+
+def test_a_cuda_error_numbered_as_cuda_10_0_did_is_read_by_its_message():
+    """CUDA 10.1 renumbered the runtime's errors (invalid device function: 8, now 98): where the message
+    beside the number is the library's own, it says which code it is."""
+    old = "I always get the `cuda runtime error (8) : invalid device function` error\n"
+    assert set(failing(old)) == {"gpu.compute-capability-unsupported"}
+    same = "cuda runtime error (35) : CUDA driver version is insufficient for CUDA runtime version\n"
+    assert set(failing(same)) == {"driver.too-old"}

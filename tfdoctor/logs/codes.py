@@ -45,10 +45,10 @@ _NAME = re.compile(
 )
 # A number with the API that returned it named just before it.
 _NUMBER = re.compile(
-    r"\b(cuda runtime error|cudaerror_t|cudaerror|curesult|cuda driver error|cuda error)"
+    r"\b(cuda runtime error|cudaerror_t|cudaerror|cu ?result|cuda driver error|cuda error)"
     r"\s{0,2}(?:code)?\s{0,2}[:=#]?\s{0,2}\(?(\d{1,5})\)?(?![\d.])"
 )
-_NUMBER_API = {"curesult": "CUresult", "cuda driver error": "CUresult"}
+_NUMBER_API = {"curesult": "CUresult", "cu result": "CUresult", "cuda driver error": "CUresult"}
 # A call's result printed after its name ("cuInit err: 999", "cudaSetDevice err: 999", ollama's "nvcuda init
 # failure: 999" / "cudart init failure: 999"): a driver API call (cu*) returns a CUresult, a runtime one
 # (cuda*) a cudaError_t; the libraries' own calls (cudnn*, cublas*, ...) return their own statuses.
@@ -73,32 +73,35 @@ def in_line(line: str, low: str) -> list[se.Code]:
             code = se.by_name(m.group(1))
             if code:
                 found.setdefault(code.name, code)
+    said = _messages(line, low)
+    for code in _numbered(line, low):
+        # a message of the same library says which code it is: a number that is another's is another
+        # numbering's ("cuda runtime error (8) : invalid device function": CUDA 10.0's runtime numbers)
+        if code.message.lower() in low or not any(c.api == code.api for c in said):
+            found.setdefault(code.name, code)
+    for code in said:
+        found.setdefault(code.name, code)
+    return list(found.values())
+
+
+def _numbered(line: str, low: str) -> list[se.Code]:
+    """The codes a line gives by number, with the API that returned it."""
+    out = []
     if " vs. " in line:
         m = _CHECKED.search(line)
         if m:
             api = "CUresult" if (m.group(1) or m.group(3)) == "CUDA_SUCCESS" else "cudaError_t"
-            code = se.by_number(api, int(m.group(2) or m.group(4)))
-            if code:
-                found.setdefault(code.name, code)
+            out.append(se.by_number(api, int(m.group(2) or m.group(4))))
     if "error" in low:
-        for m in _NUMBER.finditer(low):
-            code = se.by_number(_NUMBER_API.get(m.group(1), "cudaError_t"), int(m.group(2)))
-            if code:
-                found.setdefault(code.name, code)
+        out += [se.by_number(_NUMBER_API.get(m.group(1), "cudaError_t"), int(m.group(2)))
+                for m in _NUMBER.finditer(low)]
     if " err" in low or " fail" in low or "returned" in low:
         for m in _CALL_NUMBER.finditer(low):
             runtime = m.group(1).startswith(("cuda", "cudart"))
-            code = se.by_number("cudaError_t" if runtime else "CUresult", int(m.group(2)))
-            if code:
-                found.setdefault(code.name, code)
+            out.append(se.by_number("cudaError_t" if runtime else "CUresult", int(m.group(2))))
     if "nvml" in low:
-        for m in _NVML_NUMBER.finditer(low):
-            code = se.by_number("nvmlReturn_t", int(m.group(1)))
-            if code:
-                found.setdefault(code.name, code)
-    for code in _messages(line, low):
-        found.setdefault(code.name, code)
-    return list(found.values())
+        out += [se.by_number("nvmlReturn_t", int(m.group(1))) for m in _NVML_NUMBER.finditer(low)]
+    return [code for code in out if code]
 
 
 def _long(message: str) -> bool:
@@ -139,7 +142,10 @@ def _messages(line: str, low: str) -> list[se.Code]:
     if ":" in low:
         parts = low.split(":")
         for before, part in zip(parts, parts[1:]):
-            if not before.rstrip().endswith(_LEAD):
+            lead = before.rstrip()
+            if lead.endswith(")") and "(" in lead:  # its number first: "cuda runtime error (8) : ..."
+                lead = lead[:lead.rfind("(")].rstrip()
+            if not lead.endswith(_LEAD):
                 continue
             key, codes = _message_prefix(_unquoted_end(part.strip()).strip("'\"`").rstrip("."))
             if codes and not _long(key):

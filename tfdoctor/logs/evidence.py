@@ -666,7 +666,10 @@ SIGNATURES: tuple[Signature, ...] = (
                  "trap invalid opcode"),
          # (R's own words for SIGILL: " *** caught illegal operation ***"; the kernel's log of it: "traps:
          # python[4636] trap invalid opcode ip:... in libtensorflow_framework.so.1")
-         r"Illegal (?:hardware )?instruction|caught illegal operation|"
+         # (not the GPU's: CUDA's "an illegal instruction was encountered", a person's "CUDA illegal
+         # instructions")
+         r"(?<!CUDA )(?<!GPU )Illegal (?:hardware )?instruction(?!s? was encountered)|"
+         r"caught illegal operation|"
          r"trap invalid opcode [^\n]{0,200}? in (?:lib)?(?:_pywrap_)?tensorflow|"
          r"compiled to use \w{2,12}(?:\.\d)? instructions, but these aren't available|"
          # jaxlib's own check: "This version of jaxlib was built using AVX instructions, which your CPU
