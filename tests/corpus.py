@@ -69,6 +69,7 @@ SPLITS = {
     "holdout38": CORPUS / "holdout38",
     "holdout39": CORPUS / "holdout39",
     "holdout40": CORPUS / "holdout40",
+    "holdout41": CORPUS / "holdout41",
 }
 
 
