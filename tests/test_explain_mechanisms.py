@@ -4180,3 +4180,9 @@ def test_a_cuda_error_numbered_as_cuda_10_0_did_is_read_by_its_message():
     assert set(failing(old)) == {"gpu.compute-capability-unsupported"}
     same = "cuda runtime error (35) : CUDA driver version is insufficient for CUDA runtime version\n"
     assert set(failing(same)) == {"driver.too-old"}
+
+
+def test_xla_without_libdevice_in_a_persons_words():
+    said = "running `molecule-generation train` with a RTX A4000 fails by not finding libdevice, log below.\n"
+    assert "xla.toolchain-missing" in failing(said)
+    assert "xla.toolchain-missing" not in failing("I found libdevice in /usr/local/cuda/nvvm/libdevice\n")

@@ -552,7 +552,10 @@ SIGNATURES: tuple[Signature, ...] = (
     # --- XLA's toolchain ----------------------------------------------------------------------------
     _sig("xla-tools", "libdevice",
          r"libdevice not found|libdevice is required by this HLO module but was not found|"
-         r"Can't find libdevice directory|Couldn't find libdevice", what="libdevice"),
+         r"Can't find libdevice directory|Couldn't find libdevice|"
+         # ... in a person's words ("fails by not finding libdevice", "it cannot find libdevice")
+         r"\b(?:not finding|(?:can ?not|can't|could not|couldn't|unable to|does not|doesn't) find)"
+         r" (?:the )?libdevice\b", what="libdevice"),
     _sig("xla-tools", ("ptxas", "ptx compilation provider"),
          r"Couldn't (?:get ptxas version|invoke ptxas|find ptxas)|ptxas (?:binary )?not found|"
          r"Failed to launch ptxas|ptxas'?:? (?:command )?not found|No PTX compilation provider is available|"
