@@ -4186,3 +4186,10 @@ def test_xla_without_libdevice_in_a_persons_words():
     said = "running `molecule-generation train` with a RTX A4000 fails by not finding libdevice, log below.\n"
     assert "xla.toolchain-missing" in failing(said)
     assert "xla.toolchain-missing" not in failing("I found libdevice in /usr/local/cuda/nvvm/libdevice\n")
+
+
+def test_grapplers_topological_sort_failing_is_harmless_noise():
+    line = ("2019-03-30 08:54:48.861438: E tensorflow/core/grappler/optimizers/dependency_optimizer.cc:666]"
+            " Iteration = 0, topological sort failed with message: The graph couldn't be sorted in"
+            " topological order.\n")
+    assert not failing(line) and logs.read_text(line)["log"]["noise"] == {"grappler-pass": 1}

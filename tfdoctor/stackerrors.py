@@ -694,8 +694,10 @@ NOISE: dict[str, tuple[str, tuple[tuple[str, ...], ...]]] = {
                             ("rebuild tensorflow with the appropriate compiler flags",))),
     # meta_optimizer.cc logs "<pass> failed: <status>" and keeps the graph as it was (the passes:
     # https://www.tensorflow.org/guide/graph_optimization)
+    # (dependency_optimizer.cc, at error level: "Iteration = 0, topological sort failed with message: The
+    # graph couldn't be sorted in topological order.")
     "grappler-pass": ("a Grappler optimization pass skipped a graph it cannot rewrite: it runs"
-                      " unoptimised", (("layout failed", "permutation"),
+                      " unoptimised", (("layout failed", "permutation"), ("topological sort failed",),
                                        *((f"{p} failed:",) for p in _GRAPPLER_PASSES))),
     # grappler/clusters/utils.cc asking for the properties of a GPU the session has not registered yet
     # (TensorFlow 1.x, logged at error level): Grappler plans without them and the GPU runs as usual
