@@ -4193,3 +4193,20 @@ def test_grapplers_topological_sort_failing_is_harmless_noise():
             " Iteration = 0, topological sort failed with message: The graph couldn't be sorted in"
             " topological order.\n")
     assert not failing(line) and logs.read_text(line)["log"]["noise"] == {"grappler-pass": 1}
+
+
+def test_tensorrt_naming_the_cuda_calls_message():
+    trt = ('E0915 15:27:00.910199 134 logging.cc:40] "[defaultAllocator.cpp::allocateAsync::44] Error Code 1:'
+           ' Cuda Runtime (out of memory)"\n')
+    assert "gpu.out-of-memory" in failing(trt)
+    assert "gpu.illegal-address" in failing("Error Code 1: Cuda Runtime (an illegal memory access was"
+                                            " encountered)\n")
+
+
+def test_glibc_required_as_a_person_writes_it_and_a_python_after_a_version():
+    said = ("I'm trying to install TensorFlow and it apparently requires glibc >2.17. Is it possible to get a"
+            " newer version of glibc (I'm seeing version 2.12)\n")
+    assert "system.glibc-too-old" in failing(said)
+    env = "我的环境是：CUDA 10.0+tensorflow-gpu1.13+py3.6 3060的显卡\n"
+    assert logs.read_text(env)["tensorflow"]["version"] == "1.13"
+    assert logs.read_text("tensorflow-gpu 1.15.5+nv22.01\n")["tensorflow"]["version"] == "1.15.5+nv22.01"

@@ -64,6 +64,12 @@ _CHECKED = re.compile(r"\b(CUDA_SUCCESS|cudaSuccess) == [\w:.]{1,80}(?:\([^()]{0
                       r"\(0 vs\. (\d{1,5})\)|\berror == (cudaSuccess) \((\d{1,5}) vs\. 0\)")
 
 
+# TensorRT naming the CUDA call's own message in parentheses: "Error Code 1: Cuda Runtime (out of memory)",
+# "Cuda Driver (invalid resource handle)"
+_TENSORRT = re.compile(r"\bcuda (runtime|driver) \(([^()]{2,160})\)")
+_TENSORRT_API = {"runtime": "cudaError_t", "driver": "CUresult"}
+
+
 def in_line(line: str, low: str) -> list[se.Code]:
     """The codes a normalised line names (each once), by name, number or message."""
     found: dict[str, se.Code] = {}
@@ -74,6 +80,10 @@ def in_line(line: str, low: str) -> list[se.Code]:
             if code:
                 found.setdefault(code.name, code)
     said = _messages(line, low)
+    if "cuda runtime (" in low or "cuda driver (" in low:
+        for m in _TENSORRT.finditer(low):
+            api = _TENSORRT_API[m.group(1)]
+            said += [c for c in se.by_message(m.group(2)) if c.api == api][:1]
     for code in _numbered(line, low):
         # a message of the same library says which code it is: a number that is another's is another
         # numbering's ("cuda runtime error (8) : invalid device function": CUDA 10.0's runtime numbers)

@@ -702,8 +702,10 @@ SIGNATURES: tuple[Signature, ...] = (
          r"\blooking for\b[^.\n]{0,30}?\bglibc[\s_-]{0,2}(\d\.\d{1,2})(?:\.so)?[^.\n]{0,40}?"
          r"\b(?:can't|cannot|could not|couldn't|can not) find\b|"
          r"\bglibc\b(?:[^.\n]{0,60}?\((\d\.\d{1,2})\))?[^.\n]{0,40}?\b(?:is|was|are) "
-         r"(?:not new enough|too old)\b",
-         ("needs", "needs", "have")),
+         r"(?:not new enough|too old)\b|"
+         # "it apparently requires glibc >2.17", "needs glibc >= 2.28"
+         r"\b(?:requires?|needs?)\b[^.\n]{0,30}?\bglibc\s{0,2}(?:>=?|version)\s{0,2}(\d\.\d{1,2})\b",
+         ("needs", "needs", "have", "needs")),
     # TensorFlow's own checks on a model's numbers (NanTensorHook, tf.debugging.check_numerics): the
     # training diverged; nothing about the installation
     _sig("stack-error", ("model diverged", "nanlossduringtraining", "tensor had nan", "tensor had inf"),

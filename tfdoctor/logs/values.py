@@ -118,9 +118,10 @@ _MODULE_KEYS = {"tensorflow": "tensorflow.version", "tensorflow-gpu": "tensorflo
                 "cuda": "nvcc.version"}
 RE_DEVICE_QUERY = re.compile(r"CUDA Driver Version / Runtime Version\s{1,20}(\d{1,2}\.\d) / (\d{1,2}\.\d)")
 # A release's PEP 440 tail as people paste it: a pre- or post-release ("rc3", "-rc3", "b1", ".dev20200808",
-# "-beta1") and a local build's tag ("+nv19.5": NVIDIA's Jetson and NGC wheels). One home for every reader.
+# "-beta1") and a local build's tag ("+nv19.5": NVIDIA's Jetson and NGC wheels; not a Python written after
+# it: "tensorflow-gpu1.13+py3.6"). One home for every reader.
 PRE = r"(?:[-_.]?(?:rc|dev|post|alpha|beta|a|b)\d{1,10})?"
-LOCAL = r"(?:\+[A-Za-z0-9]{1,12}(?:\.[A-Za-z0-9]{1,12}){0,3})?"
+LOCAL = r"(?:\+(?!py\d)[A-Za-z0-9]{1,12}(?:\.[A-Za-z0-9]{1,12}){0,3})?"
 _TF_DISTS = ("tensorflow|tensorflow-gpu|tensorflow-cpu|tensorflow-intel|tensorflow-macos|tensorflow-aarch64"
              "|tf-nightly")
 # the GPU package of TensorFlow before 2.1 (a CPU-only `tensorflow` beside it), by its pip or conda name
