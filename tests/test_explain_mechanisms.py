@@ -4210,3 +4210,11 @@ def test_glibc_required_as_a_person_writes_it_and_a_python_after_a_version():
     env = "我的环境是：CUDA 10.0+tensorflow-gpu1.13+py3.6 3060的显卡\n"
     assert logs.read_text(env)["tensorflow"]["version"] == "1.13"
     assert logs.read_text("tensorflow-gpu 1.15.5+nv22.01\n")["tensorflow"]["version"] == "1.15.5+nv22.01"
+
+
+def test_nvidia_smi_l_rows_joined_on_one_line():
+    joined = ("GPU 0: NVIDIA GeForce RTX 2070 GPU 1: NVIDIA GeForce RTX 2070 GPU 2: NVIDIA GeForce RTX 2070"
+              " GPU 3: NVIDIA GeForce RTX 2070\n")
+    gpus = logs.read_text(joined)["nvidia_smi"]["gpus"]
+    assert [(g["index"], g["name"]) for g in gpus] == [(i, "NVIDIA GeForce RTX 2070") for i in range(4)]
+    assert "nvidia_smi" not in logs.read_text("I have GPU 0: NVIDIA Tesla T4 here\n")

@@ -42,6 +42,8 @@ RE_SMI_MEM = re.compile(r"^\|[^|]{0,100}\|\s{0,16}(\d{1,7})MiB\s{0,3}/\s{0,3}(\d
 RE_SMI_L = re.compile(r"(?:^|:\s{1,3})GPU (\d{1,3}): (\S.{0,80}?) \(UUID: |"
                       r"(?:^|:\s{1,3})GPU (\d{1,3}): ((?:NVIDIA|GeForce|Tesla|Quadro|TITAN|GRID|RTX|GTX)\b"
                       r"[\w .-]{0,60}?)\s{0,4}$", re.IGNORECASE)
+# `nvidia-smi -L` rows joined on one line where a page dropped the newlines ("GPU 0: ... GPU 1: ...")
+RE_SMI_L_JOINED = re.compile(r" (?=GPU \d{1,3}: )")
 RE_KERNEL_REPORTED = re.compile(rf"kernel reported version is:?\s{{0,3}}'?({DRIVER})")
 # nvidia-container-cli info: the kernel module's version
 RE_NVRM_VERSION = re.compile(rf"^NVRM version:\s{{0,8}}({DRIVER})\b")
@@ -1651,11 +1653,14 @@ class Values:
         m = RE_DEVICE_QUERY_CC.search(line)
         if m and self._query_device is not None:
             self._gpu(self.smi_gpus, self._query_device, compute_capability=f"{m.group(1)}.{m.group(2)}")
-        m = RE_SMI_L.search(line)
-        if m:
-            self._smi_gpu = int(m.group(1) or m.group(3))
-            self._gpu(self.smi_gpus, self._smi_gpu, name=m.group(2) or m.group(4))
-        elif low.startswith("mig ") and self._smi_gpu is not None:
+        listed = False
+        for row in RE_SMI_L_JOINED.split(line) if line.startswith("GPU ") else (line,):
+            m = RE_SMI_L.search(row)
+            if m:
+                listed = True
+                self._smi_gpu = int(m.group(1) or m.group(3))
+                self._gpu(self.smi_gpus, self._smi_gpu, name=m.group(2) or m.group(4))
+        if not listed and low.startswith("mig ") and self._smi_gpu is not None:
             m = RE_SMI_L_MIG.match(line)
             if m:
                 self._mig_device(self._smi_gpu, int(m.group(2)), profile=m.group(1), uuid=m.group(3))
