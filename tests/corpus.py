@@ -70,6 +70,7 @@ SPLITS = {
     "holdout39": CORPUS / "holdout39",
     "holdout40": CORPUS / "holdout40",
     "holdout41": CORPUS / "holdout41",
+    "holdout42": CORPUS / "holdout42",
 }
 
 

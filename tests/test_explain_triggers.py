@@ -211,3 +211,13 @@ def test_a_word_that_normalising_makes_is_picked_in_its_other_spellings():
     assert not missed
     for text in ("tensorflow版本\n\n2.15.0\n", "Driver Version\uff1a535.104.05\n", "驱动版本：450.102.04\n"):
         assert logs.read_text(text) == logs.read_text(text, every_line=True)
+
+
+def test_an_nvidia_smi_table_pasted_without_its_banner_reads_the_same():
+    """No banner opened the table: each GPU's memory row is still picked under its GPU's row."""
+    rows = ("|===============================+======================+======================|\n"
+            "|   0  Tesla V100-SXM2...  On   | 00000004:04:00.0 Off |                    0 |\n"
+            "| N/A   44C    P0    55W / 300W |    620MiB / 16130MiB |      0%      Default |\n")
+    facts = logs.read_text(rows)
+    assert facts == logs.read_text(rows, every_line=True)
+    assert facts["nvidia_smi"]["gpus"][0]["memory_used_mib"] == 620

@@ -1957,6 +1957,7 @@ _GPU_TRIGGERS = (
     ": nvidia", ": geforce", ": tesla", ": quadro", ": titan", ": grid", ": rtx", ": gtx", "product name",
     "num gpus", "list_physical_devices", "physical_device:gpu", "adding visible gpu device", "[]",
     "skipping registering gpu devices", "xla_gpu", "pcibusid", "which is of",
+    "mib /",  # (nvidia-smi's memory row: read under its GPU's row where no banner opened the table)
 )
 _PLATFORM_TRIGGERS = ("gpu", "cuda", "nvidia", "wsl", "microsoft", *_WINDOWS_KEYS, *_LINUX_KEYS, *_MACOS_KEYS,
                       "conda", "/envs/", "forge", *_CONTAINER_KEYS, *_OS_KEYS, "cuda_visible_devices",
