@@ -4218,3 +4218,10 @@ def test_nvidia_smi_l_rows_joined_on_one_line():
     gpus = logs.read_text(joined)["nvidia_smi"]["gpus"]
     assert [(g["index"], g["name"]) for g in gpus] == [(i, "NVIDIA GeForce RTX 2070") for i in range(4)]
     assert "nvidia_smi" not in logs.read_text("I have GPU 0: NVIDIA Tesla T4 here\n")
+
+
+def test_dcgms_diagnostic_saying_persistence_mode_is_off():
+    said = ('  "detail": "Persistence Mode: Persistence mode for GPU 0 is disabled. Enable persistence mode'
+            ' by running \\"nvidia-smi -i <gpuId> -pm 1 \\" as root.",\n')
+    off = failing(said)
+    assert set(off) == {"gpu.persistence-off"} and "GPU 0" in off["gpu.persistence-off"].title

@@ -646,6 +646,10 @@ SIGNATURES: tuple[Signature, ...] = (
          r"(?:clocks? event|clock throttling) due to thermal violation in GPU (\d{1,3})|"
          r"thermal violations totaling [\d.]{1,12} seconds for GPU (\d{1,3})|"
          r"^\s{0,40}(?:HW|SW) Thermal Slowdown\s{0,40}:\s{0,5}Active\b", ("gpu", "gpu_total")),
+    # DCGM's diagnostic (dcgm_errors.h: DCGM_FR_PERSISTENCE_MODE, code 29): "Persistence mode for GPU 0 is
+    # disabled. Enable persistence mode by running ..."
+    _sig("persistence-off", "persistence mode for gpu",
+         r"Persistence mode for GPU (\d{1,3}) is disabled", ("gpu",)),
     _sig("gpu-lost", ("off the bus", "gpu is lost", "unable to determine the device handle", "reset required",
                       "reboot required", "requires reset", "disappearing", "dropping out", "dropping off",
                       "aer: can't recover"),

@@ -431,22 +431,22 @@ def sharing_and_modes(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             for g in live
             if g.get("persistence_mode") is False and _d(g, "ecc").get("mode_current") is not None
         ]
+        logged = fc.log_items(facts, "persistence-off")
+        persistence = {
+            "docs": cat.NV_PERSISTENCE,
+            "detail": "Without it the driver tears the GPU down whenever no process uses it: every TensorFlow"
+            " start pays the initialisation again, and settings applied with nvidia-smi can reset.",
+            "plan": rm.plan(facts, P.system("sudo systemctl enable --now nvidia-persistenced",
+                                            "or: `sudo nvidia-smi -pm 1`")),
+        }
         if off:
-            out.append(
-                _finding(
-                    "gpu.persistence-off",
-                    Status.WARN,
-                    off,
-                    "persistence mode is off",
-                    source=source,
-                    docs=cat.NV_PERSISTENCE,
-                    detail="Without it the driver tears the GPU down whenever no process uses it: every "
-                    "TensorFlow "
-                    "start pays the initialisation again, and settings applied with nvidia-smi can reset.",
-                    plan=rm.plan(facts, P.system("sudo systemctl enable --now nvidia-persistenced",
-                                                 "or: `sudo nvidia-smi -pm 1`")),
-                )
-            )
+            out.append(_finding("gpu.persistence-off", Status.WARN, off, "persistence mode is off",
+                                source=source, **persistence))
+        elif logged:  # DCGM's diagnostic said so
+            said = ", ".join(sorted({str(i.get("gpu")) for i in logged}))
+            out.append(Finding("gpu.persistence-off", Status.WARN,
+                               f"persistence mode is off on GPU {said} (DCGM's diagnostic)",
+                               facts=("log.evidence",), evidence=fc.quote(facts, logged), **persistence))
     prohibited = [(g, "compute mode Prohibited") for g in live if g.get("compute_mode") == "prohibited"]
     if prohibited:
         out.append(
