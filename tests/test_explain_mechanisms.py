@@ -4225,3 +4225,9 @@ def test_dcgms_diagnostic_saying_persistence_mode_is_off():
             ' by running \\"nvidia-smi -i <gpuId> -pm 1 \\" as root.",\n')
     off = failing(said)
     assert set(off) == {"gpu.persistence-off"} and "GPU 0" in off["gpu.persistence-off"].title
+
+
+def test_a_change_of_tensorflow_release_in_prose_reads_the_release_it_went_to():
+    for said in ("I upgraded TensorFlow from version 2.12.0 to 2.15.0, and it still fails",
+                 "downgraded tensorflow from 2.16.1 to 2.15.0"):
+        assert logs.read_text(said)["tensorflow"]["version"] == "2.15.0"

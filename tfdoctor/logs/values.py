@@ -193,6 +193,10 @@ RE_TF_PROSE = re.compile(r"\b(?:tf|tensorflow)(?:-nightly)?(?:[- ]?gpu)?"
                          r"(?:v\.?\s?)?([0-2]\.\d{1,2}"
                          r"(?:\.\d{1,2})?(?:-?(?:rc|alpha|beta)\d{1,2}|[-.]dev\d{8})?" + LOCAL + r")\b",
                          re.IGNORECASE)
+# ... a change of release ("upgraded TensorFlow from version 2.12.0 to 2.15.0"): the release it went to
+RE_TF_FROM_TO = re.compile(r"\b(?:tf|tensorflow)(?:[- ]?gpu)?\s{1,2}from\s{1,2}(?:version\s{1,2})?v?"
+                           r"[\w.+-]{1,40}?\s{1,2}to\s{1,2}(?:version\s{1,2})?v?([0-2]\.\d{1,2}(?:\.\d{1,2})?"
+                           r"(?:-?(?:rc|alpha|beta)\d{1,2}|[-.]dev\d{8})?" + LOCAL + r")\b", re.IGNORECASE)
 # TensorFlow 1.x's API, where no version is shown: its v1 namespace, and the deprecation wrapper of 1.14/1.15
 # naming the tf.compat.v1 home of a 1.x name (in 2.x those names are gone, not deprecated)
 RE_TF1_API = re.compile(r"\btensorflow\._api\.v1\b|\bdeprecation_wrapper\.py\b|"
@@ -1368,6 +1372,8 @@ class Values:
         m = RE_DIST_SPACE.search(line) or RE_DIST_DASH.search(line)
         if m and line[max(0, m.start() - 1):m.start()] not in ("/", "\\"):
             self.set("tensorflow.version", m.group(2), 5 if m.re is RE_DIST_SPACE else 2)
+        elif " from " in low and (m := RE_TF_FROM_TO.search(line)):
+            self.set("tensorflow.version", m.group(1), 2)
         elif "tensorflow" in low or "tf " in low or "tf2" in low or "tf-" in low:
             m = RE_TF_PROSE.search(RE_GIT_DESCRIBE.sub(" ", line) if "-g" in line else line)
             around = line[max(0, m.start() - 2):m.end() + 1] if m else ""  # (" / " parts words, not a path)
