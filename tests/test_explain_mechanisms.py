@@ -4231,3 +4231,8 @@ def test_a_change_of_tensorflow_release_in_prose_reads_the_release_it_went_to():
     for said in ("I upgraded TensorFlow from version 2.12.0 to 2.15.0, and it still fails",
                  "downgraded tensorflow from 2.16.1 to 2.15.0"):
         assert logs.read_text(said)["tensorflow"]["version"] == "2.15.0"
+
+
+def test_cpm_kernels_failing_to_load_the_cuda_runtime():
+    said = "代码运行到cudart.cudaGetDevice()是报错：错误 Library cudart is not initialized。\n"
+    assert set(failing(said)) == {"cuda.libraries-missing"}

@@ -69,6 +69,10 @@ SIGNATURES: tuple[Signature, ...] = (
     # short")
     _sig("dlopen-failed", ("file too short", "invalid elf header"),
          rf"({_LIB}): (?:file too short|invalid ELF header)", ("library",)),
+    # cpm_kernels (the int4 kernels of ChatGLM and CPM models) failing to load a CUDA library it opens itself:
+    # "RuntimeError: Library cudart is not initialized"
+    _sig("dlopen-failed", "is not initialized", r"\bLibrary (cudart|cublas(?:Lt)?|nvrtc) is not initialized",
+         ("library",)),
     # the same ImportError named short (an issue's title: "ImportError: libcublas.so.8.0 with v0.1.1",
     # "tensorflow-gpu stuck with importerror: libcublas.so.9.0")
     _sig("dlopen-failed", "importerror: lib", rf"\bImportError: ({_LIB})(?![\w.])", ("library",)),
