@@ -4236,3 +4236,21 @@ def test_a_change_of_tensorflow_release_in_prose_reads_the_release_it_went_to():
 def test_cpm_kernels_failing_to_load_the_cuda_runtime():
     said = "代码运行到cudart.cudaGetDevice()是报错：错误 Library cudart is not initialized。\n"
     assert set(failing(said)) == {"cuda.libraries-missing"}
+
+
+def test_keras_3s_removed_modules_its_lambda_and_keras_2_13s_moved_private_modules():
+    removed = "ModuleNotFoundError: No module named 'keras.preprocessing.text'\n"
+    assert "keras.keras3-api-change" in failing(removed)
+    lam = ("We could not automatically infer the shape of the Lambda's output. Please specify the"
+           " output_shape argument for this Lambda layer.\n")
+    assert "keras.keras3-api-change" in failing(lam)
+    engine = "ModuleNotFoundError: No module named 'keras.engine'\n"
+    assert "keras.keras3-api-change" in failing(engine)  # (gone from Keras 3)
+    # under TensorFlow 2.13-2.15 Keras 2 moved it under keras.src: private code, not Keras 3
+    assert "keras.keras3-api-change" not in failing("- TensorFlow version: 2.13.0rc0\n" + engine)
+
+
+def test_protobufs_own_advice_pasted_without_its_first_line():
+    said = ("If you cannot immediately regenerate your protos, some other possible workarounds are:\n"
+            " 1. Downgrade the protobuf package to 3.20.x or lower.\n")
+    assert set(failing(said)) == {"python.protobuf-mismatch"}

@@ -15,9 +15,14 @@ from tfdoctor.model import Finding, Status
 @check("keras.keras3-api-change")
 def keras3_api(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     items = fc.log_items(facts, "keras3")
+    tfv = fc.tf_version(facts)
+    keras = fc.distributions(facts).get("keras")
+    if tfv and v.version_ge(tfv, (2, 13)) and not v.version_ge(tfv, (2, 16)) \
+            and not (keras and v.version_ge(keras, (3, 0))):
+        # Keras 2.13-2.15 moved its private modules under keras.src: code importing them fails there too
+        items = [i for i in items if not i.get("private")]
     if not items:
         return []
-    tfv = fc.tf_version(facts)
     minor = v.major_minor(tfv) if tfv and v.version_ge(tfv, (2, 16)) else None
     tf_keras = f"tf-keras~={minor}.0" if minor else "tf-keras"
     return [
