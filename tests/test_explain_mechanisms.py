@@ -4254,3 +4254,7 @@ def test_protobufs_own_advice_pasted_without_its_first_line():
     said = ("If you cannot immediately regenerate your protos, some other possible workarounds are:\n"
             " 1. Downgrade the protobuf package to 3.20.x or lower.\n")
     assert set(failing(said)) == {"python.protobuf-mismatch"}
+
+
+def test_an_old_jaxlib_without_cuda_asked_for_its_gpu_backend():
+    assert set(failing("RuntimeError: Unknown backend gpu\n")) == {"tensorflow.cpu-only-build"}

@@ -942,8 +942,10 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("no-known-devices", "no gpu/tpu found", r"No GPU/TPU found, falling back to CPU", framework="jax"),
     # JAX: its jaxlib without CUDA, in its words, or XLA naming the platforms the build registered, CUDA not
     # among them ("Unable to initialize backend 'gpu': ... Available platform names are: Interpreter Host")
-    _sig("cpu-build", ("cuda-enabled jaxlib is not installed", "registered platform with name"),
+    _sig("cpu-build", ("cuda-enabled jaxlib is not installed", "registered platform with name",
+                       "unknown backend gpu"),
          r"""a CUDA-enabled jaxlib is not installed|"""  # (the message may wrap after "Could not find")
+         r"""^RuntimeError: Unknown backend gpu\s{0,3}$|"""  # (an old jaxlib's get_local_backend)
          r"""(?:Could not find )?registered platform with name: \\?"(?:cuda|gpu)\\?"\.? """
          r"""Available platform names are:(?![^\n]{0,120}\bCUDA\b)""", framework="jax"),
     # a person saying TensorFlow fell back to the CPU after a package was installed ("after install keras,
