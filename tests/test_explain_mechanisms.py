@@ -4258,3 +4258,13 @@ def test_protobufs_own_advice_pasted_without_its_first_line():
 
 def test_an_old_jaxlib_without_cuda_asked_for_its_gpu_backend():
     assert set(failing("RuntimeError: Unknown backend gpu\n")) == {"tensorflow.cpu-only-build"}
+
+
+def test_jax_asked_for_its_cuda_build_on_native_windows():
+    pip = ('C:\\Users\\me\\app>pip install --upgrade "jax[cuda12_pip]" -f https://storage.googleapis.com/jax-'
+           'releases/jax_cuda_releases.html\n'
+           "  Using cached numpy-1.26.0-cp310-cp310-win_amd64.whl (15.8 MB)\n")
+    found = failing(pip)
+    assert set(found) == {"platform.windows-native"}
+    assert "jax[cuda12_pip]" in found["platform.windows-native"].title
+    assert "platform.windows-native" not in failing('pip install --upgrade "jax[cuda12_pip]"\nUbuntu 22.04\n')

@@ -35,6 +35,22 @@ def windows_native(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         ]
     if plat != "windows":
         return []  # macOS: tensorflow.cpu-only-build / tensorflow.missing say it
+    extra = fc.text(fc.get(facts, "runtime", "pip_cuda_extra")) or ""
+    if extra.lower().startswith("jax"):  # the same for JAX: CUDA jaxlib wheels are built for Linux only
+        return [
+            Finding(
+                "platform.windows-native",
+                Status.FAIL,
+                f"{extra} cannot give JAX a GPU on native Windows",
+                detail="JAX publishes its CUDA builds for Linux only: on native Windows pip installs the CPU"
+                " jaxlib. WSL2 runs the Linux build on the Windows driver.",
+                plan=rm.plan(facts, P.system("wsl --install", "use WSL2: run it in an administrator"
+                                             " PowerShell, then inside Ubuntu:"
+                                             f" `python3 -m pip install '{extra}'`")),
+                docs="https://docs.jax.dev/en/latest/installation.html",
+                facts=used + ("runtime.pip_cuda_extra",),
+            )
+        ]
     version = fc.tf_version(facts) if fc.tf_installed(facts) else None
     if version is None and fc.get(facts, "tensorflow", "installed") is not False or not fc.gpu_context(facts):
         return []  # TensorFlow's version is unknown (not its absence), or nothing here is about the GPU
