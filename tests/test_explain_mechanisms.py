@@ -4268,3 +4268,10 @@ def test_jax_asked_for_its_cuda_build_on_native_windows():
     assert set(found) == {"platform.windows-native"}
     assert "jax[cuda12_pip]" in found["platform.windows-native"].title
     assert "platform.windows-native" not in failing('pip install --upgrade "jax[cuda12_pip]"\nUbuntu 22.04\n')
+
+
+def test_a_persons_lines_of_what_is_installed_with_spaces_around_the_equals():
+    said = "TensorFlow == 1.15.0\n\nTensorFlow-gpu == 1.13.1\n"
+    dists = logs.read_text(said)["tensorflow"]["distributions"]
+    assert dists == {"tensorflow": "1.15.0", "tensorflow-gpu": "1.13.1"}
+    assert "tensorflow.conflicting-installs" in failing(said)

@@ -151,7 +151,8 @@ RE_DIST_SPACE = re.compile(r"\b(tensorflow(?:-gpu|-cpu|-intel)?) (\d{1,2}\.\d{1,
 RE_PIP_LEGACY = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60}) \((\d{1,4}(?:\.[0-9A-Za-z+!]{1,12}){0,5})"
                            r"(?:, [^()]{1,200})?\)$")
 # a `pip freeze` row; pip's resolver names installed distributions ("tensorflow-gpu 2.11.0 requires ...")
-RE_FREEZE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60})==(\d{1,4}(?:\.[0-9A-Za-z+!]{1,12}){0,5})$")
+# (`pip freeze`, and a person's "TensorFlow == 1.15.0" line of what is installed)
+RE_FREEZE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60}) ?== ?(\d{1,4}(?:\.[0-9A-Za-z+!]{1,12}){0,5})$")
 RE_REQUIRER = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60}) (\d{1,4}(?:\.[0-9A-Za-z+!]{1,12}){0,5}) "
                          r"(?:requires|has requirement) ")
 # pip naming a distribution the environment already holds: "Requirement already satisfied: numpy>=1.16
