@@ -71,6 +71,7 @@ SPLITS = {
     "holdout40": CORPUS / "holdout40",
     "holdout41": CORPUS / "holdout41",
     "holdout42": CORPUS / "holdout42",
+    "holdout43": CORPUS / "holdout43",
 }
 
 
