@@ -4275,3 +4275,11 @@ def test_a_persons_lines_of_what_is_installed_with_spaces_around_the_equals():
     dists = logs.read_text(said)["tensorflow"]["distributions"]
     assert dists == {"tensorflow": "1.15.0", "tensorflow-gpu": "1.13.1"}
     assert "tensorflow.conflicting-installs" in failing(said)
+
+
+def test_rays_worker_whose_tensorflow_lists_no_gpu_and_a_cuda_library_named_in_quotes():
+    ray = ("RuntimeError: GPUs were assigned to this worker by Ray, but TensorFlow reports GPU acceleration"
+           " is disabled. This could be due to a bad CUDA or TF installation.\n")
+    assert logs.read_text(ray)["runtime"]["tf_visible_gpus"] == 0
+    said = 'When I start a training process i have error like "cudart64_90.dll" not found.\n'
+    assert set(failing(said)) == {"cuda.libraries-missing"}

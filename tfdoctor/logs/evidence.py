@@ -91,7 +91,7 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("dlopen-failed", "could not locate", rf"Could not locate ({_LIB})", ("library",)),
     # the loader's own message after TensorFlow's "dlerror:", cut or paraphrased after the name
     _sig("dlopen-failed", "dlerror", rf"dlerror:\s{{0,2}}'?({_LIB})\b", ("library",)),
-    _sig("dlopen-failed", ".dll", rf"({_LIB})'?;? (?:dlerror: \S{{0,80}} )?not found", ("library",)),
+    _sig("dlopen-failed", ".dll", rf"({_LIB})['\"`]?;? (?:dlerror: \S{{0,80}} )?not found", ("library",)),
     _sig("dlopen-failed", "unable to load cudnn dso", r"Unable to load cuDNN DSO", library="libcudnn"),
     # cuDNN's loader (not TensorFlow's "Could not load dynamic library") missing the cuBLAS or NVRTC of the
     # CUDA its build is for: "Could not load library libcublasLt.so.12. Error: ..."

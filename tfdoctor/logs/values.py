@@ -330,7 +330,10 @@ RE_NO_GPU_REGISTERED = re.compile(
     r"Could not satisfy explicit device specification '[^'\n]{0,80}GPU:\d{1,3}' because no devices matching"
     r" that specification are registered|"
     # StreamExecutor asked for a CUDA device where none is usable (TensorFlow 1.x's XLA device, JAX)
-    r"no supported devices found for platform CUDA", re.IGNORECASE)
+    r"no supported devices found for platform CUDA|"
+    # Ray's worker given a GPU whose TensorFlow lists none ("GPUs were assigned to this worker by Ray, but
+    # TensorFlow reports GPU acceleration is disabled")
+    r"(?<=but )TensorFlow reports GPU acceleration is disabled", re.IGNORECASE)
 # device_lib.list_local_devices(): a GPU TensorFlow registered, as its description
 RE_DEVICE_DESC = re.compile(r'physical_device_desc: "device: (\d{1,3}), name: ([^,"]{1,120}), pci bus id: '
                             r'([^,"]{1,40})(?:, compute capability: (\d{1,2}\.\d))?')
@@ -1992,6 +1995,7 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (("[and-cuda]", "[cuda"), Values._pip_cuda_extra),
     (("pid=", "(raylet)", "ray::", "resources requested", "logical resource usage"), Values._ray),
     (("registered devices:", "no devices matching", "no supported devices found", "available devices are",
+      "gpu acceleration is disabled",
       "_deviceattributes("), Values._no_gpu_registered),
     (("successfully opened",), Values._opened),
     (("libcuda.so.", "libnvidia-ml.so.", "nvidia_driver_"), Values._driver_files),
