@@ -4283,3 +4283,11 @@ def test_rays_worker_whose_tensorflow_lists_no_gpu_and_a_cuda_library_named_in_q
     assert logs.read_text(ray)["runtime"]["tf_visible_gpus"] == 0
     said = 'When I start a training process i have error like "cudart64_90.dll" not found.\n'
     assert set(failing(said)) == {"cuda.libraries-missing"}
+
+
+def test_protobufs_extension_refusing_generated_code_and_pytorchs_warning_cut_to_its_last_sentence():
+    bad = "SystemError: google/protobuf/pyext/descriptor.cc:358: bad argument to internal function\n"
+    assert set(failing(bad)) == {"python.protobuf-mismatch"}
+    cut = ("If you want to use the NVIDIA GeForce RTX 3090 GPU with PyTorch, please check the instructions at"
+           " https://pytorch.org/get-started/locally/\n")
+    assert set(failing(cut)) == {"gpu.compute-capability-unsupported"}
