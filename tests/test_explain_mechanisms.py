@@ -4291,3 +4291,10 @@ def test_protobufs_extension_refusing_generated_code_and_pytorchs_warning_cut_to
     cut = ("If you want to use the NVIDIA GeForce RTX 3090 GPU with PyTorch, please check the instructions at"
            " https://pytorch.org/get-started/locally/\n")
     assert set(failing(cut)) == {"gpu.compute-capability-unsupported"}
+
+
+def test_versions_written_as_an_attribute_with_its_value_and_an_images_cudnn_env():
+    assert logs.read_text("`tf.__version__` = 2.10.0\n")["tensorflow"]["version"] == "2.10.0"
+    assert "tensorflow" not in logs.read_text("print(tf.__version__)\n")
+    image = "running with `tensorflow-gpu v2.6.0`, `CUDA_VERSION 11.1.1`, and `CUDNN_VERSION 8.0.4.30`\n"
+    assert logs.read_text(image)["runtime"]["cudnn_version"] == "8.0.4.30"

@@ -47,6 +47,9 @@ RE_SMI_L_JOINED = re.compile(r" (?=GPU \d{1,3}: )")
 RE_KERNEL_REPORTED = re.compile(rf"kernel reported version is:?\s{{0,3}}'?({DRIVER})")
 # nvidia-container-cli info: the kernel module's version
 RE_NVRM_VERSION = re.compile(rf"^NVRM version:\s{{0,8}}({DRIVER})\b")
+# the cuDNN an NVIDIA CUDA image sets in its environment, as a Dockerfile or a person writes it ("ENV
+# CUDNN_VERSION 7.6.5.32", "`CUDNN_VERSION 8.0.4.30`"; "CUDNN_VERSION=..." is a labelled line)
+RE_CUDNN_ENV = re.compile(r"\b(?:NV_)?CUDNN_VERSION\s{1,3}v?(\d{1,2}\.\d{1,2}(?:\.\d{1,3}){0,2})\b")
 # Horovod's issue template: "Framework: (TensorFlow, Keras, PyTorch, MXNet) tensorflow", then "Framework
 # version: 2.3.0"
 RE_FRAMEWORK_TF = re.compile(r"^(?:\d{1,2}\.\s{1,3})?framework\s{0,2}:\s{0,3}(?:\([^)]{0,80}\)\s{0,3})?"
@@ -194,6 +197,10 @@ RE_TF_PROSE = re.compile(r"\b(?:tf|tensorflow)(?:-nightly)?(?:[- ]?gpu)?"
                          r"(?:v\.?\s?)?([0-2]\.\d{1,2}"
                          r"(?:\.\d{1,2})?(?:-?(?:rc|alpha|beta)\d{1,2}|[-.]dev\d{8})?" + LOCAL + r")\b",
                          re.IGNORECASE)
+# ... its version attribute written with its value ("`tf.__version__` = 2.10.0", "tf.__version__: '2.15.0'")
+RE_TF_ATTR_VALUE = re.compile(r"\b(?:tf|tensorflow)\.(?:__version__|version\.VERSION|VERSION)`?\s{0,2}"
+                              r"(?:==?|:|->|is)\s{0,2}[`'\"]?v?([0-2]\.\d{1,2}(?:\.\d{1,2})?" + PRE + LOCAL
+                              + r")(?![\d.])")
 # ... a change of release ("upgraded TensorFlow from version 2.12.0 to 2.15.0"): the release it went to
 RE_TF_FROM_TO = re.compile(r"\b(?:tf|tensorflow)(?:[- ]?gpu)?\s{1,2}from\s{1,2}(?:version\s{1,2})?v?"
                            r"[\w.+-]{1,40}?\s{1,2}to\s{1,2}(?:version\s{1,2})?v?([0-2]\.\d{1,2}(?:\.\d{1,2})?"
@@ -757,6 +764,7 @@ _ONE_VALUE: tuple[tuple[Any, ...], ...] = (
     (RE_NVRM_KERNEL, "system.proc_driver_version", 5, ("kernel module has the version",)),
     (RE_NVRM_VERSION, "system.proc_driver_version", 5, ("nvrm version:",)),
     (RE_DKMS, "system.proc_driver_version", 3, (": installed",)),
+    (RE_CUDNN_ENV, "runtime.cudnn_version", 3, ("cudnn_version",)),
     (RE_DCGM_DRIVER, "nvidia_smi.driver_version", 4, ("dcgm_fi_driver_version",)),
     (RE_CUDA_VERSION_ANY, "nvidia_smi.cuda_version", 2, ("cuda version",)),  # nvidia-smi's words elsewhere
     (RE_DRIVER_PROSE, "nvidia_smi.driver_version", 1, ("driver", "nvidia")),
@@ -1376,6 +1384,8 @@ class Values:
         m = RE_DIST_SPACE.search(line) or RE_DIST_DASH.search(line)
         if m and line[max(0, m.start() - 1):m.start()] not in ("/", "\\"):
             self.set("tensorflow.version", m.group(2), 5 if m.re is RE_DIST_SPACE else 2)
+        elif "version" in low and (m := RE_TF_ATTR_VALUE.search(line)):
+            self.set("tensorflow.version", m.group(1), 4)
         elif " from " in low and (m := RE_TF_FROM_TO.search(line)):
             self.set("tensorflow.version", m.group(1), 2)
         elif "tensorflow" in low or "tf " in low or "tf2" in low or "tf-" in low:
