@@ -72,6 +72,7 @@ SPLITS = {
     "holdout41": CORPUS / "holdout41",
     "holdout42": CORPUS / "holdout42",
     "holdout43": CORPUS / "holdout43",
+    "holdout44": CORPUS / "holdout44",
 }
 
 
