@@ -4298,3 +4298,15 @@ def test_versions_written_as_an_attribute_with_its_value_and_an_images_cudnn_env
     assert "tensorflow" not in logs.read_text("print(tf.__version__)\n")
     image = "running with `tensorflow-gpu v2.6.0`, `CUDA_VERSION 11.1.1`, and `CUDNN_VERSION 8.0.4.30`\n"
     assert logs.read_text(image)["runtime"]["cudnn_version"] == "8.0.4.30"
+
+
+def test_cudart_missing_beside_a_programs_own_error_where_the_gpu_package_is_named():
+    """TensorFlow's own note says a CUDA runtime it could not load matters only with a GPU: beside another
+    failure and no GPU shown it is noise, but naming tensorflow-gpu says a GPU is what was wanted."""
+    log = ("2020-06-10 20:32:32.912840: W tensorflow/stream_executor/platform/default/dso_loader.cc:55] Could"
+           " not load dynamic library 'cudart64_101.dll'; dlerror: cudart64_101.dll not found\n"
+           "2020-06-10 20:32:32.913156: I tensorflow/stream_executor/cuda/cudart_stub.cc:29] Ignore above"
+           " cudart dlerror if you do not have a GPU set up on your machine.\n"
+           "ModuleNotFoundError: No module named 'tensorflow.examples.tutorials'\n")
+    assert "cuda.libraries-missing" not in failing(log)
+    assert "cuda.libraries-missing" in failing("pip install tensorflow-gpu\n" + log)

@@ -400,8 +400,11 @@ PACKAGE_KINDS = frozenset({"avx", "glibc", "numpy-abi", "protobuf", "keras3", "t
 
 def gpu_shown(facts: dict[str, Any]) -> bool:
     """Whether pasted text shows a GPU or its driver (a device, a driver version, nvidia-smi, a GPU
-    error), beyond the CUDA libraries TensorFlow failed to load at start-up."""
+    error), beyond the CUDA libraries TensorFlow failed to load at start-up, or names TensorFlow's GPU
+    package (tensorflow-gpu: a GPU is what was wanted)."""
     if driver_version(facts)[0] or gpus(facts)[0] or get(facts, "runtime", "gpus") or section(facts, "nvcc"):
+        return True
+    if get(facts, "tensorflow", "gpu_package_named"):  # the GPU package named: a GPU is what was wanted
         return True
     stated = [g for g in as_list(get(facts, "runtime", "gpus_stated")) if isinstance(g, dict)]
     if any(g.get("name") and not not_nvidia(str(g["name"])) for g in stated):  # "with GTX 1080Ti"
