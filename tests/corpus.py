@@ -73,6 +73,7 @@ SPLITS = {
     "holdout42": CORPUS / "holdout42",
     "holdout43": CORPUS / "holdout43",
     "holdout44": CORPUS / "holdout44",
+    "holdout45": CORPUS / "holdout45",
 }
 
 
