@@ -4310,3 +4310,14 @@ def test_cudart_missing_beside_a_programs_own_error_where_the_gpu_package_is_nam
            "ModuleNotFoundError: No module named 'tensorflow.examples.tutorials'\n")
     assert "cuda.libraries-missing" not in failing(log)
     assert "cuda.libraries-missing" in failing("pip install tensorflow-gpu\n" + log)
+
+
+def test_a_libraries_type_check_refusing_an_object_of_the_other_keras():
+    keras3 = ("FatalTypeError: Expected the model-building function, or HyperModel.build() to return a valid"
+              " Keras Model instance. Received: <Sequential name=sequential_1, built=True> of type <class"
+              " 'keras.src.models.sequential.Sequential'>.\n")
+    assert set(failing(keras3)) == {"keras.keras3-api-change"}
+    keras2 = keras3.replace("keras.src.models.sequential", "tf_keras.src.engine.sequential")
+    assert set(failing(keras2)) == {"keras.keras3-api-change"}
+    # Keras 2.13-2.15's own class path is no sign of the other Keras
+    assert "keras.keras3-api-change" not in failing(keras3.replace("keras.src.models", "keras.src.engine"))

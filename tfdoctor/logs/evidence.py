@@ -860,7 +860,8 @@ SIGNATURES: tuple[Signature, ...] = (
                     "invalid filepath extension", "model.weights.h5", "only instances of",
                     "keras.layers.experimental", "keras.wrappers", "keras.legacy",
                     "_ensure_keras_2_importable", "to a shape", "keras.preprocessing",
-                    "infer the shape of the lambda"),
+                    "infer the shape of the lambda", "<class 'keras.src.",
+                    "<class 'tf_keras.src."),
          r"A KerasTensor (?:cannot|is symbolic)|"
          r"KerasTensor.{0,60}(?:cannot be used|not allowed|is not supported)|"
          r"Keras (?:3|Core) only supports|only supports V3 `?\.keras|TF_USE_LEGACY_KERAS|"
@@ -889,7 +890,11 @@ SIGNATURES: tuple[Signature, ...] = (
          r"filepath provided must end in `?\.keras`?|Invalid filepath extension for saving|"
          r"Expected a model\.weights\.h5 or model\.weights\.npz file|"
          # Keras 3's Lambda layer, which needs its output_shape where it cannot infer it (a Keras 2 model's)
-         r"could not automatically infer the shape of the Lambda's output"),
+         r"could not automatically infer the shape of the Lambda's output|"
+         # a library's type check refusing an object of a class only Keras 3 has (Keras 2.13-2.15 keeps its
+         # models in keras.src.engine), or one of tf_keras (Keras 2 beside Keras 3): made for the other Keras
+         r"\bExpected\b[^\n]{0,300}? of type <class '(?:keras\.src\.(?:models|callbacks\.history|trainers)|"
+         r"tf_keras\.src)\.\w"),
     # Keras 2's private keras.engine, gone from Keras 3 but also moved under keras.src by Keras 2.13
     # (tfdoctor/checks/keras.py judges it by the versions)
     _sig("keras3", "keras.engine", r"No module named '?(?:tensorflow\.)?keras\.engine\b",
