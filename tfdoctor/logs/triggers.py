@@ -21,10 +21,10 @@ PIECE = 1 << 16  # bytes searched at once: bounds the matches held (a chunk of n
 # any of these bytes is always read in full: ESC, the UTF-8 of U+2E80-U+DFFF (CJK, kana, Hangul, the
 # ideographic space: lead bytes E3-ED and E2 BA-BF), of the quotes U+2018-U+201D and of the full-width
 # forms U+FF01-U+FF1F.
-ALWAYS = (b"\x1b", *(bytes([lead]) for lead in range(0xE3, 0xEE)),
-          *(b"\xe2" + bytes([b]) for b in range(0xBA, 0xC0)),
-          *("\u2018\u2019\u201c\u201d".encode()[i:i + 3] for i in (0, 3, 6, 9)),
-          *(b"\xef\xbc" + bytes([b]) for b in range(0x81, 0xA0)))
+ALWAYS = (b"\x1b",
+          *(bytes([lead]) for lead in range(0xE3, 0xEE)),  # U+3000-U+DFFF
+          *(b"\xe2" + bytes([second]) for second in range(0xBA, 0xC0)),  # U+2E80-U+2FFF
+          *(chr(c).encode() for c in (0x2018, 0x2019, 0x201C, 0x201D, *range(0xFF01, 0xFF20))))
 
 
 def _trie(words: Iterable[bytes]) -> bytes:
@@ -49,7 +49,7 @@ def _trie(words: Iterable[bytes]) -> bytes:
 def minimal(words: Iterable[bytes]) -> list[bytes]:
     """The words that hold no other word (a line holding a longer one holds the shorter)."""
     unique = sorted(set(words), key=len)
-    kept: list[str] = []
+    kept: list[bytes] = []
     for word in unique:
         if not any(k in word for k in kept):
             kept.append(word)

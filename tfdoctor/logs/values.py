@@ -189,22 +189,21 @@ RE_VERSION_VALUE = re.compile(r"(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?" + PRE + LOCAL +
 RE_GIT_VERSION = re.compile(r"\bv\d{1,2}\.\d{1,3}\.\d{1,3}(?:-rc\d{1,2})?-\d{1,6}-g[0-9a-f]{6,40}\W{1,6}"
                             r"(\d{1,2}\.\d{1,3}\.\d{1,3}" + PRE + ")")
 # ("tensorflow(0.12)", but not pip search's "tensorflow (1.12.0)  - ...", which names what PyPI has)
+# a TensorFlow release as people write it in prose ("2.15", "2.16.0rc1", "2.15.0-dev20231005")
+_TF_RELEASE = r"[0-2]\.\d{1,2}(?:\.\d{1,2})?(?:-?(?:rc|alpha|beta)\d{1,2}|[-.]dev\d{8})?" + LOCAL
 RE_TF_PROSE = re.compile(r"\b(?:tf|tensorflow)(?:-nightly)?(?:[- ]?gpu)?"
                          r"(?:\s?\((?![\d.]{1,12}\)\s{1,40}-\s)|\s{0,2})"
                          r"(?:(?:updated|upgraded|downgraded)\s{1,2})?"
                          r"(?:to\s{1,2}(?:the\s{1,2}latest\s{1,2})?)?(?:version\s{0,2})?"
                          r"(?:(?:is|was|of|==?|是|為|为)\s{0,2})?`?"
-                         r"(?:v\.?\s?)?([0-2]\.\d{1,2}"
-                         r"(?:\.\d{1,2})?(?:-?(?:rc|alpha|beta)\d{1,2}|[-.]dev\d{8})?" + LOCAL + r")\b",
-                         re.IGNORECASE)
+                         r"(?:v\.?\s?)?(" + _TF_RELEASE + r")\b", re.IGNORECASE)
 # ... its version attribute written with its value ("`tf.__version__` = 2.10.0", "tf.__version__: '2.15.0'")
 RE_TF_ATTR_VALUE = re.compile(r"\b(?:tf|tensorflow)\.(?:__version__|version\.VERSION|VERSION)`?\s{0,2}"
-                              r"(?:==?|:|->|is)\s{0,2}[`'\"]?v?([0-2]\.\d{1,2}(?:\.\d{1,2})?" + PRE + LOCAL
-                              + r")(?![\d.])")
+                              r"(?:==?|:|->|is)\s{0,2}[`'\"]?v?(" + _TF_RELEASE + r")(?![\d.])")
 # ... a change of release ("upgraded TensorFlow from version 2.12.0 to 2.15.0"): the release it went to
 RE_TF_FROM_TO = re.compile(r"\b(?:tf|tensorflow)(?:[- ]?gpu)?\s{1,2}from\s{1,2}(?:version\s{1,2})?v?"
-                           r"[\w.+-]{1,40}?\s{1,2}to\s{1,2}(?:version\s{1,2})?v?([0-2]\.\d{1,2}(?:\.\d{1,2})?"
-                           r"(?:-?(?:rc|alpha|beta)\d{1,2}|[-.]dev\d{8})?" + LOCAL + r")\b", re.IGNORECASE)
+                           r"[\w.+-]{1,40}?\s{1,2}to\s{1,2}(?:version\s{1,2})?v?(" + _TF_RELEASE + r")\b",
+                           re.IGNORECASE)
 # TensorFlow 1.x's API, where no version is shown: its v1 namespace, and the deprecation wrapper of 1.14/1.15
 # naming the tf.compat.v1 home of a 1.x name (in 2.x those names are gone, not deprecated)
 RE_TF1_API = re.compile(r"\btensorflow\._api\.v1\b|\bdeprecation_wrapper\.py\b|"
