@@ -204,6 +204,8 @@ def test_a_word_that_normalising_makes_is_picked_in_its_other_spellings():
         spellings = {"".join(_WIDE.get(c, c) for c in word)}
         if word.startswith(" ") and word[1:2].isalnum():
             spellings.add("显卡" + word[1:])  # CJK text against it: normalising parts them with a space
+        if word.endswith(" ") and word[-2:-1].isalnum():
+            spellings.add(word[:-1] + "的")
         for spelt in spellings - {word}:
             line = f"{spelt[1:]}yy" if spelt.startswith("\n") else f"xx{spelt}yy"  # ("\n...": a line's start)
             if finder.starts(f"nothing\n{line}\nnothing\n".encode()) != [8]:

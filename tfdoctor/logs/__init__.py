@@ -32,7 +32,7 @@ from tfdoctor.logs import codes, errorlines, shapes, stall
 from tfdoctor.logs import evidence as ev
 from tfdoctor.logs import values as values_mod
 from tfdoctor.logs.errorlines import is_error, severe
-from tfdoctor.logs.lines import MAX_LINE, normalize
+from tfdoctor.logs.lines import DRIVER_WORDS, MAX_LINE, VERSION_WORDS, normalize
 from tfdoctor.logs.triggers import Finder, all_starts
 from tfdoctor.logs.values import Values
 from tfdoctor.versions import library_family
@@ -244,7 +244,7 @@ def trigger_words(signatures: Iterable[ev.Signature], source: str) -> set[str] |
              "jax_plugins",
              "google/", "google\\", "_pywrap_bfloat16",
              "load_op_library", "tf_loadlibrary(",
-             "_pb2.py", "_descriptor.", " = descriptor.", stall.TRIGGER,
+             "_pb2.py", "_descriptor.", " = descriptor.", stall.TRIGGER, *VERSION_WORDS, *DRIVER_WORDS,
              *codes.TRIGGERS,
              *errorlines.TRIGGERS, *_SEVERITY_WORDS,
              *(forms[0] for _, all_forms in se.NOISE.values() for forms in all_forms)}

@@ -43,11 +43,18 @@ _FULL_WIDTH.update({0x2018: "'", 0x2019: "'", 0x201C: '"', 0x201D: '"'})
 # space, so the word stands apart as it would in a Latin sentence
 _CJK = "\u2e80-\u9fff\uac00-\ud7af"
 # "version" in CJK issue templates ("Python版本: 3.8", "TensorFlow バージョン"), read as the English word
-_VERSION_WORD = re.compile(" ?(?:\u7248\u672c|\u30d0\u30fc\u30b8\u30e7\u30f3|\ubc84\uc804) ?")
+VERSION_WORDS = ("\u7248\u672c", "\u30d0\u30fc\u30b8\u30e7\u30f3", "\ubc84\uc804")
+_VERSION_WORD = re.compile(f" ?(?:{'|'.join(VERSION_WORDS)}) ?")
 _CJK_EDGE = re.compile(f"(?<=[{_CJK}])(?=[A-Za-z0-9])|(?<=[A-Za-z0-9])(?=[{_CJK}])")
 # ... and "driver" ("驱动版本: 450.102.04", "驅動", "ドライバー", "드라이버")
-_DRIVER_WORD = re.compile(" ?(?:\u9a71\u52a8|\u9a45\u52d5|\u30c9\u30e9\u30a4\u30d0|\ub4dc\ub77c\uc774\ubc84)"
-                          "\u30fc? ?")
+DRIVER_WORDS = ("\u9a71\u52a8", "\u9a45\u52d5", "\u30c9\u30e9\u30a4\u30d0", "\ub4dc\ub77c\uc774\ubc84")
+_DRIVER_WORD = re.compile(f" ?(?:{'|'.join(DRIVER_WORDS)})\u30fc? ?")
+# What normalising makes ASCII, by the ASCII it makes: how a word the cheap pass looks for may be spelt
+# (tfdoctor/logs/triggers.py)
+WIDE: dict[str, tuple[str, ...]] = {}
+for _wide, _ascii in _FULL_WIDTH.items():
+    _char = _ascii if isinstance(_ascii, str) else chr(_ascii)
+    WIDE[_char] = (*WIDE.get(_char, ()), chr(_wide))
 # an issue template's field whose whole value is inline code ("- Python: `3.12.3`"): read as plain text
 _FIELD_CODE = re.compile(r"^([-*+]\s{1,3})?([\w ./()+-]{1,40}):\s{1,3}`([^`\n]{1,80})`\s{0,3}$")
 

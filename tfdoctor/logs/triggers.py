@@ -10,21 +10,45 @@ declares no trigger is tried on every line: then every line is a candidate (corr
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from tfdoctor.logs.lines import WIDE
+
 PIECE = 1 << 16  # bytes searched at once: bounds the matches held (a chunk of nothing but trigger words)
-# What normalising (tfdoctor/logs/lines.py) turns into something a trigger could then match: ANSI colour
-# codes split words; full-width punctuation and typographic quotes become ASCII, a CJK word ("版本",
-# "驱动") an English one, and CJK text written against a Latin word parts with a space. A line holding
-# any of these bytes is always read in full: ESC, the UTF-8 of U+2E80-U+DFFF (CJK, kana, Hangul, the
-# ideographic space: lead bytes E3-ED and E2 BA-BF), of the quotes U+2018-U+201D and of the full-width
-# forms U+FF01-U+FF1F.
-ALWAYS = (b"\x1b",
-          *(bytes([lead]) for lead in range(0xE3, 0xEE)),  # U+3000-U+DFFF
-          *(b"\xe2" + bytes([second]) for second in range(0xBA, 0xC0)),  # U+2E80-U+2FFF
-          *(chr(c).encode() for c in (0x2018, 0x2019, 0x201C, 0x201D, *range(0xFF01, 0xFF20))))
+# Control characters that normalising turns into something a trigger could then match (ANSI colour
+# codes split words): a line holding one is always read in full.
+ALWAYS = (b"\x1b",)
+# The last byte of a CJK character (a UTF-8 continuation byte), and the first (U+2E80-U+D7AF), as they stand
+# against a Latin word that normalising parts from them with a space (tfdoctor/logs/lines.py: "显卡gpu" is
+# read as "显卡 gpu", "tf的" as "tf 的")
+_CJK_LAST = tuple(bytes([b]) for b in range(0x80, 0xC0))
+_CJK_FIRST = tuple(bytes([b]) for b in range(0xE2, 0xEE))
+
+
+def spellings(word: str) -> set[bytes]:
+    """The bytes a word the cheap pass looks for may stand as before normalising reads it as the word: itself,
+    with its punctuation or spaces full-width or typographic ("driver version："), and a word that starts
+    (ends) with a space after (before) a Latin letter or digit, against CJK text."""
+    out = set()
+    chars = sorted(set(word) & set(WIDE))
+    for forms in itertools.product(*((char, *WIDE[char]) for char in chars)):  # (each kind of character
+        spelt = word  # written one way throughout the word: a few spellings, not every mix)
+        for char, form in zip(chars, forms):
+            spelt = spelt.replace(char, form)
+        out.add(spelt.encode("utf-8"))
+    for wide in WIDE.get(" ", ()):  # (an ideographic space before or after; the inner spaces as they are)
+        if word.startswith(" "):
+            out.add((wide + word[1:]).encode("utf-8"))
+        if word.endswith(" "):
+            out.add((word[:-1] + wide).encode("utf-8"))
+    if word[:1] == " " and word[1:2].isascii() and word[1:2].isalnum():
+        out.update(last + word[1:].encode("utf-8") for last in _CJK_LAST)
+    if word[-1:] == " " and word[-2:-1].isascii() and word[-2:-1].isalnum():
+        out.update(word[:-1].encode("utf-8") + first for first in _CJK_FIRST)
+    return out
 
 
 def _trie(words: Iterable[bytes]) -> bytes:
@@ -75,9 +99,12 @@ class Finder:
         self.every_line = words is None
         self.declared = sorted({w.lower() for w in (words or ())})
         # a word's leading space also matches at the start of a line
-        self.words = minimal([w.encode("utf-8") for w in self.declared]
-                             + [b"\n" + w[1:].encode("utf-8") for w in self.declared if w.startswith(" ")]
-                             + list(ALWAYS))
+        kept = minimal([w.encode("utf-8") for w in self.declared]
+                       + [b"\n" + w[1:].encode("utf-8") for w in self.declared if w.startswith(" ")]
+                       + list(ALWAYS))
+        # (and their other spellings, as normalising reads them: not minimised, a look-up per word is enough)
+        other = set().union(*(spellings(w) - {w.encode("utf-8")} for w in self.declared))
+        self.words = sorted(set(kept) | other)
         self._automaton: Any = None
         self._per_line: Any = None
         self._regex: re.Pattern[bytes] | None = None
