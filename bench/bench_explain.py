@@ -4,6 +4,8 @@ Logs built (SIZE_MB each, default 20):
 - typical: a training log whose every line is distinct and timestamped, as real ones are: TensorFlow's
   absl lines, Keras progress and epoch lines, user prints, each with its own timestamp
   and numbers, with the real corpus (tests/data/explain/*.txt, about 1 % of the bytes) spread through it;
+- cjk: the typical log with its training lines written in Chinese, as a script's own prints are (no trigger
+  word in them, but the CJK text that normalising reads: tfdoctor/logs/lines.py);
 - adversarial: every line a near match, holding the trigger words of a signature or value reader (so
   the cheap pass must hand it on) but not what its detailed pattern needs, distinct and timestamped;
 - corpus-repeated: the real corpus repeated (a log that repeats its messages);
@@ -86,6 +88,37 @@ def build_typical(path: Path, size_mb: int) -> int:
             if i % every == 0 and c < len(corpus):
                 row = corpus[c] + b"\n"
                 c += 1
+            else:
+                row = _training_line(rng, i) + b"\n"
+            fh.write(row)
+            written += len(row)
+            i += 1
+    return written
+
+
+# A training script's own prints in Chinese (epoch, loss, accuracy, saving, learning rate, timing).
+_CJK_TRAINING = (
+    "第 %d 轮训练，损失为 0.%04d，准确率 0.%04d",
+    "数据加载完成，共 %d 个样本，用时 %d 秒",
+    "正在保存模型到目录 runs/exp%d/ckpt-%d",
+    "学习率调整为 %de-05，批大小 %d",
+)
+
+
+def build_cjk(path: Path, size_mb: int) -> int:
+    """The typical log (its corpus lines, its TensorFlow lines), its own prints in Chinese."""
+    rng = random.Random(23)
+    corpus = _lines()
+    target, written, i, c = size_mb * 2**20, 0, 0, 0
+    every = max(1, target // sum(len(x) + 1 for x in corpus))
+    with open(path, "wb") as fh:
+        while written < target:
+            if i % every == 0 and c < len(corpus):
+                row = corpus[c] + b"\n"
+                c += 1
+            elif i % 3:
+                form = _CJK_TRAINING[i % len(_CJK_TRAINING)]
+                row = (form % tuple(rng.randrange(1, 9999) for _ in range(form.count("%")))).encode() + b"\n"
             else:
                 row = _training_line(rng, i) + b"\n"
             fh.write(row)
@@ -191,6 +224,7 @@ REPEAT = 3  # runs of each log; the median is printed
 
 BUILDERS = {
     "typical": build_typical,
+    "cjk": build_cjk,
     "adversarial": build_adversarial,
     "corpus-repeated": build_repeated,
     "corpus-renumbered": build_renumbered,
