@@ -29,6 +29,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,21 +80,7 @@ def _training_line(rng: random.Random, i: int) -> bytes:
 
 def build_typical(path: Path, size_mb: int) -> int:
     """Training output, every line distinct; the corpus (~1 % of the bytes) spread evenly through it."""
-    rng = random.Random(20)
-    corpus = _lines()
-    target, written, i, c = size_mb * 2**20, 0, 0, 0
-    every = max(1, target // sum(len(x) + 1 for x in corpus))  # the corpus about once in SIZE_MB
-    with open(path, "wb") as fh:
-        while written < target:
-            if i % every == 0 and c < len(corpus):
-                row = corpus[c] + b"\n"
-                c += 1
-            else:
-                row = _training_line(rng, i) + b"\n"
-            fh.write(row)
-            written += len(row)
-            i += 1
-    return written
+    return _training_log(path, size_mb, random.Random(20), _training_line)
 
 
 # A training script's own prints in Chinese (epoch, loss, accuracy, saving, learning rate, timing).
@@ -105,22 +92,31 @@ _CJK_TRAINING = (
 )
 
 
+def _cjk_line(rng: random.Random, i: int) -> bytes:
+    """Two lines in three the script's own prints in Chinese, the third TensorFlow's or Keras's."""
+    if i % 3 == 0:
+        return _training_line(rng, i)
+    form = _CJK_TRAINING[i % len(_CJK_TRAINING)]
+    return (form % tuple(rng.randrange(1, 9999) for _ in range(form.count("%")))).encode()
+
+
 def build_cjk(path: Path, size_mb: int) -> int:
-    """The typical log (its corpus lines, its TensorFlow lines), its own prints in Chinese."""
-    rng = random.Random(23)
+    """The typical log, its own prints in Chinese."""
+    return _training_log(path, size_mb, random.Random(23), _cjk_line)
+
+
+def _training_log(path: Path, size_mb: int, rng: random.Random, line: Callable[[random.Random, int], bytes]
+                  ) -> int:
     corpus = _lines()
     target, written, i, c = size_mb * 2**20, 0, 0, 0
-    every = max(1, target // sum(len(x) + 1 for x in corpus))
+    every = max(1, target // sum(len(x) + 1 for x in corpus))  # the corpus about once in SIZE_MB
     with open(path, "wb") as fh:
         while written < target:
             if i % every == 0 and c < len(corpus):
                 row = corpus[c] + b"\n"
                 c += 1
-            elif i % 3:
-                form = _CJK_TRAINING[i % len(_CJK_TRAINING)]
-                row = (form % tuple(rng.randrange(1, 9999) for _ in range(form.count("%")))).encode() + b"\n"
             else:
-                row = _training_line(rng, i) + b"\n"
+                row = line(rng, i) + b"\n"
             fh.write(row)
             written += len(row)
             i += 1
