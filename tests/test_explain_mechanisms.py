@@ -4160,6 +4160,8 @@ def test_pytorchs_older_cudnn_mismatch_and_a_driver_too_old_in_a_persons_words()
     assert "driver.too-old" in failing("when i run my program, the msg is that my Nvidia version is too"
                                        " old.\n")
     assert "driver.too-old" not in failing("my GPU is too slow and my CPU is too old\n")
+    assert "driver.too-old" not in failing("the GT 710 GPU is too old for this release\n")  # (architecture)
+    assert "driver.too-old" in failing("the graphics driver was too old\n")
 
 
 def test_the_gpus_illegal_instruction_is_not_the_cpus():

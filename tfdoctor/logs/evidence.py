@@ -791,7 +791,8 @@ SIGNATURES: tuple[Signature, ...] = (
          error="INSUFFICIENT_DRIVER"),
     # ... in a person's words ("the msg is that my Nvidia version is too old", "the driver was too old")
     _sig("cuda-error", ("is too old", "was too old"),
-         r"\b(?:NVIDIA|GPU|graphics) (?:driver )?(?:version )?(?:is|was) too old\b|"
+         # (not "my GPU is too old": that is the GPU's architecture, not its driver)
+         r"\bNVIDIA (?:driver )?(?:version )?(?:is|was) too old\b|"
          r"\bdriver (?:version )?(?:is|was) too old\b", error="INSUFFICIENT_DRIVER"),
     # the driver's libcuda lacking a driver API entry point the CUDA runtime calls: a driver older than it
     _sig("cuda-error", ("in libcuda dso", "undefined symbol: cu"),
