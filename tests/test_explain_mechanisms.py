@@ -4323,3 +4323,12 @@ def test_a_libraries_type_check_refusing_an_object_of_the_other_keras():
     assert set(failing(keras2)) == {"keras.keras3-api-change"}
     # Keras 2.13-2.15's own class path is no sign of the other Keras
     assert "keras.keras3-api-change" not in failing(keras3.replace("keras.src.models", "keras.src.engine"))
+
+
+def test_a_librarys_message_opening_a_persons_sentence():
+    """A message read where a sentence goes on after it ("... on Windows when I use ..."); its words alone,
+    without the library's name before them, are anyone's."""
+    title = "CUDA error: out of memory on Windows\uff0cwhen I use anythingLLM and Ollama\n"
+    assert set(failing(title)) == {"gpu.out-of-memory"}
+    assert not failing("My notebook error: out of memory on Windows when I open it\n")
+    assert not failing("The CUDA error: out of order delivery of messages in my queue\n")

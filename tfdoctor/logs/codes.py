@@ -129,6 +129,7 @@ _PUNCT = ".,:;'\"`()[]\u201c\u201d\u2018\u2019"
 # What a short message must follow ("CUDA error: out of memory", "Failed to initialize NVML: Unknown
 # Error", "Status: out of memory"): its own words alone ("Invalid argument: ...") are anyone's.
 _LEAD = (" error", "status", "nvml", "cuda")
+_PREFIX_WORDS = 8  # the most words of a message that opens a longer sentence
 
 
 def _unquoted_end(text: str) -> str:
@@ -194,6 +195,13 @@ def _message_prefix(part: str) -> tuple[str, tuple[se.Code, ...]]:
             codes = se.by_message(part[:i])
             if codes:
                 return part[:i], codes
+    # a person's sentence going on after the message ("CUDA error: out of memory on Windows when I ...")
+    words = part.split()
+    for n in range(min(len(words) - 1, _PREFIX_WORDS), 1, -1):
+        key = " ".join(words[:n]).rstrip(_PUNCT)
+        codes = se.by_message(key)
+        if codes:
+            return key, codes
     return "", ()
 
 
