@@ -4332,3 +4332,21 @@ def test_a_librarys_message_opening_a_persons_sentence():
     assert set(failing(title)) == {"gpu.out-of-memory"}
     assert not failing("My notebook error: out of memory on Windows when I open it\n")
     assert not failing("The CUDA error: out of order delivery of messages in my queue\n")
+
+
+def test_tensorrt_missing_is_noise_until_a_program_converts_with_tf_trt():
+    """TensorRT's missing libraries are TensorFlow's notice on any machine; TF-TRT's stub aborting the
+    program that converts with it is the failure. A TensorRT folder on the search path is no notice."""
+    stamp = "2021-06-17 20:18:13.799235: "
+    loader = "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] "
+    notice = (stamp + loader + "Could not load dynamic library 'libnvinfer.so.7'; dlerror: libnvrtc.so.11.1:"
+              " cannot open shared object file: No such file or directory; LD_LIBRARY_PATH: /usr/lib\n")
+    assert not failing(notice)
+    aborted = notice + (stamp + "F tensorflow/compiler/tf2tensorrt/stub/nvinfer_stub.cc:49]"
+                        " getInferLibVersion symbol not found.\nAborted (core dumped)\n")
+    found = failing(aborted)
+    assert set(found) == {"cuda.libraries-missing"} and "TF-TRT" in found["cuda.libraries-missing"].title
+    cublas = (stamp + loader + "Could not dlopen library 'libcublas.so.10.0'; dlerror: libcublas.so.10.0:"
+              " cannot open shared object file: No such file or directory; LD_LIBRARY_PATH:"
+              " /usr/local/cuda-10.2/lib64:/home/u/Downloads/TensorRT-7.0.0.11/lib\n")
+    assert "cuda.libraries-missing" in failing(cublas)

@@ -680,8 +680,13 @@ _GRAPPLER_PASSES = ("layout", "remapper", "loop_optimizer", "arithmetic_optimize
                     "pin_to_host_optimizer", "scoped_allocator_optimizer", "debug_stripper",
                     "common_subgraph_elimination")
 NOISE: dict[str, tuple[str, tuple[tuple[str, ...], ...]]] = {
+    # (TensorFlow's own notices; not any line naming TensorRT: TF-TRT's stub failing where a program converts
+    # with it is a failure, and a person's sentence about TensorRT says whatever it says)
     "tensorrt-missing": ("TensorRT is optional (TF-TRT only); TensorFlow uses the GPU without it",
-                         (("tensorrt",), ("libnvinfer",))),
+                         (("libnvinfer",), ("tf-trt warning",), ("could not find tensorrt",),
+                          ("cannot dlopen some tensorrt",),
+                          ("tensorrt", "can't find a gpu device to work with"),
+                          ("tf2tensorrt", "can't identify the cuda device"))),
     "numa-node": ("the kernel reports no NUMA affinity for the GPU (-1, or no numa_node file in WSL2 and"
                   " some VMs); TensorFlow uses node 0", (("numa node",), ("numa_node",))),
     "factory-registered": ("cuDNN/cuFFT/cuBLAS plugins registered twice as XLA and TensorFlow load:"
@@ -766,7 +771,9 @@ NOISE: dict[str, tuple[str, tuple[tuple[str, ...], ...]]] = {
 
 
 def noise(low: str) -> str | None:
-    """The harmless notice a lower-case line is, by name (None: not one)."""
+    """The harmless notice a lower-case line is, by name (None: not one); a library search path the line
+    lists after its message ("; LD_LIBRARY_PATH: .../TensorRT-7.0.0.11/lib") is no part of it."""
+    low = low.partition("ld_library_path")[0]
     for name, (_, forms) in NOISE.items():
         if any(all(w in low for w in words) for words in forms):
             return name

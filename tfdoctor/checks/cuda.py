@@ -89,6 +89,9 @@ def libraries_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             missing.append(f"{stem}.so.{cu} ({wheel})")
     if unseen:  # installed where this TensorFlow does not look: the log's failed dlopen says the same
         return [unreachable(facts, unseen, used, items=items)]
+    trt = fc.log_items(facts, "tensorrt-needed")
+    if trt and not items:  # (CUDA's own libraries missing come first: TensorRT needs them too)
+        return [_tensorrt_needed(facts, trt, used)]
     stub = fc.noise_seen(facts, "cudart-stub-notice")
     no_gpu = fc.get(facts, "system", "no_gpu_stated")  # (then CUDA's own probes failing say the same)
     if items and stub and (no_gpu or not fc.gpu_shown(facts) and fc.other_failure(facts)):
@@ -200,6 +203,22 @@ def unreachable(facts: dict[str, Any], wheels: list[str], used: tuple[str, ...],
         plan=rm.plan(facts, rm.wheel_lib_hook(facts, "kept in the environment's activation script")),
         facts=(*used, "tensorflow.runpath_nvidia", "libraries.pip_nvidia_wheels"),
         evidence=fc.quote(facts, items) if items else (),
+    )
+
+
+def _tensorrt_needed(facts: dict[str, Any], items: list[dict[str, Any]], used: tuple[str, ...]) -> Finding:
+    return Finding(
+        "cuda.libraries-missing",
+        Status.FAIL,
+        "TF-TRT aborted the program: TensorFlow could not load TensorRT (libnvinfer)",
+        detail="TensorRT is optional for TensorFlow, but a program that converts with TF-TRT needs the"
+        " TensorRT major this TensorFlow was built with: TensorFlow names it as the libnvinfer.so.N it could"
+        " not load, and its dlerror names the library TensorRT itself needs where that is the one absent.",
+        plan=rm.plan(facts, P.note("Install that TensorRT release (NVIDIA's libnvinfer packages, or the"
+                                   " tensorrt wheel of the same major) where TensorFlow's loader finds it,"
+                                   " with the CUDA libraries it needs; or run the model without TF-TRT")),
+        facts=used,
+        evidence=fc.quote(facts, items),
     )
 
 

@@ -163,6 +163,12 @@ SIGNATURES: tuple[Signature, ...] = (
     # cuda-python (cudf, cupy's bindings) finding no driver function: it loaded no libcuda
     _sig("dlopen-failed", "\" not found",
          r"Function \"cu(?:Init|DeviceGet\w{0,20}|DriverGetVersion)\" not found", library="libcuda.so"),
+    # TF-TRT's stub for TensorRT called by a program that converts with TF-TRT where TensorFlow could not load
+    # TensorRT ("F .../tf2tensorrt/stub/nvinfer_stub.cc:49] getInferLibVersion symbol not found."): it aborts
+    # (the log prefix normalised away, the symbol is TensorRT's API)
+    _sig("tensorrt-needed", "symbol not found",
+         r"^(?:getInferLibVersion|createInfer\w{1,40}|getPluginRegistry|initLibNvInferPlugins)"
+         r" symbol not found"),
     # (TensorFlow's next words, "Skipping registering GPU devices...", say the same, quoted alone too)
     # (TensorFlow 2.18 and newer, asking the CUDA runtime its version: "Failed call to cudaGetRuntimeVersion:
     # Error loading CUDA libraries. GPU will not be used.")
