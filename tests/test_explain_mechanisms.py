@@ -4350,3 +4350,13 @@ def test_tensorrt_missing_is_noise_until_a_program_converts_with_tf_trt():
               " cannot open shared object file: No such file or directory; LD_LIBRARY_PATH:"
               " /usr/local/cuda-10.2/lib64:/home/u/Downloads/TensorRT-7.0.0.11/lib\n")
     assert "cuda.libraries-missing" in failing(cublas)
+
+
+def test_nvcc_refusing_an_architecture_before_kepler_or_after_its_own():
+    """nvcc's "Unsupported gpu architecture": Fermi's compute_21 is the GPU too old for any TensorFlow; an
+    architecture newer than the toolkit is the toolkit too old for the GPU."""
+    old = "nvcc fatal   : Unsupported gpu architecture 'compute_21'\n"
+    assert set(failing(old)) == {"gpu.compute-capability-unsupported"}
+    new = "nvcc fatal   : Unsupported gpu architecture 'compute_86'\n"
+    assert set(failing(new)) == {"xla.ptxas-too-old"}
+    assert "sm_86" in failing(new)["xla.ptxas-too-old"].title

@@ -586,6 +586,14 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("ptxas-old", "for option 'gpu-architecture'",
          r"Value '(?:sm|compute)_(\d{2,3}[af]?)' is not defined for option 'gpu-architecture'", ("target",),
          tool="nvcc"),
+    # ... in its other words ("nvcc fatal : Unsupported gpu architecture 'compute_86'"); an architecture of
+    # before Kepler (compute_1x, 2.x: no CUDA toolkit since 9.0 and no TensorFlow build runs them) is the
+    # GPU's, too old for everything (a build configured for the GPU it runs on)
+    _sig("ptx-target", "unsupported gpu architecture",
+         r"Unsupported gpu architecture '(?:sm|compute)_([12]\d)'", ("target",)),
+    _sig("ptxas-old", "unsupported gpu architecture",
+         r"Unsupported gpu architecture '(?:sm|compute)_([3-9]\d[af]?|1\d\d[af]?)'", ("target",),
+         tool="nvcc"),
     _sig("ptxas-old", "but tf requires ptxas",
          r"You are using ptxas (\d[\w.]{0,12}),? but TF requires ptxas (\d[\w.]{0,12})", ("have", "need")),
     _sig("ptxas-old", "older than",
