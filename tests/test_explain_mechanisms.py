@@ -4360,3 +4360,13 @@ def test_nvcc_refusing_an_architecture_before_kepler_or_after_its_own():
     new = "nvcc fatal   : Unsupported gpu architecture 'compute_86'\n"
     assert set(failing(new)) == {"xla.ptxas-too-old"}
     assert "sm_86" in failing(new)["xla.ptxas-too-old"].title
+
+
+def test_pytorchs_extension_builder_refusing_a_toolkit_of_another_cuda():
+    log = ("RuntimeError: \nThe detected CUDA version (12.4) mismatches the version that was used to"
+           " compile\nPyTorch (11.8). Please make sure to use the same CUDA versions.\n")
+    found = failing(log)
+    assert {i for i, f in found.items() if not f.caused_by} == {"cuda.nvcc-differs"}
+    assert "(12.4)" in found["cuda.nvcc-differs"].title
+    joined = log.replace("compile\n", "compile ")
+    assert "CUDA 11.8 toolkit" in failing(joined)["cuda.nvcc-differs"].fix

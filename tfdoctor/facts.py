@@ -387,7 +387,7 @@ _GPU_KINDS = frozenset({
     "dlopen-failed", "gpu-libs-skipped", "cudart-stub", "dnn-not-found", "no-driver", "lib-mismatch",
     "cuinit", "cuda-error", "cudnn-version", "cudnn-failed", "cublas-failed", "oom", "cc-jit", "cc-ignored",
     "cpu-build", "ptx-target", "xla-tools", "ptxas-old", "nccl-error", "nccl-unsupported", "ctx-oom",
-    "cuda-mixed", "cudnn-needs", "tensorrt-needed",
+    "cuda-mixed", "cudnn-needs", "tensorrt-needed", "nvcc-differs",
 })
 
 

@@ -342,6 +342,9 @@ _INIT_FIXES: dict[str, tuple[str, Callable[[dict[str, Any]], P.Plan]]] = {
 @moot_without_gpu
 def nvcc_vs_tf(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     used = ("nvcc.found", "nvcc.version", "tensorflow.build_info.cuda_version", "tensorflow.distributions")
+    refused = fc.log_items(facts, "nvcc-differs")
+    if refused:
+        return [_extension_toolkit(facts, refused)]
     cuda, why = cuda_target(facts, matrix)
     if cuda is None:
         return [skipped("cuda.nvcc-differs", "System nvcc not compared", why, used)]
@@ -415,6 +418,26 @@ def nvcc_vs_tf(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             facts=used,
             )
     ]
+
+
+def _extension_toolkit(facts: dict[str, Any], items: list[dict[str, Any]]) -> Finding:
+    """A framework's extension builder refusing the CUDA toolkit it found (PyTorch's cpp_extension)."""
+    have = next((i["have"] for i in items if i.get("have")), None)
+    need = next((i["need"] for i in items if i.get("need")), None)
+    return Finding(
+        "cuda.nvcc-differs",
+        Status.FAIL,
+        f"An extension build stopped: the CUDA toolkit it found{f' ({have})' if have else ''} is not the CUDA"
+        f" the framework was built with{f' ({need})' if need else ''}",
+        detail="A compiled extension (a custom op, a CUDA kernel of the project's) must be built by nvcc of"
+        " the CUDA release the framework itself was built for; the builder takes the toolkit of CUDA_HOME (or"
+        " the nvcc on PATH).",
+        plan=rm.plan(facts, P.note(f"Point CUDA_HOME and PATH at a CUDA {need or 'release of the framework'}"
+                                   " toolkit (installed beside the other) before building, or install the"
+                                   " framework's build for the toolkit here")),
+        facts=("log.evidence", "nvcc.version"),
+        evidence=fc.quote(facts, items),
+    )
 
 
 _INHERITED = ("$LD_LIBRARY_PATH", "${LD_LIBRARY_PATH}")

@@ -594,6 +594,12 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("ptxas-old", "unsupported gpu architecture",
          r"Unsupported gpu architecture '(?:sm|compute)_([3-9]\d[af]?|1\d\d[af]?)'", ("target",),
          tool="nvcc"),
+    # PyTorch's extension builder refusing a CUDA toolkit (CUDA_HOME's nvcc) of another release than its
+    # CUDA ("The detected CUDA version (10.1) mismatches the version that was used to compile PyTorch
+    # (11.3).")
+    _sig("nvcc-differs", "mismatches the version that was used to compile",
+         r"detected CUDA version \((\d{1,2}\.\d{1,2})\) mismatches the version that was used to compile"
+         r"(?:\s{1,3}PyTorch \((\d{1,2}\.\d{1,2})\))?", ("have", "need")),
     _sig("ptxas-old", "but tf requires ptxas",
          r"You are using ptxas (\d[\w.]{0,12}),? but TF requires ptxas (\d[\w.]{0,12})", ("have", "need")),
     _sig("ptxas-old", "older than",
