@@ -4370,3 +4370,9 @@ def test_pytorchs_extension_builder_refusing_a_toolkit_of_another_cuda():
     assert "(12.4)" in found["cuda.nvcc-differs"].title
     joined = log.replace("compile\n", "compile ")
     assert "CUDA 11.8 toolkit" in failing(joined)["cuda.nvcc-differs"].fix
+
+
+def test_pytorchs_cpu_wheel_printed_by_a_program():
+    printed = "torch: 2.11.0+cpu\nCUDA build: None\nCUDA available: False\n"
+    assert set(failing(printed)) == {"tensorflow.cpu-only-build"}
+    assert not failing("pip install torch: 2.11.0+cpu is what the README says\n")

@@ -964,8 +964,9 @@ SIGNATURES: tuple[Signature, ...] = (
          r"Torch not compiled with CUDA enabled|"
          r"CUDA used to build PyTorch:\s{0,4}(?:None|Could not collect)\b|"
          # its CPU-only wheel by its local version, installed ("PyTorch version: 1.7.1+cpu", "[pip3]
-         # torch==2.1.0+cpu", a `pip list` row), not asked for in a command
-         r"(?:\bPyTorch version:?\s{0,3}|^(?:\[\w{2,8}\]\s{1,3})?torch(?:\s{0,3}==\s{0,3}|\s{1,30}))"
+         # torch==2.1.0+cpu", a `pip list` row, a print "torch: 2.11.0+cpu"), not asked for in a command
+         r"(?:\bPyTorch version:?\s{0,3}|"
+         r"^(?:\[\w{2,8}\]\s{1,3})?torch(?:\.__version__)?(?:\s{0,3}(?:==|:|=)\s{0,3}|\s{1,30}))"
          r"\d{1,2}\.\d{1,3}(?:\.\d{1,3})?\+cpu\b",
          framework="torch"),
     # TensorFlow's placement log with no device at all: a CPU-only build when nothing else in the log shows
