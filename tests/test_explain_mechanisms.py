@@ -4376,3 +4376,12 @@ def test_pytorchs_cpu_wheel_printed_by_a_program():
     printed = "torch: 2.11.0+cpu\nCUDA build: None\nCUDA available: False\n"
     assert set(failing(printed)) == {"tensorflow.cpu-only-build"}
     assert not failing("pip install torch: 2.11.0+cpu is what the README says\n")
+
+
+def test_the_cuda_runtime_stub_answering_for_a_runtime_it_could_not_load():
+    """TensorFlow's cudart stub says "cudaGetErrorString symbol not found" when the CUDA runtime of its major
+    did not load (its own error string is a symbol of that library): the libraries, not the driver."""
+    line = ("tensorflow.python.framework.errors_impl.InternalError: cudaGetDevice() failed. Status:"
+            " cudaGetErrorString symbol not found.\n")
+    assert set(failing(line)) == {"cuda.libraries-missing"}
+    assert set(failing(line[:line.index(" symbol") + 10] + "\n")) == {"cuda.libraries-missing"}  # (cut)

@@ -536,7 +536,6 @@ OLDER_MESSAGES = {
     "gpu access blocked by the operating system": "NVML_ERROR_OPERATING_SYSTEM",
     "could not load nvml library": "NVML_ERROR_LIBRARY_NOT_FOUND",
     "all cuda-capable devices are busy or unavailable": "cudaErrorDevicesUnavailable",
-    "cudageterrorstring symbol": "cudaErrorInsufficientDriver",
     "driver/library version mismatch": "NVML_ERROR_LIB_RM_VERSION_MISMATCH",
     # PyTorch's words for cudaErrorUnknown when it counts the devices (torch/csrc/cuda, c10/cuda)
     "cuda unknown error - this may be due to an incorrectly set up environment": "cudaErrorUnknown",

@@ -93,6 +93,11 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("dlopen-failed", "dlerror", rf"dlerror:\s{{0,2}}'?({_LIB})\b", ("library",)),
     _sig("dlopen-failed", ".dll", rf"({_LIB})['\"`]?;? (?:dlerror: \S{{0,80}} )?not found", ("library",)),
     _sig("dlopen-failed", "unable to load cudnn dso", r"Unable to load cuDNN DSO", library="libcudnn"),
+    # TensorFlow's (and jaxlib's) stub of the CUDA runtime answering for a runtime it could not load: its own
+    # cudaGetErrorString is a symbol of the library that is not there ("cudaGetDevice() failed. Status:
+    # cudaGetErrorString symbol not found.", tensorflow/stream_executor/cuda/cudart_stub.cc)
+    _sig("dlopen-failed", "cudageterrorstring symbol", r"\bcudaGetErrorString symbol no(?:t found|\s{0,3}$)",
+         library="libcudart"),
     # cuDNN's loader (not TensorFlow's "Could not load dynamic library") missing the cuBLAS or NVRTC of the
     # CUDA its build is for: "Could not load library libcublasLt.so.12. Error: ..."
     _sig("cudnn-needs", "could not load library",
