@@ -4385,3 +4385,10 @@ def test_the_cuda_runtime_stub_answering_for_a_runtime_it_could_not_load():
             " cudaGetErrorString symbol not found.\n")
     assert set(failing(line)) == {"cuda.libraries-missing"}
     assert set(failing(line[:line.index(" symbol") + 10] + "\n")) == {"cuda.libraries-missing"}  # (cut)
+
+
+def test_a_cuda_library_not_found_in_a_persons_words():
+    said = "Dependency Walker complained about cudnn64_5.dll not being found.\n"
+    assert set(failing("pip show tensorflow-gpu\n" + said)) == {"cudnn.missing"}
+    assert "cuda.libraries-missing" in failing("pip install tensorflow-gpu\nlibcudart.so.10.0 is missing\n")
+    assert not failing("I checked that cudnn64_8.dll is found and loaded.\n")

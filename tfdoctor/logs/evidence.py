@@ -91,7 +91,11 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("dlopen-failed", "could not locate", rf"Could not locate ({_LIB})", ("library",)),
     # the loader's own message after TensorFlow's "dlerror:", cut or paraphrased after the name
     _sig("dlopen-failed", "dlerror", rf"dlerror:\s{{0,2}}'?({_LIB})\b", ("library",)),
-    _sig("dlopen-failed", ".dll", rf"({_LIB})['\"`]?;? (?:dlerror: \S{{0,80}} )?not found", ("library",)),
+    # ... or a person's words for it ("complained about cudnn64_5.dll not being found", "... is missing")
+    _sig("dlopen-failed", (".dll", "not being found", "be found", "is missing", "was missing"),
+         rf"({_LIB})['\"`]?;? (?:dlerror: \S{{0,80}} )?(?:not found|"
+         r"(?:is |was )?not being found|(?:is|was) not found|(?:could|can)(?:not|n't| not) be found|"
+         r"(?:is|was) missing\b)", ("library",)),
     _sig("dlopen-failed", "unable to load cudnn dso", r"Unable to load cuDNN DSO", library="libcudnn"),
     # TensorFlow's (and jaxlib's) stub of the CUDA runtime answering for a runtime it could not load: its own
     # cudaGetErrorString is a symbol of the library that is not there ("cudaGetDevice() failed. Status:
