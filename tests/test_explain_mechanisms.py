@@ -4392,3 +4392,12 @@ def test_a_cuda_library_not_found_in_a_persons_words():
     assert set(failing("pip show tensorflow-gpu\n" + said)) == {"cudnn.missing"}
     assert "cuda.libraries-missing" in failing("pip install tensorflow-gpu\nlibcudart.so.10.0 is missing\n")
     assert not failing("I checked that cudnn64_8.dll is found and loaded.\n")
+
+
+def test_tensorflows_own_library_or_the_cpp_runtime_it_needs_not_loading():
+    """Read and judged: a library of TensorFlow's own, or the MSVC runtime its DLL needs, that did not load
+    is its native runtime failing to load (never a silent pass)."""
+    own = "ImportError: libtensorflow_framework.so.2: cannot open shared object file: No such file\n"
+    assert set(failing(own)) == {"tensorflow.import-failed"}
+    msvc = "ImportError: Could not find 'msvcp140.dll'. TensorFlow requires that this DLL be installed\n"
+    assert "tensorflow.import-failed" in failing(msvc)

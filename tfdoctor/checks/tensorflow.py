@@ -285,8 +285,10 @@ def _cpu_only(
 
 @check("tensorflow.import-failed")
 def import_failed(facts: dict[str, Any], matrix: Any) -> list[Finding]:
-    """TensorFlow's native library did not load (the log or the worker's import error says so)."""
-    items = fc.log_items(facts, "tf-native-failed")
+    """TensorFlow's native library did not load (the log or the worker's import error says so), or a
+    library of its own (libtensorflow_framework) or the C++ runtime it needs (MSVCP140.dll) could not."""
+    items = fc.log_items(facts, "tf-native-failed") + fc.failed_libraries(facts, "tensorflow") \
+        + fc.failed_libraries(facts, "msvc")
     if not items:
         return []
     plat = fc.platform(facts)
