@@ -4401,3 +4401,9 @@ def test_tensorflows_own_library_or_the_cpp_runtime_it_needs_not_loading():
     assert set(failing(own)) == {"tensorflow.import-failed"}
     msvc = "ImportError: Could not find 'msvcp140.dll'. TensorFlow requires that this DLL be installed\n"
     assert "tensorflow.import-failed" in failing(msvc)
+
+
+def test_memory_a_crashed_program_has_not_released_in_a_persons_words():
+    said = "My program crashed but device 0 memory hasn't been released.\n"
+    assert set(failing(said)) == {"gpu.memory-held-by-other-processes"}
+    assert not failing("The memory has been released after the run.\n")

@@ -467,14 +467,15 @@ SIGNATURES: tuple[Signature, ...] = (
          r"ran out of memory trying to allocate \d{1,9}(?:\.\d{1,4})?\s{0,2}[KMGT]?i?B\.?\s{0,4}$"),
     # a person saying another (or a dead) process keeps GPU memory: "memory is not deallocated" after
     # Ctrl-C, "a zombie process keeps occupying the GPU memory", "I had Jupyter opened in another tab"
-    _sig("held-said", ("not released", "not freed", "not deallocated", "not being released",
+    _sig("held-said", ("not released", "not freed", "not deallocated", "not being released", "been released",
+                       "been freed", "been deallocated",
                        "not being freed", "release the memory", "free the memory", "deallocate", "zombie",
                        "occupying", "another tab", "another notebook", "other notebook", "another kernel",
                        "memory cache", "killing", "closing", "shutting down", "restarting", "not running",
                        "is closed", "was closed", " notebooks", " kernels", " instances", "occupied",
                        "used by other", "used by another"),
-         r"\bmemory\b[^.\n]{0,40}?\b(?:is|was|are|were|isn't|wasn't|gets?|got)?\s?not (?:being )?"
-         r"(?:released|freed|deallocated)\b|"
+         r"\bmemory\b[^.\n]{0,40}?\b(?:(?:is|was|are|were|isn't|wasn't|gets?|got)?\s?not (?:being |been )?|"
+         r"(?:hasn't|haven't|hadn't) been |(?:has|have|had) not been )(?:released|freed|deallocated)\b|"
          r"\b(?:does not|doesn't|did not|didn't|won't|will not|never)\s(?:release|free|deallocate)\b"
          r"[^.\n]{0,40}?\bmemory\b|"
          r"\bzombie\b[^.\n]{0,60}?\b(?:occupy|occupies|occupying|holds?|holding|keeps?|using)\b|"
