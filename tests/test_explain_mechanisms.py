@@ -4407,3 +4407,10 @@ def test_memory_a_crashed_program_has_not_released_in_a_persons_words():
     said = "My program crashed but device 0 memory hasn't been released.\n"
     assert set(failing(said)) == {"gpu.memory-held-by-other-processes"}
     assert not failing("The memory has been released after the run.\n")
+
+
+def test_the_process_dying_as_tensorflow_is_imported():
+    log = ">>> import torch\n>>> import tensorflow as tf\nSegmentation fault (core dumped)\n"
+    assert set(failing(log)) == {"tensorflow.import-failed"}
+    later = ">>> import tensorflow as tf\n>>> model.fit(x, y)\nEpoch 1/10\nSegmentation fault (core dumped)\n"
+    assert "tensorflow.import-failed" not in failing(later)

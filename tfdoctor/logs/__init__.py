@@ -240,7 +240,8 @@ def trigger_words(signatures: Iterable[ev.Signature], source: str) -> set[str] |
     and harmless notices' words, the error-line rules' (and their log prefixes), the frames read, plus
     (explain) every value reader's and block finder's triggers; None when a signature declares none
     (then every line is read in full)."""
-    words = {"modulenotfounderror", "import tensorflow", "from tensorflow", "keras/src", "keras\\src",
+    words = {"modulenotfounderror", "import tensorflow", "from tensorflow", "segmentation fault", "keras/src",
+             "keras\\src",
              "jax_plugins",
              "google/", "google\\", "_pywrap_bfloat16",
              "load_op_library", "tf_loadlibrary(",
@@ -597,7 +598,8 @@ class Reader:
     def _module_error(self, line: str, low: str) -> None:
         """A notebook traceback names the error first and the failing import a few lines later
         ("ModuleNotFoundError  Traceback ..." then "----> 6 import tensorflow as tf"); a person writes the
-        import, then the error it gave ("import tensorflow" then "Error: ModuleNotFoundError")."""
+        import, then the error it gave ("import tensorflow" then "Error: ModuleNotFoundError", or the
+        process dying: "Segmentation fault (core dumped)")."""
         if "no module named 'tensorflow." in low:  # TensorFlow imported; a module of it is not there
             self._tf_submodule_missing = True
         if _FAILED_IMPORT.match(line.strip("_*`> ")):
@@ -606,6 +608,12 @@ class Reader:
                 self._import_at is not None and 0 < self.lines - self._import_at <= 2):
             self._import_at = None
             self._add({"kind": "tf-missing", "line": self.lines, "text": line[:QUOTE]})
+            return
+        elif low.startswith("segmentation fault") and (
+                self._import_at is not None and 0 < self.lines - self._import_at <= 2):
+            self._import_at = None  # the process died loading TensorFlow's native library
+            self._add({"kind": "tf-native-failed", "line": self.lines, "text": line[:QUOTE],
+                       "via": "the import of TensorFlow just before it"})
             return
         if low.startswith("modulenotfounderror") and "no module named" not in low:
             self._module_error_at = self.lines
