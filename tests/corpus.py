@@ -74,6 +74,7 @@ SPLITS = {
     "holdout43": CORPUS / "holdout43",
     "holdout44": CORPUS / "holdout44",
     "holdout45": CORPUS / "holdout45",
+    "holdout46": CORPUS / "holdout46",
 }
 
 
