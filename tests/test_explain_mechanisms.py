@@ -4414,3 +4414,19 @@ def test_the_process_dying_as_tensorflow_is_imported():
     assert set(failing(log)) == {"tensorflow.import-failed"}
     later = ">>> import tensorflow as tf\n>>> model.fit(x, y)\nEpoch 1/10\nSegmentation fault (core dumped)\n"
     assert "tensorflow.import-failed" not in failing(later)
+
+
+@pytest.mark.parametrize(("text", "version"), [
+    ("Tensorflow version 1.13.0 from official nvidia docker-hub  nvcr.io/nvidia/tensorflow:18.09-py3.\n",
+     "1.13.0"),
+    ("1. Framework: (TensorFlow)\n2. Framework version: 1.15.4\n", "1.15.4"),
+    ("Tensorflow-gpu 'v2.1.0-rc2-17-ge5bf8de'\n", "2.1.0"),
+    ("- TensorFlow version v1.12.1-45908-g9af48cb079\n", None),  # (a nightly: thousands of commits past)
+    ("I have been trying to run the provided code on tensorflow version (2.4.1). But every time\n", "2.4.1"),
+    ("Benchmark run: {'model_name': 'resnet', 'tensorflow_version': {'version': '1.12.0', 'git_hash': 'x'}}"
+     "\n", "1.12.0"),
+    ("Version:  2.11.0\nEager mode:  True\n", "2.11.0"),
+    ("Version:  2.11.0\nHub version:  0.12.0\n", None),
+])
+def test_tensorflows_release_as_more_people_and_tools_write_it(text, version):
+    assert explain_report(text, MATRIX).environment.get("tensorflow_version") == version

@@ -52,8 +52,9 @@ RE_NVRM_VERSION = re.compile(rf"^NVRM version:\s{{0,8}}({DRIVER})\b")
 RE_CUDNN_ENV = re.compile(r"\b(?:NV_)?CUDNN_VERSION\s{1,3}v?(\d{1,2}\.\d{1,2}(?:\.\d{1,3}){0,2})\b")
 # Horovod's issue template: "Framework: (TensorFlow, Keras, PyTorch, MXNet) tensorflow", then "Framework
 # version: 2.3.0"
-RE_FRAMEWORK_TF = re.compile(r"^(?:\d{1,2}\.\s{1,3})?framework\s{0,2}:\s{0,3}(?:\([^)]{0,80}\)\s{0,3})?"
-                             r"tensorflow\b")
+# (or the answer written in the options' parentheses: "Framework: (TensorFlow)")
+RE_FRAMEWORK_TF = re.compile(r"^(?:\d{1,2}\.\s{1,3})?framework\s{0,2}:\s{0,3}(?:\(\s{0,2}tensorflow\s{0,2}\)|"
+                             r"(?:\([^)]{0,80}\)\s{0,3})?tensorflow\b)")
 RE_FRAMEWORK_VERSION = re.compile(r"^(?:\d{1,2}\.\s{1,3})?Framework version\s{0,2}:\s{0,3}"
                                   r"v?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)(?![\d.])", re.IGNORECASE)
 # `dkms status`: the NVIDIA kernel module built for a kernel, old and new layouts ("nvidia-current,
@@ -183,7 +184,7 @@ RE_TF_FIELD = re.compile(
 )
 # a git describe (v1.12.1-45908-g9af48cb079): a build that many commits past that tag (a nightly), not it
 # (with 0 commits, 2.16.1-0-g5bc9d26649c, it is the release)
-RE_GIT_DESCRIBE = re.compile(r"\bv?\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:-rc\d{1,2})?-[1-9]\d{0,5}"
+RE_GIT_DESCRIBE = re.compile(r"\bv?(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)(?:-rc\d{1,2})?-[1-9]\d{0,5}"
                              r"-g[0-9a-f]{6,40}\b")
 RE_VERSION_VALUE = re.compile(r"(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?" + PRE + LOCAL + ")")
 RE_GIT_VERSION = re.compile(r"\bv\d{1,2}\.\d{1,3}\.\d{1,3}(?:-rc\d{1,2})?-\d{1,6}-g[0-9a-f]{6,40}\W{1,6}"
@@ -194,7 +195,7 @@ _TF_RELEASE = r"[0-2]\.\d{1,2}(?:\.\d{1,2})?(?:-?(?:rc|alpha|beta)\d{1,2}|[-.]de
 RE_TF_PROSE = re.compile(r"\b(?:tf|tensorflow)(?:-nightly)?(?:[- ]?gpu)?"
                          r"(?:\s?\((?![\d.]{1,12}\)\s{1,40}-\s)|\s{0,2})"
                          r"(?:(?:updated|upgraded|downgraded)\s{1,2})?"
-                         r"(?:to\s{1,2}(?:the\s{1,2}latest\s{1,2})?)?(?:version\s{0,2})?"
+                         r"(?:to\s{1,2}(?:the\s{1,2}latest\s{1,2})?)?(?:version\s{0,2}\(?)?"
                          r"(?:(?:is|was|of|==?|是|為|为)\s{0,2})?`?"
                          r"(?:v\.?\s?)?(" + _TF_RELEASE + r")\b", re.IGNORECASE)
 # ... its version attribute written with its value ("`tf.__version__` = 2.10.0", "tf.__version__: '2.15.0'")
@@ -220,6 +221,10 @@ RE_DOCKER_TAG = re.compile(r"\btensorflow/tensorflow:(\d{1,2}\.\d{1,3}\.\d{1,3})
                            r"\bTensorFlow/(\d{1,2}\.\d{1,3}\.\d{1,3})-|"  # the image; an HPC module;
                            # the C library's archive: libtensorflow-cpu-windows-x86_64-2.5.0.zip
                            r"\blibtensorflow(?:-gpu|-cpu)?-(?:linux|windows|darwin)-\w{1,8}-(\d{1,2}\.\d{1,3}\.\d{1,3})\.")
+# the official models' benchmark logger's run info ("Benchmark run: {... 'tensorflow_version': {'version':
+# '1.12.0', 'git_hash': ...}")
+RE_RUN_INFO = re.compile(r"""['"]tensorflow_version['"]:\s{0,3}\{\s{0,3}['"]version['"]:\s{0,3}['"]"""
+                         r"""(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)['"]""")
 RE_QUOTED_VERSION = re.compile(r"^'(\d{1,2}\.\d{1,3}\.\d{1,3}\S{0,12})'$")
 RE_VERSION_ATTR = re.compile(r"\b([a-z_][a-z0-9_]{0,30})\.__version__")
 _MODULE_DIST = {"np": "numpy", "pd": "pandas", "tfp": "tensorflow-probability", "hub": "tensorflow-hub",
@@ -1066,6 +1071,11 @@ class Values:
         if heading:
             value = heading.group(2).strip(" *")
             inline = RE_VERSION_VALUE.search(line, heading.end(1), heading.start(2))  # "TF version 1.13:"
+            # (a version right after the heading is its value where a later colon is a path's, an image tag's:
+            # "Tensorflow version 1.13.0 from nvcr.io/nvidia/tensorflow:18.09-py3"; not in a template's
+            # parenthesised hint)
+            if inline and "(" not in line[heading.end(1):inline.start()]:
+                value = inline.group(1)
             if value or inline:
                 self._heading_value(heading.group(1).lower(), value or inline.group(1))
             else:
@@ -1377,6 +1387,9 @@ class Values:
         m = RE_TF_FIELD.search(line)
         if m:
             self.set("tensorflow.version", m.group(1), 4)
+        m = RE_RUN_INFO.search(line) if "tensorflow_version" in low else None
+        if m:
+            self.set("tensorflow.version", m.group(1), 5)
         m = RE_ADDON_SAW.search(line) if "version" in low else None
         if m:
             self.set("tensorflow.version", m.group(1), 5)
@@ -1392,6 +1405,20 @@ class Values:
             around = line[max(0, m.start() - 2):m.end() + 1] if m else ""  # (" / " parts words, not a path)
             if m and "/" not in around.replace(" /", " ").replace("/ ", " "):
                 self.set("tensorflow.version", m.group(1), 1)
+            elif "-g" in line and (m := RE_GIT_DESCRIBE.search(line)) and \
+                    int(m.group(0).rsplit("-g", 1)[0].rsplit("-", 1)[1]) < 1000:
+                # its GIT_VERSION alone ("Tensorflow-gpu 'v2.1.0-rc2-17-ge5bf8de'"): a few commits past its
+                # last tag, as a release's own is (TensorFlow 2.1.0's: v2.1.0-rc2-17-ge5bf8de); a nightly's
+                # is thousands past an old tag (v1.12.1-45908-g9af48cb079)
+                self.set("tensorflow.version", m.group(1), 1)
+
+    def _tutorial_prints(self, line: str, low: str) -> None:
+        """TensorFlow's tutorials print its version, then whether it runs eagerly ("Version:  2.11.0" then
+        "Eager mode:  True"): the version line is TensorFlow's."""
+        if low.startswith("eager mode:") and self._prev.startswith("version:"):
+            m = RE_VERSION_VALUE.match(self._prev[8:].strip())
+            if m:
+                self.set("tensorflow.version", m.group(1), 4)
 
     def _tf1_api(self, line: str, low: str) -> None:
         if RE_TF1_API.search(line):
@@ -1991,6 +2018,7 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (("python", "-cp", "\\py\\"), Values._python),
     ((" (main, ", " (default, ", ") [gcc", ") [msc", ") [clang"), Values._sys_version),
     (("_api.v1", "deprecation_wrapper", "please use tf.compat.v1."), Values._tf1_api),
+    (("eager mode:",), Values._tutorial_prints),
     (_PACKAGE_TRIGGERS, Values._packages),
     (("is_cuda_build", "cuda_version", "cudnn_version", "compute_capabilities"), Values._build_info),
     ((" requires ", " has requirement "), Values._requirer),
