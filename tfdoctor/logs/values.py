@@ -184,7 +184,7 @@ RE_TF_FIELD = re.compile(
 )
 # a git describe (v1.12.1-45908-g9af48cb079): a build that many commits past that tag (a nightly), not it
 # (with 0 commits, 2.16.1-0-g5bc9d26649c, it is the release)
-RE_GIT_DESCRIBE = re.compile(r"\bv?(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)(?:-rc\d{1,2})?-[1-9]\d{0,5}"
+RE_GIT_DESCRIBE = re.compile(r"\bv?(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)(?:-rc\d{1,2})?-([1-9]\d{0,5})"
                              r"-g[0-9a-f]{6,40}\b")
 RE_VERSION_VALUE = re.compile(r"(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?" + PRE + LOCAL + ")")
 RE_GIT_VERSION = re.compile(r"\bv\d{1,2}\.\d{1,3}\.\d{1,3}(?:-rc\d{1,2})?-\d{1,6}-g[0-9a-f]{6,40}\W{1,6}"
@@ -1405,8 +1405,7 @@ class Values:
             around = line[max(0, m.start() - 2):m.end() + 1] if m else ""  # (" / " parts words, not a path)
             if m and "/" not in around.replace(" /", " ").replace("/ ", " "):
                 self.set("tensorflow.version", m.group(1), 1)
-            elif "-g" in line and (m := RE_GIT_DESCRIBE.search(line)) and \
-                    int(m.group(0).rsplit("-g", 1)[0].rsplit("-", 1)[1]) < 1000:
+            elif "-g" in line and (m := RE_GIT_DESCRIBE.search(line)) and int(m.group(2)) < 1000:
                 # its GIT_VERSION alone ("Tensorflow-gpu 'v2.1.0-rc2-17-ge5bf8de'"): a few commits past its
                 # last tag, as a release's own is (TensorFlow 2.1.0's: v2.1.0-rc2-17-ge5bf8de); a nightly's
                 # is thousands past an old tag (v1.12.1-45908-g9af48cb079)
