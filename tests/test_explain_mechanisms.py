@@ -4430,3 +4430,11 @@ def test_the_process_dying_as_tensorflow_is_imported():
 ])
 def test_tensorflows_release_as_more_people_and_tools_write_it(text, version):
     assert explain_report(text, MATRIX).environment.get("tensorflow_version") == version
+
+
+def test_pip_on_windows_stopped_by_the_path_length_limit():
+    error = "ERROR: Could not install packages due to an OSError: [Errno 2] No such file or directory: "
+    path = "C:\\\\Users\\\\me\\\\tfenv\\\\Lib\\\\site-packages\\\\tensorflow\\\\" + "deep\\\\" * 30
+    found = failing(f"pip install tensorflow\n{error}'{path}x.h'\n")
+    assert set(found) == {"tensorflow.missing"} and "LongPathsEnabled" in found["tensorflow.missing"].fix
+    assert "LongPathsEnabled" not in str(failing(f"{error}'C:\\\\a.txt'\n"))

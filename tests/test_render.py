@@ -423,6 +423,19 @@ def test_command_lines_break_between_words_only() -> None:
         assert line.count("'") in (0, 2)  # never broken inside quotes (a backslash there is literal)
 
 
+def test_a_windows_command_is_never_continued_with_a_backslash() -> None:
+    """cmd and PowerShell read a trailing backslash as part of the command: a Windows plan's long command
+    stays on one line, on screen as in the plan."""
+    from tfdoctor.plan import make, system
+
+    command = ("New-ItemProperty -Path HKLM:\\SYSTEM\\CurrentControlSet\\Control\\FileSystem -Name"
+               " LongPathsEnabled -Value 1 -PropertyType DWORD -Force")
+    assert fixtext.command_lines(command, 40, windows=True) == [command]
+    finding = {"id": "tensorflow.missing", "plan": make("py", system(command), windows=True).to_dict()}
+    assert fixtext.parts(finding).windows and fixtext.parts(finding).commands == (command,)
+    assert len(fixtext.command_lines(command, 40)) > 1  # (a POSIX shell's: continued)
+
+
 def test_fix_layout_is_linear() -> None:
     for text in ("a: " * 22_000, "`x` " * 16_000, "sudo " + "x " * 32_000, ": sudo '" * 8_000, "(" * 65_536):
         start = time.perf_counter()

@@ -68,6 +68,15 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         missing = []  # R's words for an import that failed for a reason the log gives
     if missing:
         finding = _missing(facts, "the Python that ran this", "", used)
+        if any(i.get("why") == "long-path" for i in missing):
+            plan = rm.plan(facts, P.system(
+                "New-ItemProperty -Path HKLM:\\SYSTEM\\CurrentControlSet\\Control\\FileSystem -Name"
+                " LongPathsEnabled -Value 1 -PropertyType DWORD -Force",
+                "in an administrator PowerShell (or a virtual environment at a short path, such as C:\\tf),"
+                " then install again"))
+            finding = replace(finding, detail="pip stopped before the install finished: a file of the package"
+                              " lies deeper than Windows' 260-character path limit, and Long Path support is"
+                              " off.", plan=plan, fix=plan.text())
         return [replace(finding, evidence=fc.quote(facts, missing))]
     cpu_log = fc.log_items(facts, "cpu-build")
     unmapped = fc.log_items(facts, "no-known-devices")

@@ -936,6 +936,12 @@ SIGNATURES: tuple[Signature, ...] = (
     # it prints after, where there is one, says why)
     _sig("tf-missing", "valid installation of tensorflow not found",
          r"Valid installation of TensorFlow not found", why="reticulate"),
+    # pip on Windows failing to write one of the package's deep files: past the 260-character path limit
+    # without Long Path support (pip's own hint says so; the path it names is that long)
+    _sig("tf-missing", ("long path support", "could not install packages due to an"),
+         r"does not have Windows Long Path support enabled|"
+         r"Could not install packages due to an? (?:OSError|EnvironmentError): \[Errno 2\] No such file or"
+         r" directory: '[A-Za-z]:\\{1,2}[^'\n]{160,}", why="long-path"),
     _sig("tf-native-failed", ("native tensorflow runtime", "_pywrap_tensorflow", "dll load failed",
                               "could not find the dll", "pywrap_tensorflow_internal.py",
                               "importerror: traceback"),

@@ -19,6 +19,7 @@ _OPERATORS = ("&&", "||", "|", ";")
 class Parts:
     commands: tuple[str, ...]
     prose: str
+    windows: bool = False  # cmd/PowerShell commands: no backslash continues a line there
 
 
 def parts(finding: dict[str, Any]) -> Parts:
@@ -30,7 +31,7 @@ def parts(finding: dict[str, Any]) -> Parts:
     if plan is None:
         fix = finding.get("fix")
         return Parts((), fix.strip() if isinstance(fix, str) else "")
-    return Parts(tuple(dict.fromkeys(c for c in plan.commands() if c.strip())), plan.prose())
+    return Parts(tuple(dict.fromkeys(c for c in plan.commands() if c.strip())), plan.prose(), plan.windows)
 
 
 def backtick_spans(text: str) -> list[tuple[int, int]]:
@@ -78,14 +79,15 @@ def _iter_words(text: str, i: int = 0) -> Iterator[tuple[int, int]]:
         yield start, min(i, n)
 
 
-def command_lines(command: str, width: int, hang: int = 2) -> list[str]:
+def command_lines(command: str, width: int, hang: int = 2, windows: bool = False) -> list[str]:
     """A command as lines of at most `width` cells where it can, broken only between shell words
     with a trailing backslash (so it still pastes as one command), after `&&`, `||`, `|` or `;`
     where it can; continuation lines are indented by `hang`. A single word longer than the
-    width stands alone on its line and is never broken."""
+    width stands alone on its line and is never broken. A Windows command (cmd, PowerShell) stays one
+    line: a backslash continues nothing there."""
     from rich.cells import cell_len
 
-    if cell_len(command) <= width:
+    if windows or cell_len(command) <= width:
         return [command]
     words = [command[a:b] for a, b in shell_words(command)]
     segments: list[list[str]] = [[]]

@@ -343,7 +343,7 @@ class Screen:
         inner = indent + 5
         first = True
         for command in parts.commands:
-            for text in fixtext.command_lines(command, self.width - inner):
+            for text in fixtext.command_lines(command, self.width - inner, windows=parts.windows):
                 self.add([*(label if first else [(" " * inner, "")]), (text, COMMAND)])
                 first = False
         if parts.prose:
@@ -513,7 +513,7 @@ class Screen:
         parts = fixtext.parts(first)
         if parts.commands:
             command = parts.commands[0]
-            lines = fixtext.command_lines(command, self.width - 4)
+            lines = fixtext.command_lines(command, self.width - 4, windows=parts.windows)
             used = sum(_cells(t) for t, _ in todo)
             if len(lines) == 1 and used + _cells(command) <= self.width:
                 self.add([*todo, (command, COMMAND)])
