@@ -4438,3 +4438,24 @@ def test_pip_on_windows_stopped_by_the_path_length_limit():
     found = failing(f"pip install tensorflow\n{error}'{path}x.h'\n")
     assert set(found) == {"tensorflow.missing"} and "LongPathsEnabled" in found["tensorflow.missing"].fix
     assert "LongPathsEnabled" not in str(failing(f"{error}'C:\\\\a.txt'\n"))
+
+
+def test_jaxs_cuda_plugin_of_another_release_than_jaxlib():
+    """JAX's own check, the PJRT C API's struct sizes, a plugin calling what its jaxlib lacks, and a package
+    list showing the two releases (not a jaxlib built from source)."""
+    for line in ("RuntimeWarning: JAX plugin jax_cuda12_plugin version 0.9.2 is installed, but it is not"
+                 " compatible with the installed jaxlib version 0.9.0.1\n",
+                 "RuntimeError: Unable to initialize backend 'cuda': INVALID_ARGUMENT: Unexpected"
+                 " PJRT_Client_Create_Args size: expected 88, got 72. The plugin is likely built with a later"
+                 " version than the framework.\n",
+                 "AttributeError: module 'jaxlib.xla_client' has no attribute"
+                 " 'generate_pjrt_gpu_plugin_options'\n"):
+        assert set(failing(line)) == {"tensorflow.conflicting-installs"}, line
+    listed = ("jax                       0.4.38                   pypi_0    pypi\n"
+              "jax-cuda12-plugin         0.5.0                    pypi_0    pypi\n"
+              "jaxlib                    0.4.38                   pypi_0    pypi\n")
+    found = failing(listed)
+    assert set(found) == {"tensorflow.conflicting-installs"} and "jax[cuda12]==0.4.38" in found[
+        "tensorflow.conflicting-installs"].fix
+    assert not failing(listed.replace("0.5.0", "0.4.38"))
+    assert not failing(listed.replace("0.4.38                   pypi", "0.4.39.dev20240729        pypi"))

@@ -418,7 +418,7 @@ def conflicting_installs(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     file, so the import is a mix -> fail. Mixed cu11/cu12 wheels and Keras mismatches leave TF
     computing on the GPU but break imports or uninstalls -> warn."""
     used = ("tensorflow.distributions", "tensorflow.version", "system.env", "log.evidence")
-    conflicts = _pip_conflicts(facts, used) or _pulled_cpu_build(facts, used)
+    conflicts = _pip_conflicts(facts, used) or _pulled_cpu_build(facts, used) or _jax_release_mix(facts, used)
     if fc.section(facts, "tensorflow") is None:
         return conflicts or [
             skipped(
@@ -567,12 +567,7 @@ def _pip_conflicts(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding
                 why=legacy))
     elif item.get("mismatch") == "jax-plugin":
         what = "JAX's CUDA plugin is of another release than jax and jaxlib"
-        detail = ("jax, jaxlib and the CUDA plugin (jax-cuda12-plugin, jax-cuda12-pjrt) are released"
-                  " together; a plugin of another release cannot start: its PJRT API, or the jax functions it"
-                  " calls, differ. JAX then falls back to the CPU.")
-        jaxlib = fc.distributions(facts).get("jaxlib")
-        fix = rm.plan(facts, rm.install(f"jax[cuda12]=={jaxlib}" if jaxlib else "jax[cuda12]",
-                                        why="installs jax, jaxlib and the CUDA plugin of one release"))
+        detail, fix = _JAX_RELEASE, _jax_fix(facts)
     elif item.get("mismatch") == "tf-files":
         what = "TensorFlow's own libraries are of two releases"
         detail = ("A library inside the tensorflow package lacks a symbol of the TensorFlow loaded with it:"
@@ -625,6 +620,39 @@ def _pip_conflicts(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding
             evidence=fc.quote(facts, items),
         )
     ]
+
+
+_JAX_RELEASE = ("jax, jaxlib and the CUDA plugin (jax-cuda12-plugin, jax-cuda12-pjrt) are released together;"
+                " a plugin of another release cannot start: its PJRT API, or the jax functions it calls,"
+                " differ. JAX then falls back to the CPU.")
+
+
+def _jax_fix(facts: dict[str, Any]) -> P.Plan:
+    jaxlib = fc.distributions(facts).get("jaxlib")
+    return rm.plan(facts, rm.install(f"jax[cuda12]=={jaxlib}" if jaxlib else "jax[cuda12]",
+                                     why="installs jax, jaxlib and the CUDA plugin of one release"))
+
+
+def _jax_release_mix(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding]:
+    """The package list shows JAX's CUDA plugin of another release than jaxlib (not a jaxlib built from
+    source, a .dev version: its plugin is whatever was built or installed with it)."""
+    dists = fc.distributions(facts)
+    jaxlib = dists.get("jaxlib")
+    if not jaxlib or "dev" in jaxlib or "+" in jaxlib:
+        return []
+    odd = {n: ver for n, ver in dists.items() if n.startswith("jax-cuda") and n.endswith(("-plugin", "-pjrt"))
+           and v.vtuple(ver)[:3] != v.vtuple(jaxlib)[:3]}
+    if not odd:
+        return []
+    listed = ", ".join(f"{n} {ver}" for n, ver in odd.items())
+    return [Finding(
+        "tensorflow.conflicting-installs",
+        Status.FAIL,
+        f"Package versions conflict: JAX's CUDA plugin ({listed}) is of another release than jaxlib {jaxlib}",
+        detail=_JAX_RELEASE,
+        plan=_jax_fix(facts),
+        facts=used,
+    )]
 
 
 def _conda_cuda_mix(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding]:

@@ -1129,6 +1129,16 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("pip-conflict", "mismatched pjrt plugin",
          r"Mismatched PJRT plugin PJRT API version \(?(\d{1,3}\.\d{1,4})\)? and framework PJRT API version"
          r" \(?(\d{1,3}\.\d{1,4})", ("plugin_api", "framework_api"), mismatch="jax-plugin"),
+    # ... in JAX's own check, in the PJRT C API's (its argument structs of another size: "Unexpected
+    # PJRT_Client_Create_Args size: expected 88, got 72. The plugin is likely built with a later version than
+    # the framework."), and a plugin calling a jaxlib function its jaxlib lacks
+    _sig("pip-conflict", ("is not compatible with the installed jaxlib", "the plugin is likely built with",
+                          "pjrt_gpu_plugin"),
+         r"JAX plugin \w{1,40} version \S{1,30} is installed, but it is not compatible with the installed"
+         r" jaxlib|^(?:but )?it is not compatible with the installed jaxlib version|"
+         r"The plugin is likely built with an? (?:later|earlier|newer|older) version than the framework|"
+         r"module 'jaxlib\.xla_client' has no attribute 'generate_pjrt_gpu_plugin_options'",
+         mismatch="jax-plugin"),
     # tensorflow-io's loader, and tensorflow-addons' warning before it loads ops built for another release
     _sig("pip-conflict", "unable to open file: libtensorflow_io",
          r"unable to open file: libtensorflow_io(?:_plugins)?\.so", mismatch="addon", addon="tensorflow-io"),

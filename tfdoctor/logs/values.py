@@ -1992,7 +1992,7 @@ _TF_TRIGGERS = (
     *(f"tf{c}" for c in "-_ :=*(12v["), "__version__", "version.version", "-g", "tf-nightly", "tensor flow",
     "framework:",  # (Horovod's template names it: RE_FRAMEWORK_TF)
 )
-_PACKAGE_TRIGGERS = (*_TF_TRIGGERS, "keras", "numpy", "protobuf", "nvidia-", "intel-tensorflow",
+_PACKAGE_TRIGGERS = (*_TF_TRIGGERS, "keras", "numpy", "protobuf", "nvidia-", "intel-tensorflow", "jax",
                      "successfully installed", "requirement already ", "package", "# name", "_tflow",
                      *tf_probe.CONDA_CUDA)
 _GPU_TRIGGERS = (

@@ -76,8 +76,10 @@ _EXACT = {
     "numpy",  # TensorFlow before 2.18 is built against NumPy 1.x
     "protobuf",
     *CONDA_CUDA,  # conda's CUDA packages, as a pasted `conda list` shows them
+    "jax",  # JAX's packages: jax, jaxlib and its CUDA plugin (jax-cuda12-plugin, -pjrt) are one release
+    "jaxlib",
 }
-_PREFIXES = ("tf-nightly", "tensorflow-io", "nvidia-")
+_PREFIXES = ("tf-nightly", "tensorflow-io", "nvidia-", "jax-cuda")
 # Which distribution's version is "the TensorFlow version", most specific first.
 _TF_DISTS = (
     "tensorflow",
