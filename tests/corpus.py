@@ -75,6 +75,7 @@ SPLITS = {
     "holdout44": CORPUS / "holdout44",
     "holdout45": CORPUS / "holdout45",
     "holdout46": CORPUS / "holdout46",
+    "holdout47": CORPUS / "holdout47",
 }
 
 
