@@ -4459,3 +4459,10 @@ def test_jaxs_cuda_plugin_of_another_release_than_jaxlib():
         "tensorflow.conflicting-installs"].fix
     assert not failing(listed.replace("0.5.0", "0.4.38"))
     assert not failing(listed.replace("0.4.38                   pypi", "0.4.39.dev20240729        pypi"))
+
+
+def test_keras_2_classes_keras_3s_preprocessing_no_longer_has():
+    line = "ImportError: cannot import name 'ImageDataGenerator' from 'keras.preprocessing.image' \n"
+    assert set(failing(line)) == {"keras.keras3-api-change"}
+    assert not failing("ImportError: cannot import name 'load_img2' from 'keras.preprocessing.image'\n").get(
+        "keras.keras3-api-change")

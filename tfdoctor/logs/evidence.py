@@ -898,6 +898,9 @@ SIGNATURES: tuple[Signature, ...] = (
          r"Keras (?:3|Core) only supports|only supports V3 `?\.keras|TF_USE_LEGACY_KERAS|"
          r"No module named '?(?:tensorflow\.)?keras\."
          r"(?:src\.engine|legacy|layers\.experimental|wrappers|preprocessing\.(?:text|sequence)\b)|"
+         # ... and the Keras 2 classes its keras.preprocessing no longer has (moved to keras.src.legacy)
+         r"cannot import name '(?:ImageDataGenerator|DirectoryIterator|NumpyArrayIterator|DataFrameIterator|"
+         r"TimeseriesGenerator|Tokenizer)' from '(?:tensorflow\.)?keras\.preprocessing|"
          r"`?keras\.\w{1,40}`? (?:is|was) (?:removed|not available) in Keras 3|in Keras 3|"
          r"(?:is|are|was|were) (?:not available|not supported|removed) with Keras 3|"
          r"(?:install|use) `?tf_keras`?|from keras\.src|"
