@@ -4466,3 +4466,14 @@ def test_keras_2_classes_keras_3s_preprocessing_no_longer_has():
     assert set(failing(line)) == {"keras.keras3-api-change"}
     assert not failing("ImportError: cannot import name 'load_img2' from 'keras.preprocessing.image'\n").get(
         "keras.keras3-api-change")
+
+
+def test_jax_probing_a_backend_it_lacks_and_xlas_slow_constant_folding_are_noise():
+    rocm = ("RuntimeError: Unable to initialize backend 'rocm': NOT_FOUND: Could not find registered platform"
+            " with name: \"rocm\". Available platform names are: Interpreter CUDA Host\n")
+    folding = "2024-05-01 10:00:00.000000: E external/xla/xla/service/slow_operation_alarm.cc:65] Constant" \
+              " folding an instruction is taking > 1s:\n"
+    for line, name in ((rocm, "jax-backend-absent"), (folding, "xla-slow-operation")):
+        assert not failing(line) and logs.read_text(line)["log"]["noise"] == {name: 1}
+    # (no CUDA among the platforms: JAX's CPU-only build, which the line says)
+    assert "tensorflow.cpu-only-build" in failing(rocm.replace("CUDA ", "").replace("rocm", "cuda"))

@@ -713,7 +713,14 @@ NOISE: dict[str, tuple[str, tuple[tuple[str, ...], ...]]] = {
     # compile?")
     "xla-slow-operation": ("XLA says an autotuning attempt or a compilation is slow: a speed notice, not a"
                            " failure", (("trying algorithm", "is taking a while"), ("the operation took ",),
-                                        ("very slow compile?",), ("trying algorithm", " for conv "))),
+                                        ("very slow compile?",), ("trying algorithm", " for conv "),
+                                        ("constant folding an instruction is taking",))),
+    # JAX asking for each backend its platforms could name (JAX_PLATFORMS=gpu tries CUDA and ROCm): a
+    # backend this build lacks, where CUDA registered, or a TPU on a machine without one
+    "jax-backend-absent": ("JAX probed a backend this build or machine does not have (ROCm where CUDA is"
+                           " registered, a TPU): informational",
+                           (("unable to initialize backend 'rocm'", " cuda"),
+                            ("unable to initialize backend 'tpu'",))),
     # node_def_util.cc: an op's attribute the TensorFlow that reads the graph does not know ("This may be
     # expected if your graph generating binary is newer than this binary. Unknown attributes will be
     # ignored."); not "NodeDef mentions attr 'X' not in Op", which refuses the graph
