@@ -4477,3 +4477,14 @@ def test_jax_probing_a_backend_it_lacks_and_xlas_slow_constant_folding_are_noise
         assert not failing(line) and logs.read_text(line)["log"]["noise"] == {name: 1}
     # (no CUDA among the platforms: JAX's CPU-only build, which the line says)
     assert "tensorflow.cpu-only-build" in failing(rocm.replace("CUDA ", "").replace("rocm", "cuda"))
+
+
+def test_keras_3_loading_a_model_keras_2_saved_and_macos_refusing_tensorflows_library():
+    keras = ("TypeError: Could not locate class 'Model'. Make sure custom classes are decorated with"
+             " `@keras.saving.register_keras_serializable()`.\n")
+    assert set(failing(keras)) == {"keras.keras3-api-change"}
+    assert "keras.keras3-api-change" not in failing(keras.replace("'Model'", "'MyAttention'"))
+    macos = ("ImportError: dlopen(/Library/Frameworks/Python.framework/Versions/3.10/lib/python3.10/"
+             "site-packages/tensorflow/python/_pywrap_tensorflow.so, 0x000A): tried: '/x' (mach-o file, but"
+             " is an incompatible architecture (have 'x86_64', need 'arm64'))\n")
+    assert set(failing(macos)) == {"tensorflow.import-failed"}

@@ -892,12 +892,16 @@ SIGNATURES: tuple[Signature, ...] = (
                     "keras.layers.experimental", "keras.wrappers", "keras.legacy",
                     "_ensure_keras_2_importable", "to a shape", "keras.preprocessing",
                     "infer the shape of the lambda", "<class 'keras.src.",
-                    "<class 'tf_keras.src."),
+                    "<class 'tf_keras.src.", "could not locate class"),
          r"A KerasTensor (?:cannot|is symbolic)|"
          r"KerasTensor.{0,60}(?:cannot be used|not allowed|is not supported)|"
          r"Keras (?:3|Core) only supports|only supports V3 `?\.keras|TF_USE_LEGACY_KERAS|"
          r"No module named '?(?:tensorflow\.)?keras\."
          r"(?:src\.engine|legacy|layers\.experimental|wrappers|preprocessing\.(?:text|sequence)\b)|"
+         # Keras 3 loading a model Keras 2 saved: its own classes under Keras 2's module paths ("Could not
+         # locate class 'Model'. Make sure custom classes are decorated with
+         # `@keras.saving.register_keras_serializable()`")
+         r"Could not locate class '(?:Model|Functional|Sequential|InputLayer)'\. Make sure custom classes|"
          # ... and the Keras 2 classes its keras.preprocessing no longer has (moved to keras.src.legacy)
          r"cannot import name '(?:ImageDataGenerator|DirectoryIterator|NumpyArrayIterator|DataFrameIterator|"
          r"TimeseriesGenerator|Tokenizer)' from '(?:tensorflow\.)?keras\.preprocessing|"
@@ -944,20 +948,23 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("tf-missing", ("long path support", "could not install packages due to an"),
          r"does not have Windows Long Path support enabled|"
          r"Could not install packages due to an? (?:OSError|EnvironmentError): \[Errno 2\] No such file or"
-         r" directory: '[A-Za-z]:\\{1,2}[^'\n]{160,}", why="long-path"),
+         r" directory: '[A-Za-z]:\\{1,2}[^'\n]{160,1000}", why="long-path"),
     _sig("tf-native-failed", ("native tensorflow runtime", "_pywrap_tensorflow", "dll load failed",
                               "could not find the dll", "pywrap_tensorflow_internal.py",
-                              "importerror: traceback"),
+                              "pywrap_tensorflow.py", "importerror: traceback"),
          r"Failed to load the native TensorFlow runtime|"
          # (TensorFlow 1.x's pywrap_tensorflow.py re-raises the loader's failure with its traceback as the
          # message, ending in "Failed to load the native TensorFlow runtime.", often cut off in a paste)
          r"^ImportError: Traceback \(most recent call last\):\s{0,3}$|"
          # TensorFlow 1.x's SWIG loader in a traceback's frame: the native library failed to load
-         r"^File \"[^\"]{0,300}pywrap_tensorflow_internal\.py\",\s{0,2}"
+         r"^File \"[^\"]{0,300}pywrap_tensorflow(?:_internal)?\.py\",\s{0,2}"
          r"(?:line \d{1,6}, in swig_import_helper|$)|"
          r"DLL load failed(?: while importing _pywrap_tensorflow\w{0,20})?|"
          r"_pywrap_tensorflow_internal\.so: cannot open shared object|"
          r"ImportError: .{0,80}_pywrap_tensorflow|No module named '?_pywrap_tensorflow_internal|"
+         # (macOS's loader naming the library by its whole path: "ImportError: dlopen(/Library/.../tensorflow/
+         # python/_pywrap_tensorflow.so, 0x000A): tried: ...")
+         r"ImportError: dlopen\([^)\n]{0,300}[/\\]_pywrap_tensorflow|"
          # TensorFlow's own check for the Visual C++ runtime on Windows (self_check.py)
          r"Could not find the DLL\(s\) '?msvcp140"),
     # a pluggable device's library (site-packages/tensorflow-plugins/: tensorflow-metal, DirectML,
