@@ -4488,3 +4488,9 @@ def test_keras_3_loading_a_model_keras_2_saved_and_macos_refusing_tensorflows_li
              "site-packages/tensorflow/python/_pywrap_tensorflow.so, 0x000A): tried: '/x' (mach-o file, but"
              " is an incompatible architecture (have 'x86_64', need 'arm64'))\n")
     assert set(failing(macos)) == {"tensorflow.import-failed"}
+
+
+def test_jaxlibs_own_words_for_cublas_statuses():
+    line = ("RuntimeError: jaxlib/cuda/versions_helpers.cc:72: operation cublasGetVersion( nullptr, &version)"
+            " failed: cuBlas internal error\n")
+    assert set(failing(line)) == {"cublas.init-failed"}

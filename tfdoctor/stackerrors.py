@@ -546,6 +546,13 @@ OLDER_MESSAGES = {
     "internal error": "ncclInternalError",
     "invalid argument": "ncclInvalidArgument",
     "invalid usage": "ncclInvalidUsage",
+    # jaxlib's own words for cuBLAS's statuses (jaxlib/gpu/gpu_kernel_helpers.cc, https://github.com/jax-ml/jax):
+    # "operation cublasGetVersion( nullptr, &version) failed: cuBlas internal error"
+    "cublas has not been initialized": "CUBLAS_STATUS_NOT_INITIALIZED",
+    "cublas allocation failure": "CUBLAS_STATUS_ALLOC_FAILED",
+    "cublas architecture mismatch": "CUBLAS_STATUS_ARCH_MISMATCH",
+    "cublas execution failed": "CUBLAS_STATUS_EXECUTION_FAILED",
+    "cublas internal error": "CUBLAS_STATUS_INTERNAL_ERROR",
 }
 
 # Words a line must hold for a bare message of each API to count (a message is plain English: "out of

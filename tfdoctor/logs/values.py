@@ -175,7 +175,7 @@ RE_FETCHED = re.compile(r"(?:Using cached|Downloading) (protobuf|numpy|keras|tf_
                         r"(\d{1,4}(?:\.\d{1,6}){1,3})-", re.IGNORECASE)
 RE_TF_FIELD = re.compile(
     r"\b(?:Tensor ?Flow|tf)(?:[-_ ](?:gpu|cpu))?(?:\s{1,3}version)?[*_]{0,2}\s{0,3}(?:\(use command below\))?"
-    r"\s{0,3}(?:[:=]|\s-)\s{0,3}`?(?:tensorflow(?:-gpu|-cpu)?\s{1,3})?(?:v\.?\s?)?"
+    r"\s{0,3}(?:[:=]|\s-)\s{0,3}`?(?:tens[eo]rflow(?:-gpu|-cpu)?\s{1,3})?(?:v\.?\s?)?"
     r"(?:tf\s{0,2})?(?:v\d[\w.-]{0,40}\s{1,4})?"
     # (TensorFlow's majors are 0-2: NGC's image tags, tensorflow:20.03-tf2, are year.month)
     r"([0-2]\.\d{1,3}(?:\.\d{1,3})?" + PRE + LOCAL + r")\b"
