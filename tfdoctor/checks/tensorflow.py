@@ -296,8 +296,10 @@ def _cpu_only(
 def import_failed(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     """TensorFlow's native library did not load (the log or the worker's import error says so), or a
     library of its own (libtensorflow_framework) or the C++ runtime it needs (MSVCP140.dll) could not."""
-    items = fc.log_items(facts, "tf-native-failed") + fc.failed_libraries(facts, "tensorflow") \
-        + fc.failed_libraries(facts, "msvc")
+    addon = {i.get("line") for i in fc.log_items(facts, "pip-conflict") if i.get("mismatch") == "addon"}
+    own = [i for i in fc.failed_libraries(facts, "tensorflow") + fc.failed_libraries(facts, "msvc")
+           if i.get("line") not in addon]  # (an add-on's op library asking for it: made for another release)
+    items = fc.log_items(facts, "tf-native-failed") + own
     if not items:
         return []
     plat = fc.platform(facts)
