@@ -76,6 +76,7 @@ SPLITS = {
     "holdout45": CORPUS / "holdout45",
     "holdout46": CORPUS / "holdout46",
     "holdout47": CORPUS / "holdout47",
+    "holdout48": CORPUS / "holdout48",
 }
 
 
