@@ -4494,3 +4494,10 @@ def test_jaxlibs_own_words_for_cublas_statuses():
     line = ("RuntimeError: jaxlib/cuda/versions_helpers.cc:72: operation cublasGetVersion( nullptr, &version)"
             " failed: cuBlas internal error\n")
     assert set(failing(line)) == {"cublas.init-failed"}
+
+
+def test_tensorflow_failing_to_run_the_ptxas_it_found():
+    line = ("2020-12-07 14:30:02.167595: W tensorflow/stream_executor/gpu/asm_compiler.cc:81] Running ptxas"
+            " --version returned 256\n")
+    assert set(failing(line)) == {"xla.toolchain-missing"}
+    assert not failing(line.replace("256", "0"))

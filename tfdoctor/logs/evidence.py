@@ -584,6 +584,9 @@ SIGNATURES: tuple[Signature, ...] = (
          r"Couldn't (?:get ptxas version|invoke ptxas|find ptxas)|ptxas (?:binary )?not found|"
          r"Failed to launch ptxas|ptxas'?:? (?:command )?not found|No PTX compilation provider is available|"
          r"Can't find ptxas binary", what="ptxas"),
+    # TensorFlow's check of the ptxas it found failing to run it ("Running ptxas --version returned 256")
+    _sig("xla-tools", "running ptxas --version returned",
+         r"Running ptxas --version returned [1-9]\d{0,5}", what="ptxas"),
     # TensorFlow's subprocess launcher finding no ptxas to run
     _sig("xla-tools", "cannot spawn child process",
          r"Start cannot spawn child process: No such file or directory", what="ptxas"),
