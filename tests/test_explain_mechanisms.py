@@ -4501,3 +4501,9 @@ def test_tensorflow_failing_to_run_the_ptxas_it_found():
             " --version returned 256\n")
     assert set(failing(line)) == {"xla.toolchain-missing"}
     assert not failing(line.replace("256", "0"))
+
+
+def test_torchvision_of_another_cuda_major_than_pytorch_in_its_newer_words():
+    line = ("RuntimeError: Detected that PyTorch and torchvision were compiled with different CUDA major"
+            " versions. PyTorch has CUDA Version=11.8 and torchvision has CUDA Version=12.1. Please\n")
+    assert set(failing(line)) == {"tensorflow.conflicting-installs"}

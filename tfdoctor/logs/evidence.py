@@ -1134,9 +1134,9 @@ SIGNATURES: tuple[Signature, ...] = (
     # torchvision's check that it and PyTorch were built for one CUDA ("Detected that PyTorch and torchvision
     # were compiled with different CUDA versions. PyTorch has CUDA Version=11.7 and torchvision has CUDA
     # Version=11.8")
-    _sig("pip-conflict", "compiled with different cuda versions",
-         r"PyTorch and torchvision were compiled with different CUDA versions\.\s{0,3}PyTorch has CUDA"
-         r" Version=(\d{1,2}\.\d{1,2}) and torchvision has CUDA Version=(\d{1,2}\.\d{1,2})",
+    _sig("pip-conflict", ("compiled with different cuda versions", "compiled with different cuda major"),
+         r"PyTorch and torchvision were compiled with different CUDA (?:major )?versions\.\s{0,3}"
+         r"PyTorch has CUDA Version=(\d{1,2}\.\d{1,2}) and torchvision has CUDA Version=(\d{1,2}\.\d{1,2})",
          ("framework_cuda", "addon_cuda"), mismatch="torch-cuda"),
     # JAX's CUDA plugin (jax-cuda12-plugin / -pjrt) of another release than jax and jaxlib
     _sig("pip-conflict", "mismatched pjrt plugin",
