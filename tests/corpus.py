@@ -77,6 +77,7 @@ SPLITS = {
     "holdout46": CORPUS / "holdout46",
     "holdout47": CORPUS / "holdout47",
     "holdout48": CORPUS / "holdout48",
+    "holdout49": CORPUS / "holdout49",
 }
 
 

@@ -131,7 +131,11 @@ repositories, Keras 3 multi-backend and JAX, scored at the commit after holdout4
 holdout48/ (113 cases, 52 healthy or a program's own error: five parts, non-English threads, wrong-vendor and
 wrong-build confusions, HPC centres and clusters, healthy TensorFlow 2.x logs, breakage after an upgrade,
 scored at the commit after holdout46's and holdout47's lessons) likewise (precision 0.62, 0.85 without log.*,
-recall 0.66, named right 81%, no false alarm 80%, versions 61/69).
+recall 0.66, named right 81%, no false alarm 80%, versions 61/69); holdout49/ (82 cases, 31 healthy or a
+program's own error: four parts, container images, managed notebooks, "the GPU is not used" questions, CI
+logs on GPU runners, scored at the commit after holdout46-48's lessons; 11 cases in the first part, where
+the search budget ran out) likewise (precision 0.76, 0.91 without log.*, recall 0.61, named right 76%, no
+false alarm 88%, versions 34/37).
 """
 
 from __future__ import annotations
@@ -192,6 +196,7 @@ HOLDOUT45 = cases("holdout45")
 HOLDOUT46 = cases("holdout46")
 HOLDOUT47 = cases("holdout47")
 HOLDOUT48 = cases("holdout48")
+HOLDOUT49 = cases("holdout49")
 
 
 @pytest.mark.parametrize("split", ["dev", "holdout", "holdout2", "holdout3", "holdout4", "holdout5",
@@ -204,7 +209,7 @@ HOLDOUT48 = cases("holdout48")
                                    "holdout31", "holdout32", "holdout33", "holdout34", "holdout35",
                                    "holdout36", "holdout37", "holdout38", "holdout39", "holdout40",
                                    "holdout41", "holdout42", "holdout43", "holdout44", "holdout45",
-                                   "holdout46", "holdout47", "holdout48"])
+                                   "holdout46", "holdout47", "holdout48", "holdout49"])
 def test_corpus_is_large_sourced_and_listed(split):
     listed = cases(split)
     folder = CORPUS if split == "dev" else CORPUS / split
@@ -233,7 +238,7 @@ def test_the_splits_share_no_thread():
              HOLDOUT26, HOLDOUT27, HOLDOUT28, HOLDOUT29, HOLDOUT30, HOLDOUT31,
              HOLDOUT32, HOLDOUT33, HOLDOUT34, HOLDOUT35, HOLDOUT36, HOLDOUT37, HOLDOUT38, HOLDOUT39,
              HOLDOUT40, HOLDOUT41, HOLDOUT42, HOLDOUT43, HOLDOUT44, HOLDOUT45, HOLDOUT46,
-             HOLDOUT47, HOLDOUT48)
+             HOLDOUT47, HOLDOUT48, HOLDOUT49)
     splits = [{c["source"] for c in split} for split in every]
     assert sum(map(len, splits)) == len(set().union(*splits))
 
@@ -278,7 +283,7 @@ def test_precision_and_recall_per_id(capsys):
     holdout39, holdout40, holdout41 = score("holdout39"), score("holdout40"), score("holdout41")
     holdout42, holdout43, holdout44 = score("holdout42"), score("holdout43"), score("holdout44")
     holdout45, holdout46, holdout47 = score("holdout45"), score("holdout46"), score("holdout47")
-    holdout48 = score("holdout48")
+    holdout48, holdout49 = score("holdout48"), score("holdout49")
     with capsys.disabled():
         print("\nexplain corpus, development split\n" + dev.table())
         print("\nexplain corpus, held-out split (never tuned on)\n" + holdout.table())
@@ -329,6 +334,7 @@ def test_precision_and_recall_per_id(capsys):
         print("\nexplain corpus, forty-sixth held-out split (scored blind once)\n" + holdout46.table())
         print("\nexplain corpus, forty-seventh held-out split (scored blind once)\n" + holdout47.table())
         print("\nexplain corpus, forty-eighth held-out split (scored blind once)\n" + holdout48.table())
+        print("\nexplain corpus, forty-ninth held-out split (scored blind once)\n" + holdout49.table())
     assert dev.precision() >= 0.97 and dev.recall() >= 0.95, dev.failures
     assert dev.values_read >= 0.85 * dev.values
     assert holdout.precision() >= 0.9 and holdout.recall() >= 0.9
@@ -416,3 +422,5 @@ def test_precision_and_recall_per_id(capsys):
     assert holdout47.versions_read >= 0.9 * holdout47.versions
     assert holdout48.precision() >= 0.62 and holdout48.recall() >= 0.69, holdout48.failures  # (learnt from)
     assert holdout48.versions_read >= 0.85 * holdout48.versions
+    assert holdout49.precision() >= 0.75 and holdout49.recall() >= 0.6, holdout49.failures  # (learnt from)
+    assert holdout49.versions_read >= 0.85 * holdout49.versions
