@@ -4507,3 +4507,11 @@ def test_torchvision_of_another_cuda_major_than_pytorch_in_its_newer_words():
     line = ("RuntimeError: Detected that PyTorch and torchvision were compiled with different CUDA major"
             " versions. PyTorch has CUDA Version=11.8 and torchvision has CUDA Version=12.1. Please\n")
     assert set(failing(line)) == {"tensorflow.conflicting-installs"}
+
+
+def test_a_fatal_line_quoted_in_backticks_is_an_error_line_the_cheap_pass_picks():
+    text = ("This test passed with CPU only, but fails for GPU:\n"
+            "`F tensorflow/core/common_runtime/direct_session_with_tracking_alloc_test.cc:141] Check failed:"
+            " cost_models.size() == 1 (2 vs. 1)`\n")
+    assert logs.read_text(text) == logs.read_text(text, every_line=True)
+    assert logs.read_text(text)["log"]["unrecognized_count"] == 1

@@ -220,9 +220,12 @@ def _optional_dependencies(items: list[dict[str, Any]]) -> None:
 
 
 _FINDERS: dict[str, Finder] = {}
-# An error or fatal log prefix at a line's start ("E0101 12:00:00", "E tensorflow/...", "...: E file.cc:1]"):
-# such a line is an error line whatever its words (tfdoctor/logs/errorlines.py).
-_SEVERITY_WORDS = ("\ne0", "\ne1", "\nf0", "\nf1", "\ne ", "\nf ", ": e ", ": f ")
+# An error or fatal log prefix at a line's start ("E0101 12:00:00", "E tensorflow/...", "...: E file.cc:1]"),
+# also after the quoting or indenting errorlines.severe reads past ("`F tensorflow/...", "> E ..."): such a
+# line is an error line whatever its words (tfdoctor/logs/errorlines.py).
+_QUOTES = ("", "`", ">", "> ", "* ", "  ", "    ", "\t")
+_SEVERITY_WORDS = (": e ", ": f ", *(f"\n{quote}{level}" for quote in _QUOTES
+                                      for level in ("e0", "e1", "f0", "f1", "e ", "f ")))
 
 
 def _missing_dependency(items: list[dict[str, Any]], line: str, low: str) -> None:
