@@ -67,16 +67,8 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             facts, *(fc.PACKAGE_KINDS - {"tf-missing"})):
         missing = []  # R's words for an import that failed for a reason the log gives
     if missing:
-        finding = _missing(facts, "the Python that ran this", "", used)
-        if any(i.get("why") == "long-path" for i in missing):
-            plan = rm.plan(facts, P.system(
-                "New-ItemProperty -Path HKLM:\\SYSTEM\\CurrentControlSet\\Control\\FileSystem -Name"
-                " LongPathsEnabled -Value 1 -PropertyType DWORD -Force",
-                "in an administrator PowerShell (or a virtual environment at a short path, such as C:\\tf),"
-                " then install again"))
-            finding = replace(finding, detail="pip stopped before the install finished: a file of the package"
-                              " lies deeper than Windows' 260-character path limit, and Long Path support is"
-                              " off.", plan=plan, fix=plan.text())
+        finding = (_long_path(facts, used) if any(i.get("why") == "long-path" for i in missing)
+                   else _missing(facts, "the Python that ran this", "", used))
         return [replace(finding, evidence=fc.quote(facts, missing))]
     cpu_log = fc.log_items(facts, "cpu-build")
     unmapped = fc.log_items(facts, "no-known-devices")
@@ -379,6 +371,24 @@ def _gpu_package_removed(
         docs=cat.TF_PIP,
         facts=used,
         evidence=fc.quote(facts, items),
+    )
+
+
+def _long_path(facts: dict[str, Any], used: tuple[str, ...]) -> Finding:
+    """pip on Windows stopped by the 260-character path limit before TensorFlow was installed."""
+    return Finding(
+        "tensorflow.missing",
+        Status.FAIL,
+        "TensorFlow is not installed: pip stopped at Windows' path length limit",
+        detail="pip stopped before the install finished: a file of the package lies deeper than Windows'"
+        " 260-character path limit, and Long Path support is off.",
+        plan=rm.plan(facts, P.system(
+            "New-ItemProperty -Path HKLM:\\SYSTEM\\CurrentControlSet\\Control\\FileSystem -Name"
+            " LongPathsEnabled -Value 1 -PropertyType DWORD -Force",
+            "in an administrator PowerShell (or a virtual environment at a short path, such as C:\\tf),"
+            " then install again")),
+        docs=cat.WIN_LONG_PATHS,
+        facts=used,
     )
 
 
