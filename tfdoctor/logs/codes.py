@@ -196,7 +196,7 @@ def _message_prefix(part: str) -> tuple[str, tuple[se.Code, ...]]:
             if codes:
                 return part[:i], codes
     # a person's sentence going on after the message ("CUDA error: out of memory on Windows when I ...")
-    words = part.split()
+    words = part.split(None, _PREFIX_WORDS)  # (its first words and the rest: a long part is not split whole)
     for n in range(min(len(words) - 1, _PREFIX_WORDS), 1, -1):
         key = " ".join(words[:n]).rstrip(_PUNCT)
         codes = se.by_message(key)
