@@ -78,6 +78,7 @@ SPLITS = {
     "holdout47": CORPUS / "holdout47",
     "holdout48": CORPUS / "holdout48",
     "holdout49": CORPUS / "holdout49",
+    "holdout50": CORPUS / "holdout50",
 }
 
 

@@ -323,7 +323,19 @@ def test_gpu_by_nvml_name(m, name, cc, fp32):
     assert (model.compute_capability, model.fp32_tflops) == (cc, fp32)
 
 
-@pytest.mark.parametrize("name", ["Matrox G200eW", "NVIDIA GeForce GT 630", "", "   "])
+@pytest.mark.parametrize(
+    "name,cc",
+    [("rtx 2080ti", "7.5"), ("RTX 2070S", "7.5"), ("GTX 1650 SUPER", "7.5"), ("RTX 3060Ti", "8.6"),
+     ("GeForce 3090", "8.6"), ("nvidia 5070 TI", "12.0"), ("NVIDIA 1080", "6.1"), ("RTX 4090D", "8.9")],
+)
+def test_gpu_as_people_type_it(m, name, cc):
+    """A suffix run into the number, a GeForce named by its number alone."""
+    model = m.gpu(name)
+    assert model is not None and model.compute_capability == cc, name
+
+
+@pytest.mark.parametrize("name", ["Matrox G200eW", "NVIDIA GeForce GT 630", "", "   ", "GeForce 6090",
+                                  "Quadro M2090", "1080p capture card", "Radeon 5070"])
 def test_gpu_unknown(m, name):
     assert m.gpu(name) is None
 

@@ -4515,3 +4515,69 @@ def test_a_fatal_line_quoted_in_backticks_is_an_error_line_the_cheap_pass_picks(
             " cost_models.size() == 1 (2 vs. 1)`\n")
     assert logs.read_text(text) == logs.read_text(text, every_line=True)
     assert logs.read_text(text)["log"]["unrecognized_count"] == 1
+
+
+def test_the_keras_package_asking_a_tensorflow_object_for_an_internal_it_lacks():
+    text = corpus("holdout50/Y113")  # keras 2.3's tensorboard_v2 callback on TensorFlow 2.0's Model
+    assert {i for i, f in failing(text).items() if not f.caused_by} == {"tensorflow.conflicting-installs"}
+    # None has no attributes: the program passed it; and the same error raised in the program's own frames
+    assert "tensorflow.conflicting-installs" not in failing(
+        text.replace("'Model' object has no attribute '_get_distribution_strategy'",
+                     "'NoneType' object has no attribute '_inbound_nodes'"))
+    assert "tensorflow.conflicting-installs" not in failing(text.replace("site-packages/keras/", "mrcnn/"))
+
+
+def test_a_projects_cuda_check_macro_that_failed_names_the_runtimes_message():
+    line = "I was getting an error  `cudaCheckError() failed : invalid device function` with no traceback.\n"
+    assert set(failing(line)) == {"gpu.compute-capability-unsupported"}
+    assert not failing("The parser failed : invalid device function name in config.yaml\n")
+
+
+def test_tensorflow_listing_no_gpu_the_driver_shows_lacks_its_cuda_libraries():
+    text = corpus("holdout50/Y121")  # TensorFlow 2.14 on Colab: nvidia-smi lists the A100, TensorFlow none
+    found = failing(text)
+    assert not found["cuda.libraries-missing"].caused_by
+    assert found["runtime.no-gpu-visible"].caused_by == "cuda.libraries-missing"
+    assert "cuda.libraries-missing" not in failing(text.replace("2.14.0", "2.0.0"))  # (the CPU package)
+    unseen = text.replace("I verified that a GPU (NVIDIA A100-SXM4-40GB) is available using nvidia-smi,", "")
+    assert "cuda.libraries-missing" not in failing(unseen)
+    assert "cuda.libraries-missing" not in failing(text + "ValueError: Unknown loss function: focal_loss\n")
+
+
+def test_cublas_failing_to_run_on_a_gpu_newer_than_its_architectures_first_cuda():
+    text = corpus("holdout50/Y216")  # TensorFlow 1.8 (CUDA 9.0) on an RTX 2080 Ti (Turing: CUDA 10.0)
+    found = failing(text)
+    assert "compute capability 7.5 need CUDA 10.0" in found["gpu.compute-capability-unsupported"].detail
+    assert found["cublas.init-failed"].caused_by == "gpu.compute-capability-unsupported"
+    # an allocation failing says memory, not missing kernels (Volta's CUDA 9.0 code runs on Turing)
+    alloc = failing(text.replace("CUBLAS_STATUS_EXECUTION_FAILED", "CUBLAS_STATUS_ALLOC_FAILED"))
+    assert "gpu.compute-capability-unsupported" not in alloc and not alloc["cublas.init-failed"].caused_by
+
+
+def test_cudnn_typed_as_its_download_names_it():
+    values = logs.read_text("CUDA : 11.1.1\nCUDNN : 11.1 (v8.0.5.39)\n")
+    assert values["runtime"]["cudnn_version"] == "8.0.5.39"
+    assert logs.read_text("CUDNN : 8.0.5 for CUDA 11.1\n")["runtime"]["cudnn_version"] == "8.0.5"
+
+
+def test_a_unified_memory_allocation_refused_with_its_result_cut_off():
+    line = held_line("holdout50", "Y301", "unified memory")
+    assert set(failing(line)) == {"gpu.out-of-memory"}
+    assert not failing("2023-05-14 12:24:49.060530: I tensorflow/core/x.cc:1] allocated 17178951680 bytes"
+                       " unified memory\n")
+
+
+def test_a_person_saying_the_machine_has_no_gpu_before_asking_a_question():
+    said = "I finally understood that I didn't have a graphic card on my work computer. Is there a way? \n"
+    assert logs.read_text(said)["system"]["no_gpu_stated"]
+    for asked in ("What if I don't have a GPU?\n", "I don't have a GPU, can I still run it?\n"):
+        assert "no_gpu_stated" not in logs.read_text(asked).get("system", {})
+
+
+def test_a_diagnostic_reports_version_under_its_section():
+    report = "[Platform]\n  OS:  Windows 10\n\n[Python]\n  Version:     3.13.9\n  Executable:  C:\\py.exe\n"
+    assert logs.read_text(report)["tensorflow"]["python_version"] == "3.13.9"
+    uv = "[UV]\n  Version:         uv 0.10.2 (a788db7e5 2026-02-10)\n"
+    assert "python_version" not in logs.read_text(uv).get("tensorflow", {})
+    far = "[Python]\n" + "x = 1\n" * 20 + "Version: 1.2.3\n"
+    assert "python_version" not in logs.read_text(far).get("tensorflow", {})

@@ -335,7 +335,9 @@ class Matrix:
             return None
         if _NOT_NVIDIA.search(name):
             return None
-        name = _MX.sub("MX", _SPACED.sub(r"\1 ", name.strip()))  # as typed: "RTX4060", "GeForce 940 MX"
+        # as typed: "RTX4060", "GeForce 940 MX", "2080ti", "2070S", "nvidia 5070 TI" (a GeForce by its number)
+        name = _SUFFIX.sub(r" \1", _MX.sub("MX", _SPACED.sub(r"\1 ", name.strip())))
+        name = _BARE_GEFORCE.sub(lambda m: f"{'GTX' if m.group(1) == '1' else 'RTX'} {m.group(0)}", name)
         for model in self.gpus:
             if any(rx.search(name) for rx in _compiled(model.patterns)):
                 if _PARTITION.search(name):
@@ -429,6 +431,9 @@ def _backtracking_risk(pattern: str) -> str | None:
 
 _SPACED = re.compile(r"\b(RTX|GTX|GT)(?=\d)", re.IGNORECASE)  # (MX150 is spelled so)
 _MX = re.compile(r"(?<=\d) MX\b", re.IGNORECASE)
+_SUFFIX = re.compile(r"(?<=\d)(Ti|SUPER|(?<=\d{4})[SD])\b", re.IGNORECASE)
+# a GeForce's four-digit number with no RTX/GTX before it ("GeForce 3090", "nvidia 5070 TI")
+_BARE_GEFORCE = re.compile(r"(?<![\w-])(?<!RTX )(?<!GTX )([1-5])0[5-9]0(?![\w.])", re.IGNORECASE)
 
 
 @functools.lru_cache(maxsize=256)

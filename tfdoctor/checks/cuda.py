@@ -139,6 +139,20 @@ def libraries_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             facts=("nvcc.version", "runtime.tf_visible_gpus") + used,
             confidence="likely",
         )]
+    if _driver_shows_gpu_tf_none(facts):
+        return [Finding(
+            "cuda.libraries-missing",
+            Status.FAIL,
+            f"TensorFlow lists no GPU where the driver shows one: it did not load CUDA {cuda}'s libraries",
+            detail=f"TensorFlow {rm.tf_version(facts)} is a GPU build, the driver sees the GPU, and nothing"
+            " else in this output fails; what is left between them is the CUDA runtime, cuBLAS, cuDNN and the"
+            f" other CUDA {cu} libraries TensorFlow opens at start-up (from the nvidia-* pip wheels since"
+            " 2.14, `pip install tensorflow[and-cuda]`; from the system before): without them it registers no"
+            " GPU.",
+            plan=rm.cuda_plan(facts, matrix, cu),
+            facts=("runtime.tf_visible_gpus", "nvidia_smi.driver_version") + used,
+            confidence="likely",
+        )]
     if not missing:
         return [Finding("cuda.libraries-ok", Status.PASS, f"CUDA {cu} runtime libraries: " + ", ".join(found),
                         facts=used)]
@@ -152,6 +166,21 @@ def libraries_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             )
         ]
     return [_missing(facts, matrix, cuda, [], cu, missing, [], used)]
+
+
+def _driver_shows_gpu_tf_none(facts: dict[str, Any]) -> bool:
+    """Whether pasted text shows TensorFlow (2.1+, whose one package is the GPU build) listing no GPU on Linux
+    where the driver shows one (its version, nvidia-smi), and nothing else failing: no GPU error, no
+    package or program error."""
+    version = fc.tf_version(facts)
+    driver = (fc.driver_version(facts)[0] or fc.section(facts, "nvidia_smi")
+              or fc.hinted(facts, "nvidia-smi-named"))
+    return bool(
+        fc.get(facts, "runtime", "tf_visible_gpus") == 0 and fc.section(facts, "libraries") is None
+        and version and v.version_ge(version, (2, 1)) and fc.platform(facts) in ("linux", "wsl2")
+        and driver and fc.gpu_shown(facts) and not fc.other_vendor_only(facts)
+        and not fc.gpu_evidence(facts) and not fc.other_failure(facts)
+    )
 
 
 def _toolkit_of_other_libraries(facts: dict[str, Any], cuda: str) -> str | None:

@@ -113,7 +113,10 @@ _KERAS2_ERROR = re.compile(r"^(?:[\w.]{1,60}\.)?(?:ModuleNotFoundError|ImportErr
                            r"module '?tensorflow(?:\.[\w.]{1,80})?'? has no attribute|"
                            # Keras's own files failing to import a name of their own package: two Keras
                            # distributions (keras, keras-nightly, tf-keras) wrote into one keras/ folder
-                           r"cannot import name '?\w{1,80}'? from '?keras\.)")
+                           r"cannot import name '?\w{1,80}'? from '?keras\.|"
+                           # ... or asking an object of TensorFlow's for an internal (a private attribute)
+                           # that this release lacks (None is the program's own bug)
+                           r"'(?!NoneType')\w{1,60}' object has no attribute '_[A-Za-z]\w{0,80}')")
 # An add-on's own code (tensorflow_addons, tensorflow_probability, tensorflow_text...) asking TensorFlow for
 # an API it lacks: the add-on release is not the one made for this TensorFlow
 _ADDON_FRAME = re.compile(r"[/\\](?:site|dist)-packages[/\\]tensorflow_(?!core[/\\]|estimator[/\\])"

@@ -127,8 +127,9 @@ for _m in se.BY_MESSAGE:
         _BY_WORD.setdefault(max(_m.split(), key=len), []).append(_m)
 _PUNCT = ".,:;'\"`()[]\u201c\u201d\u2018\u2019"
 # What a short message must follow ("CUDA error: out of memory", "Failed to initialize NVML: Unknown
-# Error", "Status: out of memory"): its own words alone ("Invalid argument: ...") are anyone's.
-_LEAD = (" error", "status", "nvml", "cuda")
+# Error", "Status: out of memory", a project's check macro: "cudaCheckError() failed : invalid device
+# function"): its own words alone ("Invalid argument: ...") are anyone's.
+_LEAD = (" error", "status", "nvml", "cuda", " failed")
 _PREFIX_WORDS = 8  # the most words of a message that opens a longer sentence
 
 

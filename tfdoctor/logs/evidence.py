@@ -415,7 +415,7 @@ SIGNATURES: tuple[Signature, ...] = (
          r"\bNaN loss\b"),
     # --- memory -----------------------------------------------------------------------------------
     _sig("oom", ("oom", "exhausted", "out of memory", "failed to allocate", "dst tensor is not initialized",
-                 "outofmemoryerror", "om when allocating tensor"),
+                 "outofmemoryerror", "om when allocating tensor", "bytes unified memory"),
          r"\bO?OM when allocating|ResourceExhaustedError|RESOURCE_EXHAUSTED|Resource exhausted|"
          r"Cuda failure '?out of memory|"  # (NCCL's CUDACHECK: its buffers found no GPU memory)
          # PyTorch's caching allocator (torch.cuda.OutOfMemoryError since 1.13)
@@ -423,6 +423,8 @@ SIGNATURES: tuple[Signature, ...] = (
          # copying an input to a GPU that has no memory left for it
          r"Dst tensor is not initialized|"
          r"Out of memory while trying to allocate|"
+         # StreamExecutor's unified-memory allocation (JAX, XLA) refused, its result cut off or not
+         r"failed to alloc \d{1,15} bytes unified memory|"
          # (not an empty buffer: "failed to allocate 0B (0 bytes) from device: CUDA_ERROR_INVALID_VALUE")
          r"failed to allocate (?!0B )[\d.]{1,12}[KMGT]? \((\d{1,15}) bytes\) from device|"
          r"failed to allocate (?!0B )(?!0 bytes).{1,40} from device", ("bytes",)),

@@ -112,6 +112,15 @@ RE_DRIVER_VALUE = re.compile(rf"(?<![\d.])({DRIVER})(?![\d.])")
 RE_CUDA_IN_VALUE = re.compile(r"\bCUDA\s{0,3}(?:Version\s{0,3}:?\s{0,3}|v)?(\d{1,2}\.\d{1,2})\b",
                               re.IGNORECASE)
 RE_SHORT_VERSION = re.compile(r"(?<![\d.])v?(\d{1,2}\.\d{1,2}(?:\.\d{1,3}){0,2})(?![\d.])")
+# a diagnostic report's section heading (sleap doctor's "[Python]"), then its "Version:" a few lines below
+RE_SECTION = re.compile(r"^\s{0,8}\[(python|tensorflow|cudnn|nvidia driver|driver)\]\s{0,4}$")
+RE_SECTION_VERSION = re.compile(r"^\s{0,8}Version\s{0,3}:\s{0,12}v?(\d{1,3}(?:\.\d{1,4}){1,3})(?![\d.])",
+                                re.IGNORECASE)
+SECTION_LINES = 8
+_SECTION_KEYS = {"python": "tensorflow.python_version", "tensorflow": "tensorflow.version",
+                 "cudnn": "runtime.cudnn_version", "nvidia driver": "nvidia_smi.driver_version",
+                 "driver": "nvidia_smi.driver_version"}
+RE_V_VERSION = re.compile(r"(?<![\w.])v(\d{1,2}\.\d{1,2}(?:\.\d{1,3}){0,2})(?![\d.])")
 # one number of the issue template's "CUDA/cuDNN version: 10.1/7.6" (cuDNN may be its major alone)
 RE_FIELD_NUMBER = re.compile(r"(?<![\d.])v?(\d{1,2}(?:\.\d{1,4}){0,3})(?![\d.])")
 RE_FIELD_SPLIT = re.compile(r"\s{0,3}(?:/|,|;|&|\band\b|\+(?=\s{0,3}cudnn))\s{0,3}", re.IGNORECASE)
@@ -438,11 +447,17 @@ RE_OTHER_GPU = re.compile(r"\b(Intel ?(?:\(R\) ?)?(?:UHD|HD|Iris(?: Xe| Plus| Pr
 # "a CPU-only server"), not that TensorFlow finds none
 _MACHINE = r"(?:vm|machine|laptop|computer|pc|server|node|system|instance|box|host|mac|macbook)"
 RE_NO_GPU_SAID = re.compile(
-    rf"(?:\b(?:i|my|this|the|our) ?{_MACHINE}? (?:does(?: not|n'?t)|do(?: not|n'?t)) have (?:an? |any )?|"
-    rf"\b{_MACHINE} (?:has|with) no )(?:dedicated |discrete )?(?:nvidia )?"
-    r"(?:gpus?|graphics cards?|video cards?)\b"
+    rf"(?:\b(?:i|my|this|the|our) ?{_MACHINE}? (?:does(?: not|n'?t)|do(?: not|n'?t)|did(?: not|n'?t)) have"
+    rf" (?:an? |any )?|\b{_MACHINE} (?:has|with) no )(?:dedicated |discrete )?(?:nvidia )?"
+    r"(?:gpus?|graphics? cards?|video cards?)\b"
     r"(?! (?:available|found|detected|visible|device|support))|"
     rf"\bcpu[- ](?:only )?{_MACHINE}s?\b", re.IGNORECASE)  # ("on a CPU node": a cluster's nodes without GPUs)
+def _asked(line: str, start: int, end: int) -> bool:
+    """Whether the sentence holding line[start:end] is a question ("what if I don't have a GPU?")."""
+    stop = min((i for i in (line.find(". ", end), line.find("?", end)) if i >= 0), default=len(line))
+    return "?" in line[max(line.rfind(". ", 0, start), line.rfind("?", 0, start)) + 1:stop + 1]
+
+
 # a person saying the work runs on the CPU, not the GPU ("it keeps running on CPU", "jax keeps falling back to
 # CPU", "TensorFlow does not use my GPU")
 RE_CPU_FALLBACK = re.compile(
@@ -844,6 +859,7 @@ class Values:
         self.visible: set[int] = set()
         self.hints: dict[str, int] = {}
         self._heading: str | None = None
+        self._section: tuple[str, int] | None = None  # a report's section ("[Python]") and its line
         self._found: int | None = None
         self._last_smi: int | None = None
         self._smi_gpu: int | None = None  # the GPU whose table rows (or -L lines) are being read
@@ -1081,6 +1097,21 @@ class Values:
             else:
                 self._heading = heading.group(1).lower()
 
+    def _section_line(self, line: str, low: str) -> None:
+        m = RE_SECTION.match(low)
+        if m:
+            self._section = (m.group(1), self.line_no)
+
+    def _section_version(self, line: str, low: str) -> None:
+        """A "Version:" under a report's section heading ("[Python]" then "  Version:     3.13.9")."""
+        if self._section is None or self.line_no - self._section[1] > SECTION_LINES:
+            return
+        m = RE_SECTION_VERSION.match(line)
+        key = _SECTION_KEYS[self._section[0]]
+        if m and (key != "tensorflow.version" or RE_VERSION_VALUE.match(m.group(1))):
+            self.set(key, m.group(1), 4)
+            self._section = None
+
     def _labeled_line(self, line: str, low: str) -> None:
         if ":" in line[:60] or "=" in line[:60] and "cudnn" in low:
             self._labeled(line)
@@ -1136,7 +1167,9 @@ class Values:
                 self.stated[0].setdefault("compute_capability", cm.group(0))
         elif "cudnn" in label and "cuda" not in label.replace("cudnn", ""):
             # an apt pin ("libcudnn8=8.1.1.33-1+cuda11.2") names the cuDNN first, then the CUDA it is for
-            vm = (RE_LEADING_VERSION if label.startswith("libcudnn") else RE_SHORT_VERSION).search(value)
+            # ... and a download's name the CUDA it is for, then the cuDNN after a "v" ("11.1 (v8.0.5.39)")
+            vm = RE_LEADING_VERSION.search(value) if label.startswith("libcudnn") else (
+                RE_V_VERSION.search(value) or RE_SHORT_VERSION.search(value))
             if vm:
                 self.set("runtime.cudnn_version", vm.group(1), 2)
 
@@ -1232,7 +1265,8 @@ class Values:
             self._gpu(self.other_gpu, 0, name=m.group(1))
 
     def _no_gpu_said(self, line: str, low: str) -> None:
-        if "?" not in low and RE_NO_GPU_SAID.search(line):
+        m = RE_NO_GPU_SAID.search(line)
+        if m and not _asked(line, m.start(), m.end()):
             self.set("system.no_gpu_stated", line[:200], 1)
 
     def _cpu_fallback_said(self, line: str, low: str) -> None:
@@ -2010,6 +2044,8 @@ _PLATFORM_TRIGGERS = ("gpu", "cuda", "nvidia", "wsl", "microsoft", *_WINDOWS_KEY
                       *_JETSON_WORDS)
 READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (_HEADING_TRIGGERS, Values._heading_line),
+    (("[python]", "[tensorflow]", "[cudnn]", "[driver]", "[nvidia driver]"), Values._section_line),
+    (("version:", "version :"), Values._section_version),
     (("version", "nvrm", "release", "driver", "nvidia"), Values._versions),
     (("driver", "nvcc", "cudnn", "nvidia-smi", "nvidia smi", "gpu", "graphic", "video card", "py_version",
       "python_version", "os_platform", "capability"), Values._labeled_line),
@@ -2040,7 +2076,7 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (_PROSE_GPU_WORDS, Values._prose_gpu),
     (_OTHER_GPU_WORDS, Values._other_gpu),
     (("have a gpu", "have any gpu", "have gpu", "have a dedicated gpu", "have a discrete gpu", "with no ",
-      "have a graphics", "have any graphics", "have graphics", "have an nvidia", "have any nvidia",
+      "have a graphic", "have any graphic", "have graphic", "have an nvidia", "have any nvidia",
       "have a video card", "have any video card",
       "has no ", "cpu-only", "cpu only", "cpu node", "cpu machine", "cpu instance", "cpu server", "cpu vm"),
      Values._no_gpu_said),

@@ -403,8 +403,11 @@ def _predating(facts: dict[str, Any], matrix: Any) -> tuple[str | None, list[tup
     if not cuda or source == "compat matrix" or isinstance(opened, int) and opened > (v.major(cuda) or 0):
         return cuda, []
     depth = 1 if "." not in cuda else 2  # a major alone compares by major
+    # (cuBLAS failing to run a GEMM, not to allocate, says more: its kernels for the major's first GPUs did
+    # not run on this one)
+    own = any(i.get("status") not in (None, "ALLOC_FAILED") for i in fc.log_items(facts, "cublas-failed"))
     older = [(name, cc, first) for name, cc, _src in dict.fromkeys(_gpu_ccs(facts, matrix))
-             for first in [_first_cuda(matrix, cc)]
+             for first in [_first_cuda(matrix, cc, own)]
              if first and v.vtuple(cuda)[:depth] < v.vtuple(first)[:depth]]
     return cuda, older
 
@@ -429,7 +432,8 @@ def _predates_finding(facts: dict[str, Any], matrix: Any, cuda: str | None, name
         "TensorFlow 1.x code: NVIDIA's NGC container nvcr.io/nvidia/tensorflow:<yy.mm>-tf1-py3 runs"
         " TensorFlow 1.15 built with a CUDA that knows this GPU; otherwise port the code to TensorFlow 2"
         " (`tfdoctor matrix --gpu NAME` lists the releases with kernels for it)"))
-    why = (f"GPUs of compute capability {cc.split('.')[0]}.x need CUDA {first} or newer; {tf} was built"
+    family = f"{cc.split('.')[0]}.x" if first == _first_cuda(matrix, cc) else cc  # (see _predating)
+    why = (f"GPUs of compute capability {family} need CUDA {first} or newer; {tf} was built"
            f" with CUDA {cuda}, so nothing it ships has native code for this GPU.")
     if failed:
         return Finding("gpu.compute-capability-unsupported", Status.FAIL,
@@ -451,12 +455,14 @@ def _library_failures(facts: dict[str, Any], wrong: bool = True) -> list[dict[st
         i for i in fc.log_items(facts, "stack-error") if str(i.get("code")).startswith(("CUBLAS_", "CUDNN_"))]
 
 
-def _first_cuda(matrix: Any, cc: str) -> str | None:
+def _first_cuda(matrix: Any, cc: str, own: bool = False) -> str | None:
     """The first CUDA toolkit with code for this compute capability's major (binary code of X.0 runs on X.y):
-    the oldest first_cuda of the architectures sharing it."""
+    the oldest first_cuda of the architectures sharing it; `own`: of its own architecture (Turing's CUDA
+    10.0, not Volta's 9.0)."""
     major = cc.split(".")[0]
     firsts = [a.first_cuda for a in getattr(matrix, "architectures", ()) or ()
-              if a.first_cuda and any(c.split(".")[0] == major for c in a.compute_capabilities)]
+              if a.first_cuda and any(c == cc if own else c.split(".")[0] == major
+                                      for c in a.compute_capabilities)]
     return min(firsts, key=v.vtuple) if firsts else None
 
 
