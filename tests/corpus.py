@@ -79,6 +79,7 @@ SPLITS = {
     "holdout48": CORPUS / "holdout48",
     "holdout49": CORPUS / "holdout49",
     "holdout50": CORPUS / "holdout50",
+    "holdout51": CORPUS / "holdout51",
 }
 
 

@@ -4581,3 +4581,54 @@ def test_a_diagnostic_reports_version_under_its_section():
     assert "python_version" not in logs.read_text(uv).get("tensorflow", {})
     far = "[Python]\n" + "x = 1\n" * 20 + "Version: 1.2.3\n"
     assert "python_version" not in logs.read_text(far).get("tensorflow", {})
+
+
+def test_a_hosted_notebooks_gpu_runtime_is_a_driver_that_shows_the_gpu():
+    text = corpus("holdout51/Z108")  # Colab's A100 runtime, TensorFlow 2.15 listing no GPU
+    assert not failing(text)["cuda.libraries-missing"].caused_by
+    assert "cuda.libraries-missing" not in failing(text.replace("Google Colab", "my workstation"))
+
+
+def test_a_report_saying_cuda_visible_devices_is_unset():
+    said = "DEEPMD INFO    CUDA_VISIBLE_DEVICES: unset\n"
+    assert "CUDA_VISIBLE_DEVICES" not in env(said)
+    assert env(said.replace("unset", "''")) == {"CUDA_VISIBLE_DEVICES": ""}
+
+
+def test_a_person_naming_the_library_that_is_needed():
+    assert set(failing("However, I met the following trouble, libcublas.so.9.0 is needed!\n")) == {
+        "cuda.libraries-missing"}
+    assert not failing("libcublas.so.9.0 is needed by the CUDA samples, which built fine\n")
+
+
+def test_tensorflows_windows_self_check_naming_what_it_could_not_find():
+    check = corpus("holdout51/Z302")  # "- Could not find cuDNN 6." under "ERROR: Failed to import ..."
+    assert "cudnn.missing" in failing(check)
+    assert set(failing("- Could not find cudart64_90.dll. The GPU version of TensorFlow requires\n")) == {
+        "cuda.libraries-missing"}
+    assert not failing("Could not find cuDNN 6 in the docs, so I installed 7.\n")
+
+
+def test_a_binding_re_raising_the_loaders_message_cut_short():
+    text = corpus("holdout51/Z318")  # tfjs-node-gpu: "Error: libcublas.so.10.0: ca"
+    assert {i for i, f in failing(text).items() if not f.caused_by} == {"cuda.libraries-missing"}
+    assert "cuda.libraries-missing" not in failing("Error: config.so: unexpected end of file\n")
+
+
+def test_windows_runtime_dlls_of_cuda_before_10_name_major_and_minor_in_two_digits():
+    from tfdoctor.versions import library_cuda_major
+    assert [library_cuda_major(n) for n in ("cudart64_90.dll", "cublas64_80.dll", "cudart64_92.dll",
+                                            "cudart64_101.dll", "cublas64_11.dll", "cudart64_12.dll")] == [
+        9, 8, 9, 10, 11, 12]
+
+
+def test_another_packages_tensorflow_version_field_is_not_tensorflows():
+    text = "[INFO] imagej-tensorflow version: 1.0.1\n[INFO] tensorflow version: 1.6.0\n"
+    assert logs.read_text(text)["tensorflow"]["version"] == "1.6.0"
+    assert logs.read_text("tf.__version__ is: 2.1.0\n")["tensorflow"]["version"] == "2.1.0"
+    assert logs.read_text("tensorflow-gpu version: 1.14.0\n")["tensorflow"]["version"] == "1.14.0"
+
+
+def test_cudnn_on_a_line_of_its_own():
+    assert logs.read_text("CUDA 8\nCUDNN 7\nPython 3.5\n")["runtime"]["cudnn_version"] == "7"
+    assert "runtime" not in logs.read_text("CUDNN 7 days ago\n")

@@ -146,8 +146,8 @@ def cuda_library_version(name: str) -> str | None:
 
 def library_cuda_major(name: str) -> int | None:
     """The CUDA major a runtime library belongs to: libcudart.so.11.0 -> 11, cublas64_12.dll -> 12,
-    cudart64_110.dll -> 11, cudart64_101.dll -> 10, libcudart.8.0.dylib -> 8 (None for cuDNN and the
-    driver)."""
+    cudart64_110.dll -> 11, cudart64_101.dll -> 10, cudart64_90.dll -> 9 (CUDA 6.5-9.2 wrote major and minor
+    in two digits), libcudart.8.0.dylib -> 8 (None for cuDNN and the driver)."""
     low = name.lower()
     if library_family(low) != "cuda-runtime":
         return None
@@ -157,6 +157,8 @@ def library_cuda_major(name: str) -> int | None:
     m = re.search(r"64_(\d{1,4})\.dll", low)
     if m:
         digits = m.group(1)
+        if len(digits) == 2 and int(digits) >= 60:
+            return int(digits[0])
         return int(digits[:-1]) if len(digits) == 3 else int(digits[:2]) if len(digits) == 4 else int(digits)
     return None
 

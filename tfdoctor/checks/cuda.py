@@ -170,11 +170,11 @@ def libraries_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
 
 def _driver_shows_gpu_tf_none(facts: dict[str, Any]) -> bool:
     """Whether pasted text shows TensorFlow (2.1+, whose one package is the GPU build) listing no GPU on Linux
-    where the driver shows one (its version, nvidia-smi), and nothing else failing: no GPU error, no
-    package or program error."""
+    where the driver shows one (its version, nvidia-smi, a hosted notebook's GPU runtime), and nothing else
+    failing: no GPU error, no package or program error."""
     version = fc.tf_version(facts)
     driver = (fc.driver_version(facts)[0] or fc.section(facts, "nvidia_smi")
-              or fc.hinted(facts, "nvidia-smi-named"))
+              or fc.hinted(facts, "nvidia-smi-named") or fc.hinted(facts, "hosted-notebook"))
     return bool(
         fc.get(facts, "runtime", "tf_visible_gpus") == 0 and fc.section(facts, "libraries") is None
         and version and v.version_ge(version, (2, 1)) and fc.platform(facts) in ("linux", "wsl2")

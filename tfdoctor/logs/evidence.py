@@ -59,6 +59,9 @@ SIGNATURES: tuple[Signature, ...] = (
          rf"failed to (?:load|open)|can(?:no|')t (?:load|open))(?:ed)? "  # (a person's "cannot opened")
          rf"(?:dynamic |the )?(?:CUDA )?(?:library|DSO)[: ]{{0,3}}'?({_LIB})", ("library",)),
     _sig("dlopen-failed", "cannot open shared object", rf"({_LIB}): cannot open shared object", ("library",)),
+    # ... as a binding re-raises the loader's message, "Error: <library>: <reason>" (tfjs-node's "Error:
+    # libcublas.so.10.0: cannot open ..."), its reason cut off or not
+    _sig("dlopen-failed", "error: lib", rf"^(?:\w{{1,30}})?Error: ({_LIB}): ", ("library",)),
     # macOS's loader: "Library not loaded: @rpath/libcudart.8.0.dylib" (TensorFlow's macOS GPU builds, <= 1.1)
     _sig("dlopen-failed", "library not loaded", rf"Library not loaded: (?:@rpath/|\S{{0,200}}/)?({_LIB})",
          ("library",)),
@@ -91,12 +94,19 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("dlopen-failed", "could not locate", rf"Could not locate ({_LIB})", ("library",)),
     # the loader's own message after TensorFlow's "dlerror:", cut or paraphrased after the name
     _sig("dlopen-failed", "dlerror", rf"dlerror:\s{{0,2}}'?({_LIB})\b", ("library",)),
-    # ... or a person's words for it ("complained about cudnn64_5.dll not being found", "... is missing")
-    _sig("dlopen-failed", (".dll", "not being found", "be found", "is missing", "was missing"),
+    # ... or a person's words for it ("complained about cudnn64_5.dll not being found", "... is missing",
+    # "libcublas.so.9.0 is needed!")
+    _sig("dlopen-failed", (".dll", "not being found", "be found", "is missing", "was missing", "is needed",
+                           "is required"),
          rf"({_LIB})['\"`]?;? (?:dlerror: \S{{0,80}} )?(?:not found|"
          r"(?:is |was )?not being found|(?:is|was) not found|(?:could|can)(?:not|n't| not) be found|"
-         r"(?:is|was) missing\b)", ("library",)),
+         r"(?:is|was) missing\b|is (?:needed|required)(?:!|\.?$))", ("library",)),
     _sig("dlopen-failed", "unable to load cudnn dso", r"Unable to load cuDNN DSO", library="libcudnn"),
+    # TensorFlow's Windows self-check (tensorflow_self_check.py): "- Could not find cudart64_90.dll.",
+    # "- Could not find cuDNN 6."
+    _sig("dlopen-failed", "could not find", rf"^- Could not find ({_LIB})\.?", ("library",)),
+    _sig("dlopen-failed", "could not find cudnn", r"^- Could not find cuDNN(?: \d{1,2})?\.",
+         library="libcudnn"),
     # TensorFlow's (and jaxlib's) stub of the CUDA runtime answering for a runtime it could not load: its own
     # cudaGetErrorString is a symbol of the library that is not there ("cudaGetDevice() failed. Status:
     # cudaGetErrorString symbol not found.", tensorflow/stream_executor/cuda/cudart_stub.cc)

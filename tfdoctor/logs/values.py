@@ -91,8 +91,9 @@ RE_CUDNN_INSTALLED = re.compile(r"^cudnn\s{2,40}(\d{1,2}\.\d{1,2}(?:\.\d{1,3}){0
                                 r"\blibcudnn\d{1,2}(?:-dev)?(?:[_=]|\s{1,40})(\d{1,2}\.\d{1,2}(?:\.\d{1,3}){0,2})\b|"
                                 r"\blibcudnn(?:_\w{1,20})?\.so\.(\d{1,2}\.\d{1,2}\.\d{1,3})\b")
 # an issue template's cuDNN field holding its major alone ("- cuDNN: 9")
-RE_CUDNN_MAJOR_FIELD = re.compile(r"^[-*+]?\s{0,3}cudnn(?:\s{1,2}version)?\s{0,2}:\s{0,2}v?(\d{1,2})\s{0,3}$",
-                                  re.IGNORECASE)
+# ("cuDNN: 7", a line of its own: "CUDNN 7")
+RE_CUDNN_MAJOR_FIELD = re.compile(r"^[-*+]?\s{0,3}cudnn(?:\s{1,2}version)?(?:\s{0,2}:\s{0,2}|\s{1,2})"
+                                  r"v?(\d{1,2})\s{0,3}$", re.IGNORECASE)
 RE_CUDNN_ARCHIVE = re.compile(r"\bcudnn-(?:\d{1,2}\.\d-)?(?:linux|windows\d{0,2}|osx|macos)-[\w]{1,8}-v?"
                               r"(\d{1,2}\.\d{1,2}(?:\.\d{1,3}){0,2})", re.IGNORECASE)
 # ldd's row for the cuDNN a binary resolves: "libcudnn.so.6 => /usr/lib/x86_64-linux-gnu/libcudnn.so.6"
@@ -182,8 +183,9 @@ RE_WHEEL = re.compile(r"\b(" + _TF_DISTS.replace("-", "_") + r"|" + _TF_DISTS + 
                       r"(?:-(cp\d{2,3})|\.dist-info)", re.IGNORECASE)
 RE_FETCHED = re.compile(r"(?:Using cached|Downloading) (protobuf|numpy|keras|tf_keras|ml_dtypes)-"
                         r"(\d{1,4}(?:\.\d{1,6}){1,3})-", re.IGNORECASE)
-RE_TF_FIELD = re.compile(
-    r"\b(?:Tensor ?Flow|tf)(?:[-_ ](?:gpu|cpu))?(?:\s{1,3}version)?[*_]{0,2}\s{0,3}(?:\(use command below\))?"
+RE_TF_FIELD = re.compile(  # (not another package's field: "imagej-tensorflow version: 1.0.1")
+    r"(?<![\w-])(?:Tensor ?Flow|tf)(?:[-_ ](?:gpu|cpu))?(?:\s{1,3}version)?[*_]{0,2}\s{0,3}"
+    r"(?:\(use command below\))?"
     r"\s{0,3}(?:[:=]|\s-)\s{0,3}`?(?:tens[eo]rflow(?:-gpu|-cpu)?\s{1,3})?(?:v\.?\s?)?"
     r"(?:tf\s{0,2})?(?:v\d[\w.-]{0,40}\s{1,4})?"
     # (TensorFlow's majors are 0-2: NGC's image tags, tensorflow:20.03-tf2, are year.month)
@@ -209,7 +211,7 @@ RE_TF_PROSE = re.compile(r"\b(?:tf|tensorflow)(?:-nightly)?(?:[- ]?gpu)?"
                          r"(?:v\.?\s?)?(" + _TF_RELEASE + r")\b", re.IGNORECASE)
 # ... its version attribute written with its value ("`tf.__version__` = 2.10.0", "tf.__version__: '2.15.0'")
 RE_TF_ATTR_VALUE = re.compile(r"\b(?:tf|tensorflow)\.(?:__version__|version\.VERSION|VERSION)`?\s{0,2}"
-                              r"(?:==?|:|->|is)\s{0,2}[`'\"]?v?(" + _TF_RELEASE + r")(?![\d.])")
+                              r"(?:==?|:|->|is:?)\s{0,2}[`'\"]?v?(" + _TF_RELEASE + r")(?![\d.])")
 # ... a change of release ("upgraded TensorFlow from version 2.12.0 to 2.15.0"): the release it went to
 RE_TF_FROM_TO = re.compile(r"\b(?:tf|tensorflow)(?:[- ]?gpu)?\s{1,2}from\s{1,2}(?:version\s{1,2})?v?"
                            r"[\w.+-]{1,40}?\s{1,2}to\s{1,2}(?:version\s{1,2})?v?(" + _TF_RELEASE + r")\b",
@@ -390,6 +392,7 @@ RE_DEVICE_ORDER = re.compile(
     r"CUDA_DEVICE_ORDER['\"\]]{0,2}\s{0,3}[=:]\s{0,3}['\"]?(PCI_BUS_ID|FASTEST_FIRST)\b")
 # an LD_LIBRARY_PATH assignment as written (export, env listing, a Dockerfile's ENV): its value unexpanded
 RE_LD_PATH = re.compile(r"\bLD_LIBRARY_PATH\s{0,3}=\s{0,3}(['\"]?)([^\s'\"]{1,4096})")
+_NOT_SET = ("unset", "not-set", "undefined", "null")
 RE_CVD_ECHOED = re.compile(r"[\w,.-]{1,4096}")  # the line under `echo $CUDA_VISIBLE_DEVICES` (MIG-<uuid>,...)
 # nvidia-smi's table: the third row of a GPU ends with its MIG mode; the MIG devices table lists instances
 RE_SMI_MIG_MODE = re.compile(r"^\|[^|]{0,80}\|[^|]{0,80}\|\s{0,40}(Enabled|Disabled)(\*?)\s{0,4}\|$")
@@ -1826,6 +1829,8 @@ class Values:
             hints["gpu"] = 1
         if "nvidia-smi" in low:  # the person or the paste has nvidia-smi's view (its GPU numbers)
             hints["nvidia-smi-named"] = 1
+        if "colab" in low or "kaggle" in low:  # a hosted notebook: its GPU runtimes come with the driver
+            hints["hosted-notebook"] = 1
         if _has(low, _JETSON_WORDS) and RE_JETSON.search(line):  # NVIDIA's boards: their own TensorFlow
             hints["jetson"] = 1
         if "rocm" in low and RE_ROCM_BUILD.search(line):  # AMD's images install their build as `tensorflow`
@@ -1880,8 +1885,10 @@ class Values:
             # an empty value hides every GPU: only when the line shows it set to nothing (quotes, or `=` at
             # the end), not a name cut short
             # (nor a string that code goes on to use: os.environ["CUDA_VISIBLE_DEVICES"] = ",".join(ids))
+            # (nor a report's word for a variable not set: DeePMD's "CUDA_VISIBLE_DEVICES: unset")
             if m and (m.group(2) or m.group(1) and m.group(3) or m.end() == len(line.rstrip())) \
-                    and line[m.end():m.end() + 1] not in (".", "(", "[", "+", "%", "*"):
+                    and line[m.end():m.end() + 1] not in (".", "(", "[", "+", "%", "*") \
+                    and m.group(2).lower() not in _NOT_SET:
                 self.set("system.env.CUDA_VISIBLE_DEVICES", m.group(2), 3, empty=True)
         if ("gputouse" in low or "--gpu" in low or "gpu_id" in low) and (m := RE_GPU_CHOSEN.search(line)):
             self.set("runtime.gpu_index_chosen", int(m.group(1)), 2)
