@@ -392,7 +392,7 @@ RE_DEVICE_ORDER = re.compile(
     r"CUDA_DEVICE_ORDER['\"\]]{0,2}\s{0,3}[=:]\s{0,3}['\"]?(PCI_BUS_ID|FASTEST_FIRST)\b")
 # an LD_LIBRARY_PATH assignment as written (export, env listing, a Dockerfile's ENV): its value unexpanded
 RE_LD_PATH = re.compile(r"\bLD_LIBRARY_PATH\s{0,3}=\s{0,3}(['\"]?)([^\s'\"]{1,4096})")
-_NOT_SET = ("unset", "not-set", "undefined", "null")
+_NOT_SET = ("unset", "not-set", "undefined", "null")  # a report's word for a variable not set
 RE_CVD_ECHOED = re.compile(r"[\w,.-]{1,4096}")  # the line under `echo $CUDA_VISIBLE_DEVICES` (MIG-<uuid>,...)
 # nvidia-smi's table: the third row of a GPU ends with its MIG mode; the MIG devices table lists instances
 RE_SMI_MIG_MODE = re.compile(r"^\|[^|]{0,80}\|[^|]{0,80}\|\s{0,40}(Enabled|Disabled)(\*?)\s{0,4}\|$")
@@ -455,6 +455,8 @@ RE_NO_GPU_SAID = re.compile(
     r"(?:gpus?|graphics? cards?|video cards?)\b"
     r"(?! (?:available|found|detected|visible|device|support))|"
     rf"\bcpu[- ](?:only )?{_MACHINE}s?\b", re.IGNORECASE)  # ("on a CPU node": a cluster's nodes without GPUs)
+
+
 def _asked(line: str, start: int, end: int) -> bool:
     """Whether the sentence holding line[start:end] is a question ("what if I don't have a GPU?")."""
     stop = min((i for i in (line.find(". ", end), line.find("?", end)) if i >= 0), default=len(line))
