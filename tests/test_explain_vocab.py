@@ -203,9 +203,14 @@ UNKNOWN_ATTRIBUTE = ("E0000 00:00:1783254177.630883   13576 node_def_util.cc:682
                      " binary is newer  than this binary. Unknown attributes will be ignored. NodeDef: {{node"
                      " ParallelMapDatasetV2/_15}}")
 
+# https://github.com/NVIDIA/tensorflow/issues/39 (core/util/dump_graph.cc, XLA auto-clustering's debug dump)
+GRAPH_DUMP = ("Failed to dump before_mark_for_compilation because dump location is not  specified through"
+              " either TF_DUMP_GRAPH_PREFIX environment variable or function argument.")
+
 
 @pytest.mark.parametrize("text, name", [(GRAPPLER_PASS, "grappler-pass"),
-                                        (UNKNOWN_ATTRIBUTE, "nodedef-attribute")])
+                                        (UNKNOWN_ATTRIBUTE, "nodedef-attribute"),
+                                        (GRAPH_DUMP, "graph-dump-skipped")])
 def test_tensorflows_own_benign_errors_are_named(text, name):
     assert bad(text) == {}
     assert set(logs.read_text(text)["log"]["noise"]) == {name}

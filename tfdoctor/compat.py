@@ -336,7 +336,7 @@ class Matrix:
         if _NOT_NVIDIA.search(name):
             return None
         # as typed: "RTX4060", "GeForce 940 MX", "2080ti", "2070S", "nvidia 5070 TI" (a GeForce by its number)
-        name = _SUFFIX.sub(r" \1", _MX.sub("MX", _SPACED.sub(r"\1 ", name.strip())))
+        name = _SUFFIX.sub(lambda m: f" {m.group(0)}", _MX.sub("MX", _SPACED.sub(r"\1 ", name.strip())))
         name = _BARE_GEFORCE.sub(lambda m: f"{'GTX' if m.group(1) == '1' else 'RTX'} {m.group(0)}", name)
         for model in self.gpus:
             if any(rx.search(name) for rx in _compiled(model.patterns)):
@@ -431,7 +431,8 @@ def _backtracking_risk(pattern: str) -> str | None:
 
 _SPACED = re.compile(r"\b(RTX|GTX|GT)(?=\d)", re.IGNORECASE)  # (MX150 is spelled so)
 _MX = re.compile(r"(?<=\d) MX\b", re.IGNORECASE)
-_SUFFIX = re.compile(r"(?<=\d)(Ti|SUPER|(?<=\d{4})[SD])\b", re.IGNORECASE)
+# a GeForce's suffix run into its number ("2080ti", "3060Ti", "2070S", "4090D"; not the RTX 6000D's)
+_SUFFIX = re.compile(r"(?<=\d)(?:Ti|SUPER)\b|(?<=[1-5]0[5-9]0)[SD]\b", re.IGNORECASE)
 # a GeForce's four-digit number with no RTX/GTX before it ("GeForce 3090", "nvidia 5070 TI")
 _BARE_GEFORCE = re.compile(r"(?<![\w-])(?<!RTX )(?<!GTX )([1-5])0[5-9]0(?![\w.])", re.IGNORECASE)
 

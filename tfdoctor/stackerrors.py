@@ -777,6 +777,10 @@ NOISE: dict[str, tuple[str, tuple[tuple[str, ...], ...]]] = {
     "pip-resolver-notice": ("pip's notice that its resolver does not check what is already installed; the"
                             " conflicts it lists after it are read one by one",
                             (("pip's dependency resolver does not currently take into account",),)),
+    # core/util/dump_graph.cc, asked to dump a pass's graph (XLA's auto-clustering debug flags) with no place
+    # to write it: the dump is skipped, the graph runs
+    "graph-dump-skipped": ("TensorFlow skipped a debugging dump of a graph for want of TF_DUMP_GRAPH_PREFIX:"
+                           " informational", (("failed to dump", "because dump"),)),
     "declared-benign": ("the library itself says the message is harmless",
                         (("this is benign",), ("indicates that this is not a failure",),
                          ("can be safely ignored",))),
