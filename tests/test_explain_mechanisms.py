@@ -4632,3 +4632,11 @@ def test_another_packages_tensorflow_version_field_is_not_tensorflows():
 def test_cudnn_on_a_line_of_its_own():
     assert logs.read_text("CUDA 8\nCUDNN 7\nPython 3.5\n")["runtime"]["cudnn_version"] == "7"
     assert "runtime" not in logs.read_text("CUDNN 7 days ago\n")
+
+
+def test_grapplers_description_of_a_gpu_in_its_cost_model_warning():
+    line = held_line("holdout33", "Q438", 'vendor: "NVIDIA"')
+    facts = logs.read_text(line)
+    assert facts["runtime"]["gpus"] == [{"index": 0, "name": "Tesla T4", "compute_capability": "7.5"}]
+    assert facts["tensorflow"]["build_info"] == {"cuda_version": "11.1", "cudnn_version": "8.0.5"}
+    assert "gpus" not in logs.read_text(line.replace('type: "GPU"', 'type: "CPU"')).get("runtime", {})

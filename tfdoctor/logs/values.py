@@ -319,6 +319,12 @@ RE_IGNORING = re.compile(r"Ignoring (?:visible )?gpu device \(device: (\d{1,3}),
                          r"(?:, pci bus id: [^,)]{1,40})?(?:,? compute capability: (\d{1,2}\.\d))?\)"
                          r"(?: with Cuda compute capability (\d{1,2}\.\d))?", re.IGNORECASE)
 RE_FOUND = re.compile(r"Found device (\d{1,3}) with properties")
+# Grappler's DeviceProperties of a registered GPU (grappler/clusters/utils.cc), printed in its cost model's
+# "Error in PredictCost()" warnings: the CUDA and cuDNN versions are the ones TensorFlow was compiled with
+RE_GRAPPLER_DEVICE = re.compile(r'type: "GPU" vendor: "NVIDIA" model: "([^"]{1,120})"[^{}]{0,120}'
+                                r'environment \{ key: "architecture" value: "(\d{1,2}\.\d)" \} environment \{'
+                                r' key: "cuda" value: "(\d{4,6})" \} environment \{ key: "cudnn" value:'
+                                r' "(\d{3,6})" \}')
 RE_NAME_CC = re.compile(r"name: ([^\n]{1,120}?)\s{1,8}"
                         r"(?:computeCapability: (\d{1,2}\.\d)|major: (\d{1,2}) minor: (\d))")
 RE_NAME_LINE = re.compile(r"^name: ([^\n]{1,120}?)(?:\s{2,}|\s{1,4}(?:major|computeCapability):|$)")
@@ -1651,6 +1657,18 @@ class Values:
             if caps:
                 self.set("tensorflow.build_info.cuda_compute_capabilities", caps, 6)
 
+    def _grappler_device(self, line: str, low: str) -> None:
+        """Grappler's description of a GPU TensorFlow registered (its cost model's warnings print it): the
+        model, its compute capability, and the CUDA and cuDNN TensorFlow was compiled with."""
+        from tfdoctor.versions import norm_cudnn
+
+        m = RE_GRAPPLER_DEVICE.search(line)
+        if m:
+            self._gpu(self.gpus, 0, name=m.group(1), compute_capability=m.group(2))
+            n = int(m.group(3))  # CUDA_VERSION: 1000 * major + 10 * minor
+            self.set("tensorflow.build_info.cuda_version", f"{n // 1000}.{n % 1000 // 10}", 5)
+            self.set("tensorflow.build_info.cudnn_version", norm_cudnn(m.group(4)), 5)
+
     def _gpu_lines(self, line: str, low: str) -> None:
         m = CREATED.search(line)  # the worker's own reader of these lines
         if m:
@@ -2065,6 +2083,7 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (("eager mode:",), Values._tutorial_prints),
     (_PACKAGE_TRIGGERS, Values._packages),
     (("is_cuda_build", "cuda_version", "cudnn_version", "compute_capabilities"), Values._build_info),
+    (('vendor: "nvidia" model:',), Values._grappler_device),
     ((" requires ", " has requirement "), Values._requirer),
     (("used to build pytorch",), Values._pytorch_cuda),
     (("(id=",), Values._jax_devices),
