@@ -80,6 +80,7 @@ SPLITS = {
     "holdout49": CORPUS / "holdout49",
     "holdout50": CORPUS / "holdout50",
     "holdout51": CORPUS / "holdout51",
+    "holdout52": CORPUS / "holdout52",
 }
 
 

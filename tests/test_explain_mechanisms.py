@@ -4640,3 +4640,46 @@ def test_grapplers_description_of_a_gpu_in_its_cost_model_warning():
     assert facts["runtime"]["gpus"] == [{"index": 0, "name": "Tesla T4", "compute_capability": "7.5"}]
     assert facts["tensorflow"]["build_info"] == {"cuda_version": "11.1", "cudnn_version": "8.0.5"}
     assert "gpus" not in logs.read_text(line.replace('type: "GPU"', 'type: "CPU"')).get("runtime", {})
+
+
+def test_an_add_on_imported_in_a_title_that_names_the_api_its_tensorflow_lacks():
+    title = ("Importing tensorflow_io leads AttributeError: module 'tensorflow._api.v2.experimental' has no"
+             " attribute 'register_filesystem_plugin'\n")
+    assert set(failing(title)) == {"tensorflow.conflicting-installs"}
+    assert not failing("Importing tensorflow_io leads to a slow start\n")
+
+
+def test_an_add_ons_op_library_refused_as_not_found():
+    text = corpus("holdout52/A105")  # tensorflow-quantum 0.3.1 (for TF 2.1) under TensorFlow 2.2
+    assert set(failing(text)) == {"tensorflow.conflicting-installs"}
+    assert "tensorflow.conflicting-installs" not in failing(
+        "NotFoundError: /data/checkpoints/model.ckpt-100.index not found\n")
+
+
+def test_a_cuda_call_that_failed_with_a_numbered_error():
+    assert set(failing("cudaGetDeviceCount() call failed with error 804\n")) == {"driver.too-old"}
+    assert not failing("cudaGetDeviceCount() call took 804 ms\n")
+
+
+def test_paddles_own_words_for_cudnn_and_its_libraries():
+    mismatch = held_line("holdout52", "A503", "compiled with CUDNN")
+    assert set(failing(mismatch)) == {"cudnn.version-mismatch"}
+    dll = held_line("holdout52", "A522", "third-party dynamic library")
+    assert set(failing(dll)) == {"cudnn.missing"}
+
+
+def test_cupys_memory_pool_running_out():
+    line = "cupy.cuda.memory.OutOfMemoryError: out of memory to allocate 124928 bytes (total 10688858112)\n"
+    assert set(failing(line)) == {"gpu.out-of-memory"}
+
+
+def test_versions_as_templates_and_tools_write_them():
+    assert logs.read_text("* `tensorflow-gpu` version: 2.1.0                h0d30ee6_0\n")["tensorflow"][
+        "version"] == "2.1.0"
+    assert logs.read_text("* `tensorflow`/`tf-nightly` version: 2.4.1\n")["tensorflow"]["version"] == "2.4.1"
+    assert logs.read_text("pip3.6 install --user tensorflow_probability==0.7.0\n")["tensorflow"][
+        "python_version"] == "3.6"
+    pyenv = "pyenv install 3.10.4\npyenv shell 3.10.4\n"
+    assert logs.read_text(pyenv)["tensorflow"]["python_version"] == "3.10.4"
+    macos = "  File \"/Users/a/Library/Python/3.6/lib/python/site-packages/tensorflow_x/x.py\", line 1\n"
+    assert logs.read_text(macos)["tensorflow"]["python_version"] == "3.6"

@@ -50,11 +50,12 @@ _NUMBER = re.compile(
 )
 _NUMBER_API = {"curesult": "CUresult", "cu result": "CUresult", "cuda driver error": "CUresult"}
 # A call's result printed after its name ("cuInit err: 999", "cudaSetDevice err: 999", ollama's "nvcuda init
-# failure: 999" / "cudart init failure: 999"): a driver API call (cu*) returns a CUresult, a runtime one
-# (cuda*) a cudaError_t; the libraries' own calls (cudnn*, cublas*, ...) return their own statuses.
+# failure: 999" / "cudart init failure: 999", "cudaGetDeviceCount() call failed with error 804"): a driver API
+# call (cu*) returns a CUresult, a runtime one (cuda*) a cudaError_t; the libraries' own calls (cudnn*,
+# cublas*, ...) return their own statuses.
 _CALL_NUMBER = re.compile(r"\b(cu(?!dnn|blas|fft|rand|solver|sparse)[a-z][a-z0-9_]{1,40}|nvcuda init|"
-                          r"cudart init) (?:err|error|failure|failed|returned)\s{0,2}[:=]?\s{0,2}(\d{1,4})"
-                          r"\b(?![\d.])")
+                          r"cudart init)(?:\(\))?(?: call)? (?:err|error|failure|failed|returned)"
+                          r"(?: with (?:error|code))?\s{0,2}[:=]?\s{0,2}(\d{1,4})\b(?![\d.])")
 # an NVML call's result printed after its name ("nvmlInit_v2 err: 18", ollama's "nvml vram init failure: 18")
 _NVML_NUMBER = re.compile(r"\bnvml[a-z0-9_]{0,40}(?: vram)?(?: init)? (?:err|error|failure|failed|returned)"
                           r"\s{0,2}[:=]?\s{0,2}(\d{1,3})\b(?![\d.])")

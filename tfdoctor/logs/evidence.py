@@ -102,6 +102,11 @@ SIGNATURES: tuple[Signature, ...] = (
          r"(?:is |was )?not being found|(?:is|was) not found|(?:could|can)(?:not|n't| not) be found|"
          r"(?:is|was) missing\b|is (?:needed|required)(?:!|\.?$))", ("library",)),
     _sig("dlopen-failed", "unable to load cudnn dso", r"Unable to load cuDNN DSO", library="libcudnn"),
+    # PaddlePaddle's loader: "The third-party dynamic library (cudnn64_8.dll) that Paddle depends on is not
+    # configured correctly. (error code is 126)"
+    _sig("dlopen-failed", "third-party dynamic library",
+         rf"third-party dynamic library \(({_LIB})\) that \w{{1,30}} depends on is not configured correctly",
+         ("library",)),
     # TensorFlow's Windows self-check (tensorflow_self_check.py): "- Could not find cudart64_90.dll.",
     # "- Could not find cuDNN 6."
     _sig("dlopen-failed", "could not find", rf"^- Could not find ({_LIB})\.?", ("library",)),
@@ -376,6 +381,11 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("cudnn-version", "pytorch was compiled",
          r"PyTorch was compiled\s{1,3}against \((\d{1,2}(?:, \d{1,3}){1,2})\) but (?:found runtime version|"
          r"linked against) \((\d{1,2}(?:, \d{1,3}){1,2})\)", ("compiled", "loaded"), framework="torch"),
+    # PaddlePaddle's own check: "The installed Paddle is compiled with CUDNN 7.6, but CUDNN version in your
+    # machine is 7.4, which may cause serious incompatible bug."
+    _sig("cudnn-version", "cudnn version in your machine",
+         r"is compiled with CUDNN (\d{1,2}(?:\.\d{1,3}){0,2}), but CUDNN version in your machine is"
+         r" (\d{1,2}(?:\.\d{1,3}){0,2})\b", ("compiled", "loaded")),
     # ... as PyTorch 0.4 and 1.0 printed it, cuDNN's integer version ("cuDNN version mismatch: PyTorch was
     # compiled against 7102 but linked against 7301")
     _sig("cudnn-version", "pytorch was compiled",
@@ -430,6 +440,8 @@ SIGNATURES: tuple[Signature, ...] = (
          r"Cuda failure '?out of memory|"  # (NCCL's CUDACHECK: its buffers found no GPU memory)
          # PyTorch's caching allocator (torch.cuda.OutOfMemoryError since 1.13)
          r"\bCUDA out of memory\. Tried to allocate|\bcuda\.OutOfMemoryError\b|"
+         # CuPy's memory pool ("cupy.cuda.memory.OutOfMemoryError: out of memory to allocate 124928 bytes")
+         r"\bOutOfMemoryError: out of memory to allocate \d|"
          # copying an input to a GPU that has no memory left for it
          r"Dst tensor is not initialized|"
          r"Out of memory while trying to allocate|"
@@ -1108,10 +1120,11 @@ SIGNATURES: tuple[Signature, ...] = (
          r"(Tensorflow Addons) supports using Python ops for all Tensorflow versions above or equal to|"
          r"versions? of TensorFlow you are currently using is \S{1,30} and is not supported",
          ("addon",), mismatch="addon-version"),
-    # an add-on's import failing on a TensorFlow API its TensorFlow lacks, in one line (a title)
-    _sig("pip-conflict", "import tensorflow_",
-         r"\bimport (tensorflow_(?!core\b|estimator\b)[a-z_]{2,30})\b.{0,80}?(?:AttributeError|ImportError)"
-         r"\W{1,3}(?:module '?tensorflow[\w.]{0,80}'? has no attribute|"
+    # an add-on's import failing on a TensorFlow API its TensorFlow lacks, in one line (a title: "import
+    # tensorflow_addons ... AttributeError: ...", "Importing tensorflow_io leads AttributeError: ...")
+    _sig("pip-conflict", ("import tensorflow_", "importing tensorflow_"),
+         r"\bimport(?:ing)? (tensorflow_(?!core\b|estimator\b)[a-z_]{2,30})\b.{0,80}?"
+         r"(?:AttributeError|ImportError)\W{1,3}(?:module '?tensorflow[\w.]{0,80}'? has no attribute|"
          r"cannot import name '?\w{1,80}'? from '?tensorflow)",
          ("addon",), mismatch="addon-version"),
     # code written for Keras 3 (or 2.13+) under an older Keras: its keras.src (Keras 3's keras.src.legacy)
@@ -1124,6 +1137,11 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("pip-conflict", "undefined symbol",
          r"(?:^|[\s/\\'\"])(tensorflow_(?!core[/\\])[a-z_]{2,30})[/\\][^:\s]{0,200}\.so: undefined symbol",
          ("addon",), mismatch="addon"),
+    # ... or refused by TensorFlow's loader as "not found" where the file is there (load_op_library's
+    # NotFoundError: the library or one it needs does not load against this TensorFlow)
+    _sig("pip-conflict", "not found",
+         r"NotFoundError: (?:NotFoundError: )?\S{0,300}?[/\\](tensorflow_(?!core[/\\])[a-z_]{2,30})[/\\]"
+         r"[^:\s]{0,200}\.(?:so|dll) not found", ("addon",), mismatch="addon"),
     # any installed package's library missing one of TensorFlow's own C++ symbols (_ZN10tensorflow...)
     _sig("pip-conflict", "undefined symbol",
          r"(?:site|dist)-packages[/\\](?!tensorflow(?:_core)?[/\\])([A-Za-z][\w-]{1,40})[/\\][^:\s]{0,200}\.so(?:\.[\d.]{1,20})?:"

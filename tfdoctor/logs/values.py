@@ -184,7 +184,7 @@ RE_WHEEL = re.compile(r"\b(" + _TF_DISTS.replace("-", "_") + r"|" + _TF_DISTS + 
 RE_FETCHED = re.compile(r"(?:Using cached|Downloading) (protobuf|numpy|keras|tf_keras|ml_dtypes)-"
                         r"(\d{1,4}(?:\.\d{1,6}){1,3})-", re.IGNORECASE)
 RE_TF_FIELD = re.compile(  # (not another package's field: "imagej-tensorflow version: 1.0.1")
-    r"(?<![\w-])(?:Tensor ?Flow|tf)(?:[-_ ](?:gpu|cpu))?(?:\s{1,3}version)?[*_]{0,2}\s{0,3}"
+    r"(?<![\w-])(?:Tensor ?Flow|tf)(?:[-_ ](?:gpu|cpu|nightly))?`?(?:\s{1,3}version)?[*_]{0,2}\s{0,3}"
     r"(?:\(use command below\))?"
     r"\s{0,3}(?:[:=]|\s-)\s{0,3}`?(?:tens[eo]rflow(?:-gpu|-cpu)?\s{1,3})?(?:v\.?\s?)?"
     r"(?:tf\s{0,2})?(?:v\d[\w.-]{0,40}\s{1,4})?"
@@ -264,8 +264,12 @@ RE_PY_RUNTIME = re.compile(r"\bdoes not match runtime version (\d\.\d{1,2})\b")
 # site-packages paths, Windows install folders, conda env names, TF's Windows build paths (...\PY\36\...)
 RE_PY_PATH = re.compile(r"[/\\]python(\d\.\d{1,2})[/\\]|[/\\](?:Python|PY[/\\])(3\d{1,2})(?:_64|-32)?[/\\]|"
                         # python-3.8.5-env/, a tool cache's Python/3.10.19/x64, python/2.7.10-anaconda/
-                        r"python3?[-/\\](\d\.\d{1,2}\.\d{1,2})(?:-[a-z]{1,12}|[/\\]|$)",
+                        r"python3?[-/\\](\d\.\d{1,2}\.\d{1,2})(?:-[a-z]{1,12}|[/\\]|$)|"
+                        # macOS's user site (~/Library/Python/3.6/lib/python/site-packages), pip3.6
+                        r"[/\\]Library[/\\]Python[/\\](\d\.\d{1,2})[/\\]|\bpip(3\.\d{1,2})\s",
                         re.IGNORECASE)
+# pyenv choosing the interpreter ("pyenv shell 3.10.4", "pyenv install 3.10.4")
+RE_PYENV = re.compile(r"\bpyenv (?:install|shell|global|local|virtualenv) (\d\.\d{1,2}\.\d{1,2})\b")
 # a Windows Python's width: its install folder ("...\Python37-32\...") or its banner ("[MSC v.1916 32 bit
 # (Intel)]", "64 bit (AMD64)")
 RE_PY_BITS = re.compile(r"[/\\]Python3\d{1,2}(-32)[/\\]|"
@@ -1485,8 +1489,9 @@ class Values:
             self.set("tensorflow.python_version", m.group(1), 4)
         m = RE_PY_PATH.search(line)
         if m:
-            self.set("tensorflow.python_version", m.group(1) or m.group(3) or _py_from_compact(m.group(2)), 3)
-        m = RE_PY_PROSE.search(line)
+            self.set("tensorflow.python_version", m.group(1) or m.group(3) or m.group(4) or m.group(5)
+                     or _py_from_compact(m.group(2)), 3)
+        m = RE_PY_PROSE.search(line) or (RE_PYENV.search(line) if "pyenv" in low else None)
         if m:
             self.set("tensorflow.python_version", m.group(1), 1)
         m = RE_CONDA_PYTHON.match(line) or RE_PY_RUNTIME.search(line)
@@ -2077,7 +2082,7 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (("driver", "nvcc", "cudnn", "nvidia-smi", "nvidia smi", "gpu", "graphic", "video card", "py_version",
       "python_version", "os_platform", "capability"), Values._labeled_line),
     (_TF_TRIGGERS, Values._tensorflow),
-    (("python", "-cp", "\\py\\"), Values._python),
+    (("python", "-cp", "\\py\\", "pip3.", "pyenv "), Values._python),
     ((" (main, ", " (default, ", ") [gcc", ") [msc", ") [clang"), Values._sys_version),
     (("_api.v1", "deprecation_wrapper", "please use tf.compat.v1."), Values._tf1_api),
     (("eager mode:",), Values._tutorial_prints),
