@@ -366,12 +366,15 @@ def test_two_tensorflow_packages_are_conflicting_not_cpu_only():
 
 
 def test_no_gpu_listed_is_judged_where_a_gpu_is_there_to_see():
-    """TensorFlow's own count of 0 is a failure beside a driver that lists a GPU; alone (a CPU-only
-    machine's log) it says nothing."""
+    """TensorFlow's own count of 0 is a failure beside a driver that lists a GPU (with nothing else failing,
+    the CUDA libraries it loads at start-up are what is left between them); alone (a CPU-only machine's log)
+    it says nothing."""
     smi = (ROOT / "tests/data/nvidia-smi/banner-570.133.20-l4.txt").read_text(encoding="utf-8")
     assert "runtime.no-gpu-visible" not in failing(explain(smi))
     report = explain(smi + "\ntensorflow 2.15.0\nNum GPUs Available:  0\n")
-    assert roots(report) == {"runtime.no-gpu-visible"}
+    assert roots(report) == {"cuda.libraries-missing"}
+    listed = next(f for f in report.findings if f.id == "runtime.no-gpu-visible")
+    assert listed.caused_by == "cuda.libraries-missing"
     assert not failing(explain("tensorflow 2.15.0\nNum GPUs Available:  0\n"))
 
 
