@@ -81,6 +81,7 @@ SPLITS = {
     "holdout50": CORPUS / "holdout50",
     "holdout51": CORPUS / "holdout51",
     "holdout52": CORPUS / "holdout52",
+    "holdout53": CORPUS / "holdout53",
 }
 
 

@@ -4683,3 +4683,39 @@ def test_versions_as_templates_and_tools_write_them():
     assert logs.read_text(pyenv)["tensorflow"]["python_version"] == "3.10.4"
     macos = "  File \"/Users/a/Library/Python/3.6/lib/python/site-packages/tensorflow_x/x.py\", line 1\n"
     assert logs.read_text(macos)["tensorflow"]["python_version"] == "3.6"
+
+
+def test_nvidias_container_banners_for_a_driver_release_without_its_minor_and_for_a_cpu_without_avx():
+    driver = held_line("holdout53", "B203", "built for NVIDIA Driver Release")
+    text = driver.lstrip("> ") + "\n  version 396.26 was detected and compatibility mode is UNAVAILABLE.\n"
+    assert set(failing(text)) == {"driver.too-old"}
+    avx = held_line("holdout53", "B215", "built for CPUs supporting")
+    assert set(failing(avx)) == {"cpu.avx-missing"}
+
+
+def test_a_driver_version_written_as_a_minimum_is_not_the_one_installed():
+    said = "the container is supposed to run normally with NVIDIA Driver 384.111+.\n"
+    assert "nvidia_smi" not in logs.read_text(said)
+    assert "nvidia_smi" not in logs.read_text(said.replace("+.", " or later."))
+    assert logs.read_text("I use NVIDIA Driver 384.111.\n")["nvidia_smi"]["driver_version"] == "384.111"
+
+
+def test_a_tensorflow_module_without_version_is_an_empty_folder_left_by_another_install():
+    found = failing("AttributeError: module 'tensorflow' has no attribute '__version__'\n")
+    assert set(found) == {"tensorflow.conflicting-installs"}
+    assert "__version__" in found["tensorflow.conflicting-installs"].title
+    assert "tensorflow.conflicting-installs" not in failing(
+        "AttributeError: module 'tensorflow' has no attribute 'Session'\n")
+
+
+def test_the_tensorflow_imported_is_another_release_than_the_one_listed():
+    text = ("Package    Version\n---------- -------\ntensorflow 2.2.0\nnumpy      1.18.5\n"
+            ">>> import tensorflow as tf\n>>> tf.__version__\n'1.14.0'\n")
+    assert logs.read_text(text)["tensorflow"]["duplicates"] == {"tensorflow": ["2.2.0", "1.14.0"]}
+    assert "tensorflow.conflicting-installs" in failing(text)
+    assert "duplicates" not in logs.read_text(text.replace("'1.14.0'", "'2.2.0'"))["tensorflow"]
+
+
+def test_tensorflow_2_0_imported_from_the_user_site_inside_a_conda_environment():
+    text = corpus("holdout53/B320")  # ~\AppData\Roaming\Python\Python37\site-packages\tensorflow_core
+    assert {i for i, f in failing(text).items() if not f.caused_by} == {"tensorflow.conflicting-installs"}

@@ -580,11 +580,16 @@ def _pip_conflicts(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding
     elif item.get("mismatch") == "jax-plugin":
         what = "JAX's CUDA plugin is of another release than jax and jaxlib"
         detail, fix = _JAX_RELEASE, _jax_fix(facts)
-    elif item.get("mismatch") == "tf-files":
+    elif item.get("mismatch") in ("tf-files", "tf-namespace"):
         what = "TensorFlow's own libraries are of two releases"
         detail = ("A library inside the tensorflow package lacks a symbol of the TensorFlow loaded with it:"
                   " files of another release were left there (an install over an older one, or two"
                   " TensorFlow packages sharing the folder).")
+        if item.get("mismatch") == "tf-namespace":
+            what = "the tensorflow Python imported has no __version__: it is not a whole TensorFlow package"
+            detail = ("An empty tensorflow folder is left where one of two TensorFlow packages (tensorflow,"
+                      " tensorflow-gpu, tensorflow-cpu) sharing it was uninstalled, or a folder named"
+                      " tensorflow is on the path: Python imports it as an empty namespace package.")
         fix = rm.plan(facts, rm.uninstall(*(_tf_dists(fc.distributions(facts)) or ["tensorflow"])),
                       rm.install(rm.keep_tf_version(facts), why="one release, installed whole"))
     elif item.get("mismatch") == "torch-cuda":

@@ -354,7 +354,7 @@ SIGNATURES: tuple[Signature, ...] = (
          r"cuLinkAddData fails\. This is usually caused by stale driver version"),
     # (NVIDIA's banner breaks the sentence after "but": the version detected is then on the next line)
     _sig("ngc-driver", "this container was built for nvidia driver",
-         r"built for NVIDIA Driver Release (\d{3}\.\d{1,3}) or later, "
+         r"built for NVIDIA Driver Release (\d{3}(?:\.\d{1,3})?) or later, "
          r"but(?:\s{1,8}version (\d{3}\.\d{1,3}(?:\.\d{1,3})?) was detected|\s{0,8}$)", ("need", "have")),
     # --- cuDNN, cuBLAS ------------------------------------------------------------------------------
     # the second anchor: a paste that broke "CuDNN l|ibrary" across lines
@@ -749,6 +749,10 @@ SIGNATURES: tuple[Signature, ...] = (
          r"built using \w{2,12}(?:\.\d)? instructions, which your CPU|"
          r"0xC000001D|-1073741795|\b3221225501\b"),  # (0xC000001D signed, and unsigned)
     # a person's own reading of /proc/cpuinfo or the CPU's datasheet (AVX, not AVX2 or AVX-512)
+    # NVIDIA's container images checking the CPU at start-up ("ERROR: This container was built for CPUs
+    # supporting at least the AVX instruction set, but the CPU detected was ...")
+    _sig("avx", "built for cpus supporting",
+         r"built for CPUs supporting at least the AVX(?:2)? instruction set, but"),
     _sig("avx", ("support avx", "support the avx", "have avx", "have the avx"),
          r"\b(?:CPU|processor|machine|Xeon|Celeron|Pentium|Atom|Opteron)\b[^.\n]{0,80}?"
          r"(?:does not|doesn't|doesn’t|do not|don't|did not|didn't|cannot|can't) (?:support|have) (?:the )?"
@@ -1151,6 +1155,10 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("pip-conflict", "undefined symbol",
          r"[/\\]tensorflow[/\\](?:core[/\\]kernels|python[/\\]ops|lite|compiler)[/\\][^:\s]{0,200}\.so:"
          r" undefined symbol: _ZN?K?\d{1,3}tensorflow", mismatch="tf-files"),
+    # TensorFlow always defines __version__: a tensorflow module without it is an empty folder (another
+    # TensorFlow package uninstalled from under it, or a directory named tensorflow on the path)
+    _sig("pip-conflict", "has no attribute '__version__'",
+         r"module '?tensorflow'? has no attribute '__version__'", mismatch="tf-namespace"),
     # ... or shown without its path (an issue's title); not TensorFlow's own library
     _sig("pip-conflict", "undefined symbol",
          r"^(?!.{0,300}(?:_pywrap_tensorflow|[/\\]tensorflow[/\\]|libtensorflow)).{0,300}?"

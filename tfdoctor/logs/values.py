@@ -76,7 +76,7 @@ RE_DRIVER_PROSE = re.compile(rf"(?<!insufficient )"  # (TensorFlow's cuDNN repor
                              rf"a?kmod-nvidia)(?:\s{{1,3}}|-|\s{{0,2}}[:=(]\s{{0,2}})"
                              rf"(?:drivers?\s{{1,3}}|versions?\s{{0,3}}[:=]?\s{{0,3}}|(?:is|are)\s{{1,3}}|v|\(|"
                              rf"[为是為は]\s{{0,2}}){{0,3}}"
-                             rf"({DRIVER})\b", re.IGNORECASE)
+                             rf"({DRIVER})\b(?!\+|\s{{1,3}}or (?:later|newer|higher|above))", re.IGNORECASE)
 RE_DRIVER_AFTER = re.compile(rf"(?<![\d.])({DRIVER})\s{{1,3}}(?:NVIDIA\s{{1,3}})?drivers?\b", re.IGNORECASE)
 # cuDNN as a person names it ("CUDA 11.1 cuDNN 8.0.5.39", "cudnn-v7.6", "cuDNN==7.4.1", "cuDNN [8.9]",
 # "libcudnn 5.1", "cudnn version 为 8.9.2": normalised CJK), not a CUDA version in an archive's name
@@ -298,8 +298,9 @@ RE_SCHEDULER = re.compile(
 # shown)
 RE_PYTORCH_CUDA = re.compile(r"CUDA used to build PyTorch:\s{0,4}(\d{1,2}\.\d{1,2})\b", re.IGNORECASE)
 # the end of the folder TensorFlow was imported from, as a traceback's frames show it (the first one shown is
-# the one imported): what the tensorflow probe records as its location
-RE_TF_PACKAGE = re.compile(r"[/\\](?:site|dist)-packages[/\\]tensorflow[/\\]")
+# the one imported; TensorFlow 2.0-2.1's own code is in tensorflow_core): what the tensorflow probe records as
+# its location
+RE_TF_PACKAGE = re.compile(r"[/\\](?:site|dist)-packages[/\\]tensorflow(?:_core)?[/\\]")
 RE_HEADING = re.compile(r"^[\s#>*-]{0,12}(tensorflow version|python version|"
                         r"os platform and "
                         r"distribution|tensorflow installed from|cuda/cudnn version|gpu model and memory)"
@@ -465,6 +466,19 @@ RE_NO_GPU_SAID = re.compile(
     r"(?:gpus?|graphics? cards?|video cards?)\b"
     r"(?! (?:available|found|detected|visible|device|support))|"
     rf"\bcpu[- ](?:only )?{_MACHINE}s?\b", re.IGNORECASE)  # ("on a CPU node": a cluster's nodes without GPUs)
+
+
+_TF_DIST_NAMES = ("tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tensorflow-intel", "tf-nightly")
+
+
+def _same_release(a: str, b: str) -> bool:
+    """Whether two spellings name one release ("2.2" and "2.2.0"; a local tag or pre-release as written)."""
+    return _release(a) == _release(b)
+
+
+def _release(version: str) -> tuple[int, ...]:
+    parts = [int(p) for p in re.findall(r"\d{1,6}", version.split("+")[0])[:3]]
+    return tuple(parts + [0] * (3 - len(parts)))
 
 
 def _asked(line: str, start: int, end: int) -> bool:
@@ -2005,9 +2019,15 @@ class Values:
             put("system.libcuda_files", list(self.libcuda_files), None)
         if self.dev_denied:
             put("system.dev_nvidia_denied", list(self.dev_denied), None)
-        dists, duplicates, _tf = blocks.distributions(self.lists)
+        dists, duplicates, listed = blocks.distributions(self.lists)
         if not dists and len(self.pinned) == 1:  # no list shows what is installed: the one package pinned
             dists = dict(self.pinned)
+        imported = self.get("tensorflow.version") if self.get("runtime.tf_imported") else None
+        dist = next((n for n in _TF_DIST_NAMES if n in dists), None)
+        if imported and listed and dist and not duplicates.get(dist) and not _same_release(imported, listed):
+            # (TensorFlow's own __version__ is not the release the package list shows: another copy of it,
+            # elsewhere on sys.path, is the one imported)
+            duplicates[dist] = [listed, imported]
         if dists:
             put("tensorflow.distributions", dists, None)
         if duplicates:
