@@ -82,6 +82,7 @@ SPLITS = {
     "holdout51": CORPUS / "holdout51",
     "holdout52": CORPUS / "holdout52",
     "holdout53": CORPUS / "holdout53",
+    "holdout54": CORPUS / "holdout54",
 }
 
 

@@ -4719,3 +4719,28 @@ def test_the_tensorflow_imported_is_another_release_than_the_one_listed():
 def test_tensorflow_2_0_imported_from_the_user_site_inside_a_conda_environment():
     text = corpus("holdout53/B320")  # ~\AppData\Roaming\Python\Python37\site-packages\tensorflow_core
     assert {i for i, f in failing(text).items() if not f.caused_by} == {"tensorflow.conflicting-installs"}
+
+
+def test_tensorrt_saying_cuda_failed_to_initialise_with_a_runtime_error_number():
+    line = "# ERROR: Cuda initialization failure with error 35. Please check cuda installation\n"
+    assert set(failing(line)) == {"driver.too-old"}
+    assert set(failing("[TRT] CUDA initialization failure with error: 100\n")) == {"cuda.init-failed"}
+
+
+def test_paddles_own_words_for_an_architecture_its_wheel_lacks_and_a_cudnn_it_did_not_find():
+    arch = held_line("holdout54", "C211", "not compatible with Paddle installation with arch")
+    assert set(failing(arch)) == {"gpu.compute-capability-unsupported"}
+    note = ("W0117 12:43:09.765803  5764 dynamic_loader.cc:285] Note: [Recommend] copy cudnn into CUDA"
+            " installation directory.\n")
+    assert set(failing(note)) == {"cudnn.missing"}
+
+
+def test_conda_build_strings_of_cpu_only_pytorch_and_jaxlib():
+    torch = "pytorch                   1.11.0              py3.8_cpu_0    pytorch\n"
+    assert set(failing(torch)) == {"tensorflow.cpu-only-build"}
+    assert set(failing("pytorch-mutex             1.0                         cpu    pytorch\n")) == {
+        "tensorflow.cpu-only-build"}
+    jax = "  jaxlib             conda-forge/linux-64::jaxlib-0.4.4-cpu_py311h7146453_1\n"
+    assert set(failing(jax)) == {"tensorflow.cpu-only-build"}
+    assert not failing(torch.replace("py3.8_cpu_0", "py3.8_cuda11.3_cudnn8.2.0_0"))
+    assert not failing("pytorch-mutex             1.0                        cuda    pytorch\n")

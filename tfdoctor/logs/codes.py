@@ -44,9 +44,10 @@ _NAME = re.compile(
     re.ASCII,  # a name next to CJK text ("爆出了CUDA_ERROR_OUT_OF_MEMORY的错误") still stands apart
 )
 # A number with the API that returned it named just before it.
-_NUMBER = re.compile(
-    r"\b(cuda runtime error|cudaerror_t|cudaerror|cu ?result|cuda driver error|cuda error)"
-    r"\s{0,2}(?:code)?\s{0,2}[:=#]?\s{0,2}\(?(\d{1,5})\)?(?![\d.])"
+_NUMBER = re.compile(  # (TensorRT: "CUDA initialization failure with error: 35")
+    r"\b(cuda runtime error|cudaerror_t|cudaerror|cu ?result|cuda driver error|cuda error|"
+    r"cuda initiali[sz]ation failure with error)"
+    r"\s{0,2}(?:code)?\s{0,2}[:=#]?\s{0,2}\(?(\d{1,5})\)?(?!\d|\.\d)"  # (a sentence's full stop may follow)
 )
 _NUMBER_API = {"curesult": "CUresult", "cu result": "CUresult", "cuda driver error": "CUresult"}
 # A call's result printed after its name ("cuInit err: 999", "cudaSetDevice err: 999", ollama's "nvcuda init

@@ -104,6 +104,10 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("dlopen-failed", "unable to load cudnn dso", r"Unable to load cuDNN DSO", library="libcudnn"),
     # PaddlePaddle's loader: "The third-party dynamic library (cudnn64_8.dll) that Paddle depends on is not
     # configured correctly. (error code is 126)"
+    # ... its advice when it found no cuDNN at all ("Note: [Recommend] copy cudnn into CUDA installation
+    # directory.")
+    _sig("dlopen-failed", "copy cudnn into cuda installation", r"copy cudnn into CUDA installation directory",
+         library="libcudnn"),
     _sig("dlopen-failed", "third-party dynamic library",
          rf"third-party dynamic library \(({_LIB})\) that \w{{1,30}} depends on is not configured correctly",
          ("library",)),
@@ -581,6 +585,11 @@ SIGNATURES: tuple[Signature, ...] = (
          r"Found GPU\d{1,2} .{1,80}? which is of (?:cuda|compute) capability (?:\(CC\) )?(\d{1,2}\.\d)",
          ("cc",)),
     _sig("cc-ignored", "pytorch no longer supports this gpu", r"PyTorch no longer supports this GPU"),
+    # PaddlePaddle's own check ("The GPU architecture in your current machine is Ampere, which is not
+    # compatible with Paddle installation with arch: 60 61 70 75")
+    _sig("cc-ignored", "which is not compatible with paddle",
+         r"GPU architecture in your current machine is \w{2,20}, which is not compatible with Paddle"
+         r" installation with arch"),
     # PyTorch's refusal of a GPU its build has no kernels for ("... with CUDA capability sm_120 is not
     # compatible with the current PyTorch installation")
     _sig("ptx-target", "is not compatible with the current",
@@ -1026,6 +1035,15 @@ SIGNATURES: tuple[Signature, ...] = (
          r"^(?:\[\w{2,8}\]\s{1,3})?torch(?:\.__version__)?(?:\s{0,3}(?:==|:|=)\s{0,3}|\s{1,30}))"
          r"\d{1,2}\.\d{1,3}(?:\.\d{1,3})?\+cpu\b",
          framework="torch"),
+    # ... or conda's: its CPU build string in `conda list` ("pytorch  1.11.0  py3.8_cpu_0  pytorch"), the
+    # variant selector ("pytorch-mutex  1.0  cpu"), or the cpuonly package that pins it
+    _sig("cpu-build", ("_cpu_", "pytorch-mutex", "cpuonly"),
+         r"^(?:pytorch\s{1,40}\d{1,2}\.\d{1,3}(?:\.\d{1,3})?\s{1,40}py\d\.\d{1,2}_cpu_\d|"
+         r"pytorch-mutex\s{1,40}[\d.]{1,10}\s{1,40}cpu\b|cpuonly\s{1,40}[\d.]{1,10}\s)", framework="torch"),
+    # ... and jaxlib's ("jaxlib  0.4.4  cpu_py311h7146453_1", a solver's "conda-forge/linux-64::jaxlib-0.4.4-
+    # cpu_py311h7146453_1")
+    _sig("cpu-build", "jaxlib", r"\bjaxlib(?:-|\s{1,40})\d{1,2}\.\d{1,3}\.\d{1,3}(?:-|\s{1,40})cpu_py\d",
+         framework="jax"),
     # TensorFlow's placement log with no device at all: a CPU-only build when nothing else in the log shows
     # its CUDA side (judged in tensorflow.cpu-only-build)
     _sig("no-known-devices", "no known devices", r"Device mapping: no known devices"),
