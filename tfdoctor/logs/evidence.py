@@ -104,13 +104,13 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("dlopen-failed", "unable to load cudnn dso", r"Unable to load cuDNN DSO", library="libcudnn"),
     # PaddlePaddle's loader: "The third-party dynamic library (cudnn64_8.dll) that Paddle depends on is not
     # configured correctly. (error code is 126)"
+    _sig("dlopen-failed", "third-party dynamic library",
+         rf"third-party dynamic library \(({_LIB})\) that \w{{1,30}} depends on is not configured correctly",
+         ("library",)),
     # ... its advice when it found no cuDNN at all ("Note: [Recommend] copy cudnn into CUDA installation
     # directory.")
     _sig("dlopen-failed", "copy cudnn into cuda installation", r"copy cudnn into CUDA installation directory",
          library="libcudnn"),
-    _sig("dlopen-failed", "third-party dynamic library",
-         rf"third-party dynamic library \(({_LIB})\) that \w{{1,30}} depends on is not configured correctly",
-         ("library",)),
     # TensorFlow's Windows self-check (tensorflow_self_check.py): "- Could not find cudart64_90.dll.",
     # "- Could not find cuDNN 6."
     _sig("dlopen-failed", "could not find", rf"^- Could not find ({_LIB})\.?", ("library",)),

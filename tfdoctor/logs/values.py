@@ -21,6 +21,7 @@ from tfdoctor.logs import blocks, shapes
 from tfdoctor.logs.blocks import Blocks
 from tfdoctor.probes import nvcc as nvcc_probe
 from tfdoctor.probes import tensorflow as tf_probe
+from tfdoctor.versions import differ
 from tfdoctor.worker.worker import CREATED
 
 MAX_GPUS = 64
@@ -469,16 +470,6 @@ RE_NO_GPU_SAID = re.compile(
 
 
 _TF_DIST_NAMES = ("tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tensorflow-intel", "tf-nightly")
-
-
-def _same_release(a: str, b: str) -> bool:
-    """Whether two spellings name one release ("2.2" and "2.2.0"; a local tag or pre-release as written)."""
-    return _release(a) == _release(b)
-
-
-def _release(version: str) -> tuple[int, ...]:
-    parts = [int(p) for p in re.findall(r"\d{1,6}", version.split("+")[0])[:3]]
-    return tuple(parts + [0] * (3 - len(parts)))
 
 
 def _asked(line: str, start: int, end: int) -> bool:
@@ -2024,7 +2015,7 @@ class Values:
             dists = dict(self.pinned)
         imported = self.get("tensorflow.version") if self.get("runtime.tf_imported") else None
         dist = next((n for n in _TF_DIST_NAMES if n in dists), None)
-        if imported and listed and dist and not duplicates.get(dist) and not _same_release(imported, listed):
+        if imported and listed and dist and not duplicates.get(dist) and differ(imported, listed):
             # (TensorFlow's own __version__ is not the release the package list shows: another copy of it,
             # elsewhere on sys.path, is the one imported)
             duplicates[dist] = [listed, imported]
