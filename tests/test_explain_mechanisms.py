@@ -4542,6 +4542,8 @@ def test_tensorflow_listing_no_gpu_the_driver_shows_lacks_its_cuda_libraries():
     unseen = text.replace("I verified that a GPU (NVIDIA A100-SXM4-40GB) is available using nvidia-smi,", "")
     assert "cuda.libraries-missing" not in failing(unseen)
     assert "cuda.libraries-missing" not in failing(text + "ValueError: Unknown loss function: focal_loss\n")
+    cpu = failing(text + "Package         Version\n--------------- -------\ntensorflow-cpu  2.14.0\n")
+    assert "cuda.libraries-missing" not in cpu and "tensorflow.cpu-only-build" in cpu
 
 
 def test_cublas_failing_to_run_on_a_gpu_newer_than_its_architectures_first_cuda():

@@ -15,6 +15,7 @@ from tfdoctor import stackerrors
 from tfdoctor import versions as v
 from tfdoctor.checks import check, moot_without_gpu, skipped
 from tfdoctor.checks import remedies as rm
+from tfdoctor.checks.tensorflow import CPU_DISTS
 from tfdoctor.model import Finding, Status
 
 
@@ -169,9 +170,9 @@ def libraries_present(facts: dict[str, Any], matrix: Any) -> list[Finding]:
 
 
 def _driver_shows_gpu_tf_none(facts: dict[str, Any]) -> bool:
-    """Whether pasted text shows TensorFlow (2.1+, whose one package is the GPU build) listing no GPU on Linux
-    where the driver shows one (its version, nvidia-smi, a hosted notebook's GPU runtime), and nothing else
-    failing: no GPU error, no package or program error."""
+    """Whether pasted text shows TensorFlow (2.1+, whose one package is the GPU build, and no CPU-only package
+    listed) listing no GPU on Linux where the driver shows one (its version, nvidia-smi, a hosted notebook's
+    GPU runtime), and nothing else failing: no GPU error, no package or program error."""
     version = fc.tf_version(facts)
     driver = (fc.driver_version(facts)[0] or fc.section(facts, "nvidia_smi")
               or fc.hinted(facts, "nvidia-smi-named") or fc.hinted(facts, "hosted-notebook"))
@@ -179,6 +180,7 @@ def _driver_shows_gpu_tf_none(facts: dict[str, Any]) -> bool:
         fc.get(facts, "runtime", "tf_visible_gpus") == 0 and fc.section(facts, "libraries") is None
         and version and v.version_ge(version, (2, 1)) and fc.platform(facts) in ("linux", "wsl2")
         and driver and fc.gpu_shown(facts) and not fc.other_vendor_only(facts)
+        and not set(CPU_DISTS) & set(fc.distributions(facts)) and not fc.log_items(facts, "cpu-build")
         and not fc.gpu_evidence(facts) and not fc.other_failure(facts)
     )
 
