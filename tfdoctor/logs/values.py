@@ -469,9 +469,6 @@ RE_NO_GPU_SAID = re.compile(
     rf"\bcpu[- ](?:only )?{_MACHINE}s?\b", re.IGNORECASE)  # ("on a CPU node": a cluster's nodes without GPUs)
 
 
-_TF_DIST_NAMES = ("tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tensorflow-intel", "tf-nightly")
-
-
 def _asked(line: str, start: int, end: int) -> bool:
     """Whether the sentence holding line[start:end] is a question ("what if I don't have a GPU?")."""
     stop = min((i for i in (line.find(". ", end), line.find("?", end)) if i >= 0), default=len(line))
@@ -2014,7 +2011,7 @@ class Values:
         if not dists and len(self.pinned) == 1:  # no list shows what is installed: the one package pinned
             dists = dict(self.pinned)
         imported = self.get("tensorflow.version") if self.get("runtime.tf_imported") else None
-        dist = next((n for n in _TF_DIST_NAMES if n in dists), None)
+        dist = tf_probe.tensorflow_dist(dists)
         if imported and listed and dist and not duplicates.get(dist) and differ(imported, listed):
             # (TensorFlow's own __version__ is not the release the package list shows: another copy of it,
             # elsewhere on sys.path, is the one imported)

@@ -130,12 +130,15 @@ def select_distributions(pairs: list) -> tuple[dict[str, str], dict[str, list[st
     return dict(sorted(chosen.items())), {n: v for n, v in sorted(every.items()) if len(v) > 1}
 
 
+def tensorflow_dist(dists: dict[str, str]) -> str | None:
+    """The distribution that gives TensorFlow's version (tensorflow first, then its other packages)."""
+    name = next((n for n in _TF_DISTS if n in dists), None)
+    return name or next(iter(sorted(n for n in dists if n.startswith("tf-nightly"))), None)
+
+
 def tensorflow_version(dists: dict[str, str]) -> str | None:
-    for name in _TF_DISTS:
-        if name in dists:
-            return dists[name]
-    nightly = sorted(n for n in dists if n.startswith("tf-nightly"))
-    return dists[nightly[0]] if nightly else None
+    name = tensorflow_dist(dists)
+    return dists[name] if name else None
 
 
 def _literal(node: ast.AST) -> Any:
