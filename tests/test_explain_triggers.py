@@ -91,6 +91,23 @@ def test_a_quiet_shape_is_skipped_and_its_counters_still_count():
     assert facts == logs.read_text(near + errors + "Driver Version: 535.104.05\n", every_line=True)
 
 
+def test_a_line_read_in_the_light_of_the_one_before_is_skipped_paired_with_its_shape():
+    """A line after one that names TensorFlow (a value may follow it) is learnt and skipped paired with the
+    shape of the line before: near misses alternating so are skipped too, while the answers to printed
+    versions (each gives a value) and what a print asks of the lines after it are read as before."""
+    near = "".join(f"2024-05-01 10:00:00.{i:06d}: W tensorflow was seen near step {i * 7919 + 100_000}\n"
+                   f"2024-05-01 10:00:00.{i:06d}: W cudnn note {i * 104729 + 100_000}\n" for i in range(2000))
+    prints = "".join(f"print(tf.__version__)\nprint(keras.__version__)\n2.{i}.0\n3.{i}.1\n"
+                     for i in range(12, 17))
+    text = near + prints + near
+    reader = logs.Reader("explain")
+    reader.feed_chunk(text.encode())
+    assert reader._fresh < 100  # lines read, of 8,020: the rest were skipped
+    facts = reader.facts()
+    assert facts == logs.read_text(text, by_shape=False)
+    assert facts["tensorflow"]["version"] == "2.12.0"  # (the first one printed)
+
+
 def test_shapes_pause_where_they_do_not_pay_and_read_the_same():
     """A log of distinct messages pauses the learning of shapes (it costs each line read), for longer each
     time it does not pay, and takes it up again: near misses repeated with new numbers after the distinct

@@ -274,8 +274,8 @@ _KEPT = ("items", "unrecognized", "_keras_api")
 # alone, in _added; no line's reading depends on them), the bookkeeping of lines and shapes, and the
 # objects it reads apart (values, the stall detector).
 _VOLATILE = frozenset({"values", "finder", "_seen", "_raw_seen", "_shapes", "_skipped", "_free", "_wanted",
-                       "_paying", "_shaping", "_fresh", "_added", "_epoch", "_last", "lines", "_repeatable",
-                       "_stall", "counts", "noise", "unrecognized_count", *_KEPT})
+                       "_lit", "_context", "_paying", "_shaping", "_fresh", "_added", "_epoch", "_last",
+                       "lines", "_repeatable", "_stall", "counts", "noise", "unrecognized_count", *_KEPT})
 
 
 class Reader:
@@ -301,7 +301,11 @@ class Reader:
         self._epoch = 0  # changes of what was read (a line skipped by its shape changes nothing of it)
         self._last: tuple[list[Any], ...] = ()  # what was read, as of the last line read (_state)
         self._wanted = False  # the next line is to be read whatever it holds (see _wants_next)
-        self._free = True  # nor is a table or traceback open: a quiet shape is skipped
+        # the next line is read in the light of the last one (_lit): its shape is learnt and skipped paired
+        # with the last line's (_context; None: that line had no shape, the next is read)
+        self._lit = False
+        self._context: int | None = None
+        self._free = True  # no table or traceback is open: a quiet shape is skipped
         self._repeatable = False
         self._module_error_at: int | None = None
         self.noise: dict[str, int] = {}
@@ -334,22 +338,25 @@ class Reader:
             end = chunk.find(b"\n", start)
             end = size if end < 0 else end
             raw = chunk[start:min(end, start + 4 * MAX_LINE)]
-            count += chunk.count(b"\n", counted, start)
-            counted = start
-            self.lines = base + count + 1
             key = hash(raw) if end - start > SHORT_LINE else None
             if key is not None and key in self._raw_seen and not self._in_block() and not self._frame_at:
                 return end + 1  # the same bytes again: its line was read and would be skipped as a repeat
             shape = None
-            if self._paying is not None and not self._wanted:  # (a line asked for is always read)
+            if self._paying is not None:
                 if self._shaping:
                     shape = shapes.shape(raw)
-                    known = learnt.get(shape) if shape is not None else None
-                    if known is not None and known.epoch == self._epoch and self._free:
+                    learnt_as = self._key(shape)
+                    known = learnt.get(learnt_as) if learnt_as is not None and self._free else None
+                    if known is not None and known.epoch == self._epoch:
                         self._skip(raw, known.delta)
+                        self._wanted, self._lit = known.after
+                        self._context = shape
                         self._paying.skipped += 1
                         return end + 1
                 self._shaping = self._paying.read()
+            count += chunk.count(b"\n", counted, start)  # (the lines skipped before need no number)
+            counted = start
+            self.lines = base + count + 1
             if self._skipped is not None:
                 self._before(self._skipped)
             self._read(raw, shape)
@@ -367,21 +374,30 @@ class Reader:
                 pos = read_at(pos)
         self.lines = base + chunk.count(b"\n") + (0 if chunk.endswith(b"\n") or not chunk else 1)
 
+    def _key(self, shape: int | None) -> int | None:
+        """What a line of this shape is learnt and skipped by: its shape, paired with the last line's where
+        it is read in that line's light (None: not learnt)."""
+        if shape is None or not self._lit:
+            return shape
+        return None if self._context is None else hash((self._context, shape))
+
     def _read(self, raw: bytes, shape: int | None) -> None:
         """A picked line (`shape`: its shape, None: none to learn): read, and what its shape changes
         learnt (tfdoctor/logs/shapes.py)."""
-        known = None if shape is None else self._shapes.get(shape)
-        if known is None and shape is not None and len(self._shapes) < shapes.MAX_SHAPES:
-            self._shapes[shape] = known = shapes.Shape()
+        key = self._key(shape)
+        known = None if key is None else self._shapes.get(key)
+        if known is None and key is not None and len(self._shapes) < shapes.MAX_SHAPES:
+            self._shapes[key] = known = shapes.Shape()
         fresh, given = self._fresh, self.values.attempts
         self._physical(raw.decode("utf-8", errors="replace"))
         changed = self._settle()
+        self._context = shape
         if known is None or self._fresh == fresh:  # (a repeat of a line read before says nothing)
             return
         # (a line that kept an item or gave a value is never quiet: the next one may keep or give another)
         plain = not (changed or not self._free or self.values.attempts != given or b"\r" in raw
                      or b"\\n" in raw or any(where == "kept" for where, _ in self._added))
-        known.learn(shapes.delta(self._added) if plain else None, self._epoch)
+        known.learn(shapes.delta(self._added) if plain else None, self._epoch, (self._wanted, self._lit))
 
     def _settle(self) -> bool:
         """After a line was read: whether it changed what was read so far (then a new epoch begins: what a
@@ -396,8 +412,8 @@ class Reader:
         if changed:
             self._epoch += 1
         self._wanted = self._wants_next()
-        self._free = self._shaping and not (self._wanted or self._in_block() or self._frame_at
-                                            or self.source == "explain" and self.values.leads)
+        self._lit = self._wanted or self.source == "explain" and self.values.leads
+        self._free = self._shaping and not (self._in_block() or self._frame_at)
         return changed
 
     def _skip(self, raw: bytes, delta: shapes.Delta) -> None:

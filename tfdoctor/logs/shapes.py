@@ -9,7 +9,9 @@ whose lines, twice in a row and in what was read so far (its epoch), changed not
 many of an error, of a notice) is "quiet", and its further lines are not read, only counted, until a line
 read changes what they may depend on. A near miss repeated with new numbers then costs a look-up.
 What a line changes may still depend on its numbers alone; the reader takes a line that gives any value
-(a version, a GPU's index), keeps an item or is read in the light of the line before it as never quiet.
+(a version, a GPU's index) or keeps an item as never quiet. A line read in the light of the one before it
+(a value may follow a line naming TensorFlow, a heading) is learnt paired with that line's shape, and
+what each shape asks of the next line (to be read whatever it holds, in its light) is learnt with it.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ MAX_SHAPES = 100_000  # shapes remembered (by hash); later new ones are read in 
 MAX_SHAPED = 1024  # longer lines have no shape: they are always read
 _MASK = bytes.maketrans(b"0123456789", b"0" * 10)
 _HEAD = re.compile(rb"[\s>`*#]{0,8}(?:" + "|".join(f"(?:{p})" for p in PREFIXES).encode() + rb")")
-_LONG_NUMBER = re.compile(rb"\d{5,}")
+_LONG_NUMBER = re.compile(rb"\d\d{4,}")  # (a first digit apart: a faster search)
 
 _SIZED = frozenset({dict, list, set})
 _GETTERS: dict[tuple[type, frozenset[str]], tuple[int, Any]] = {}  # the fields read, by class
@@ -49,18 +51,21 @@ def shape(raw: bytes) -> int | None:
 
 class Shape:
     """What the lines of one shape changed: the counters the last one read added to (None: it changed
-    more than counters), and the epoch in which two in a row added the same (then it is quiet)."""
+    more than counters), what it asked of the next line (`after`: whether that one is read whatever it
+    holds, and in its light), and the epoch in which two in a row did the same (then it is quiet)."""
 
-    __slots__ = ("delta", "epoch")
+    __slots__ = ("after", "delta", "epoch")
 
     def __init__(self) -> None:
         self.delta: Delta | None = None
+        self.after = (False, False)
         self.epoch = -1
 
-    def learn(self, delta: Delta | None, epoch: int) -> None:
+    def learn(self, delta: Delta | None, epoch: int, after: tuple[bool, bool]) -> None:
         """A line of this shape was read in `epoch`, adding `delta` to the counters (None: more)."""
-        self.epoch = epoch if delta is not None and delta == self.delta else -1
-        self.delta = delta
+        same = delta is not None and delta == self.delta and after == self.after
+        self.epoch = epoch if same else -1
+        self.delta, self.after = delta, after
 
 
 class Paying:

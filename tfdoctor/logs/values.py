@@ -890,8 +890,10 @@ class Values:
         self._found_line = 0
         self._prev = ""
         self._prev_line = ""  # (as written: `_prev` is lower-cased)
-        self._prints: list[str] = []  # modules whose __version__ consecutive prints asked for
-        self._answers: list[str] = []  # ... of them, those whose printed value is still to come
+        # modules whose __version__ consecutive prints asked for, and of them those whose printed value is
+        # still to come (tuples: state() tells them apart by what they hold, not by their size)
+        self._prints: tuple[str, ...] = ()
+        self._answers: tuple[str, ...] = ()
         self._words: frozenset[str] = frozenset()
         self._next = False
         self.line_no = 0
@@ -1062,18 +1064,18 @@ class Values:
         ("print(tf.__version__)", "print(keras.__version__)", "2.15.0", "3.4.1"): name for value."""
         names = RE_VERSION_ATTR.findall(low) if "print(" in low else []
         if len(names) == 1 and not self._answers:
-            self._prints = [*self._prints[-7:], names[0]]
+            self._prints = (*self._prints[-7:], names[0])
             return
         if len(self._prints) > 1:  # the answers begin (one print alone is read as the line after it)
-            self._answers, self._prints = self._prints, []
-        self._prints = []
+            self._answers, self._prints = self._prints, ()
+        self._prints = ()
         if not self._answers:
             return
         value = line.strip().strip("'\"")
         if not RE_VERSION_VALUE.fullmatch(value):
-            self._answers = []
+            self._answers = ()
             return
-        name = self._answers.pop(0)
+        name, self._answers = self._answers[0], self._answers[1:]
         if name in ("tf", "tensorflow"):
             self._tf_answered(value)
         else:
