@@ -83,6 +83,7 @@ SPLITS = {
     "holdout52": CORPUS / "holdout52",
     "holdout53": CORPUS / "holdout53",
     "holdout54": CORPUS / "holdout54",
+    "holdout55": CORPUS / "holdout55",
 }
 
 

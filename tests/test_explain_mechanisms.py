@@ -4746,3 +4746,53 @@ def test_conda_build_strings_of_cpu_only_pytorch_and_jaxlib():
     assert set(failing(jax)) == {"tensorflow.cpu-only-build"}
     assert not failing(torch.replace("py3.8_cpu_0", "py3.8_cuda11.3_cudnn8.2.0_0"))
     assert not failing("pytorch-mutex             1.0                        cuda    pytorch\n")
+
+
+def test_sigill_by_its_name_or_number_as_launchers_report_a_process_killed_by_it():
+    died = held_line("holdout55", "D121", "exit code -4")  # ROS: the node died with -4
+    assert set(failing(died)) == {"cpu.avx-missing"}
+    for said in ("simple-ehm execution finishes with a SIGILL signal", "python exited with code 132",
+                 "Process finished with exit code 132 (interrupted by signal 4: SIGILL)",
+                 "the worker was killed by signal 4"):
+        assert set(failing(said + "\n")) == {"cpu.avx-missing"}, said
+    for other in ("exit code 1", "process finished with exit code -1", "returned error code 132 from the API",
+                  "see section 4.132 of the manual"):
+        assert "cpu.avx-missing" not in failing(other + "\n"), other
+
+
+def test_a_tensorflow_module_without_its_core_api_is_a_broken_install_not_an_old_program():
+    broken = held_line("holdout55", "D119", "has no attribute 'nn'")
+    assert set(failing(broken)) == {"tensorflow.conflicting-installs"}
+    for removed in ("Session", "contrib", "placeholder", "ConfigProto", "random_normal", "log"):
+        line = f"AttributeError: module 'tensorflow' has no attribute '{removed}'\n"  # (gone in 2.x)
+        assert "tensorflow.conflicting-installs" not in failing(line), removed
+
+
+def test_singularity_finding_no_nvidia_library_on_the_host():
+    text = corpus("holdout55/D412")
+    assert {i for i, f in failing(text).items() if not f.caused_by} == {"driver.missing"}
+
+
+def test_tensorflow_1_4s_own_fast_tensor_util_built_under_python_3_5_is_harmless_on_3_6():
+    harmless = held_line("holdout55", "D120", "compiletime version 3.5")
+    assert "tensorflow.python-unsupported" not in failing(harmless)
+    other = harmless.replace("version 3.5", "version 3.4").replace("runtime version 3.6",
+                                                                   "runtime version 3.5")
+    assert set(failing(other)) == {"tensorflow.python-unsupported"}
+
+
+def test_a_printed_list_of_physical_devices_with_the_cpu_alone_is_tensorflow_seeing_no_gpu():
+    cpu = "[PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]\n"
+    assert logs.read_text(cpu)["runtime"]["tf_visible_gpus"] == 0
+    both = cpu.replace(")]", "), PhysicalDevice(name='/physical_device:GPU:0', device_type='GPU')]")
+    assert logs.read_text(both)["runtime"]["tf_visible_gpus"] == 1
+    asked = ">>> tf.config.list_physical_devices('CPU')\n" + cpu  # (the CPU alone was asked for)
+    assert "tf_visible_gpus" not in (logs.read_text(asked).get("runtime") or {})
+
+
+def test_a_data_centre_gpus_name_keeps_its_form_and_memory():
+    line = held_line("holdout55", "D303", "Device 0:")
+    assert logs.read_text(line)["runtime"]["gpus_stated"][0]["name"] == "Tesla V100-SXM2-16GB"
+    assert logs.read_text("we run on A100-PCIE-40GB nodes\n")["runtime"]["gpus_stated"][0]["name"] == (
+        "A100-PCIE-40GB")
+    assert logs.read_text("my V100 is slow\n")["runtime"]["gpus_stated"][0]["name"] == "V100"

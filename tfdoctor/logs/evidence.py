@@ -219,9 +219,10 @@ SIGNATURES: tuple[Signature, ...] = (
          why="kernel"),
     _sig("no-driver", "driver was not detected", r"NVIDIA Driver was not detected", why="container",
          ngc=True),
-    # Singularity/Apptainer's --nv finding no NVIDIA driver library on this host (a login or CPU node)
-    _sig("no-driver", "could not find any nv files", r"Could not find any nv files on this host",
-         why="nv-files"),
+    # Singularity/Apptainer's --nv finding no NVIDIA driver library on this host (a login or CPU node; 3.x
+    # words it "Could not find any NVIDIA binaries/libraries on this host!")
+    _sig("no-driver", ("could not find any nv files", "could not find any nvidia"),
+         r"Could not find any (?:nv files|NVIDIA (?:binaries|libraries)) on this host", why="nv-files"),
     # a podman without CDI (before 4.1) takes the CDI device name for a file: the container gets no GPU
     _sig("no-driver", "stat nvidia.com/gpu", r"stat nvidia\.com/gpu=[\w,.-]{1,40}: no such file or directory",
          why="container"),
@@ -757,6 +758,12 @@ SIGNATURES: tuple[Signature, ...] = (
          # and/or operating system do not support"
          r"built using \w{2,12}(?:\.\d)? instructions, which your CPU|"
          r"0xC000001D|-1073741795|\b3221225501\b"),  # (0xC000001D signed, and unsigned)
+    # SIGILL by its name or number: a process killed by signal 4, as a launcher reports it (Python's
+    # subprocess and ROS: exit code -4; a shell or container engine: 128 + 4 = 132)
+    _sig("avx", ("sigill", "signal 4", "code -4", "code: -4", "code=-4", "code 132", "code: 132", "code=132",
+                 "status 132", "status -4"),
+         r"\bSIGILL\b|\b(?:killed|terminated) by signal 4\b|"
+         r"\b(?:exit(?:ed)?(?: with)?|return) ?(?:code|status)[ =:]{0,3}(?:-4|132)\b"),
     # a person's own reading of /proc/cpuinfo or the CPU's datasheet (AVX, not AVX2 or AVX-512)
     # NVIDIA's container images checking the CPU at start-up ("ERROR: This container was built for CPUs
     # supporting at least the AVX instruction set, but the CPU detected was ...")
@@ -1173,10 +1180,14 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("pip-conflict", "undefined symbol",
          r"[/\\]tensorflow[/\\](?:core[/\\]kernels|python[/\\]ops|lite|compiler)[/\\][^:\s]{0,200}\.so:"
          r" undefined symbol: _ZN?K?\d{1,3}tensorflow", mismatch="tf-files"),
-    # TensorFlow always defines __version__: a tensorflow module without it is an empty folder (another
-    # TensorFlow package uninstalled from under it, or a directory named tensorflow on the path)
-    _sig("pip-conflict", "has no attribute '__version__'",
-         r"module '?tensorflow'? has no attribute '__version__'", mismatch="tf-namespace"),
+    # TensorFlow always defines __version__ and the core of its API (every release since 1.0): a tensorflow
+    # module without one is an empty or half-removed folder (another TensorFlow package uninstalled from
+    # under it, or a directory named tensorflow on the path). (Names some releases lack, Session or contrib
+    # in 2.x, are the program's own error.)
+    _sig("pip-conflict", "has no attribute",
+         r"module '?tensorflow'? has no attribute '(?:__version__|nn|train|image|errors|constant|Variable|"
+         r"Tensor|TensorShape|float32|int32|int64|matmul|reduce_sum|reduce_mean|zeros|ones|cast|reshape|"
+         r"concat)'", mismatch="tf-namespace"),
     # ... or shown without its path (an issue's title); not TensorFlow's own library
     _sig("pip-conflict", "undefined symbol",
          r"^(?!.{0,300}(?:_pywrap_tensorflow|[/\\]tensorflow[/\\]|libtensorflow)).{0,300}?"

@@ -390,6 +390,13 @@ RE_DEVICE_TYPE = re.compile(r"device:(\w{1,20}):\d")
 # Session.list_devices() printed: "[_DeviceAttributes(/job:localhost/replica:0/task:0/device:CPU:0, CPU, 26)]"
 RE_DEVICE_ATTRIBUTES = re.compile(r"_DeviceAttributes\([^,()\n]{1,200}, (\w{1,20}),")
 RE_PHYSICAL_GPU = re.compile(r"PhysicalDevice\(name='/physical_device:GPU:(\d{1,3})'")
+# tf.config.list_physical_devices() printed whole, as a list: the device types TensorFlow registered
+_PHYSICAL = r"PhysicalDevice\(name='/physical_device:\w{1,20}:\d{1,3}', device_type='\w{1,20}'\)"
+RE_PHYSICAL_LIST = re.compile(rf"^`?\[({_PHYSICAL}(?:, ?{_PHYSICAL}){{0,31}})\]")
+RE_PHYSICAL_TYPE = re.compile(r"device_type='(\w{1,20})'")
+# ... unless the call asked for one type only ("list_physical_devices('CPU')")
+RE_ONE_TYPE_ASKED = re.compile(r"list_physical_devices\(\s{0,3}(?:device_type\s{0,3}=\s{0,3})?['\"](?!gpu)",
+                               re.IGNORECASE)
 RE_ADDING_VISIBLE = re.compile(r"Adding visible gpu devices?: ([\d, ]{1,200})$")
 RE_CVD_VARIABLE = re.compile(r"CUDA_VISIBLE_DEVICES=\$\{?([A-Za-z_]\w{0,40})\}?(?![\w}:-])")
 RE_CVD = re.compile(
@@ -446,6 +453,9 @@ RE_PROSE_GPU = re.compile(r"(?<![A-Za-z0-9_])((?:NVIDIA )?(?:GeForce )?(?i:rtx|g
                           # a GeForce or RTX workstation model without its brand ("I use 3080ti", "A4000")
                           r"(?:20[6-8]0|30[5-9]0|40[6-9]0|50[6-9]0) ?(?i:ti|super)|A[2-6]000)"
                           r"(?=s?(?![A-Za-z0-9_]))(?! ?(?i:series))")  # (a plural: "4 RTXA4000s")
+# the rest of a data-centre GPU's name as CUDA and nvidia-smi print it: its form and memory ("Tesla
+# V100-SXM2-16GB", "A100-PCIE-40GB", "V100-DGXS-32GB")
+RE_NAME_SUFFIX = re.compile(r"(?:-(?:SXM\d?|PCIE|PCIe|DGXS|NVL|\d{1,3}GB)){1,3}(?![\w-])")
 # a GeForce model by its number alone, on a line about the GPU ("GPU是笔记本的3070", "my GPU: 4090"), not a
 # quantity ("GPU memory 4090 MiB", "3060 s")
 RE_BARE_MODEL = re.compile(r"(?<![\w.:/-])((?:20[6-8]0|30[5-9]0|40[6-9]0|50[6-9]0)(?: ?(?i:ti|super))?)"
@@ -1269,10 +1279,13 @@ class Values:
             m = RE_BARE_MODEL.search(line)
         if not m:
             return
-        name = m.group(1)
+        name, end = m.group(1), m.end()
         if name[0].isdigit() or name[0] == "A" and name.endswith("000"):  # no brand: "3080ti", "A4000"
             name = f"RTX {name}"
-        cc = _stated_cc(line[m.end():])
+        suffix = RE_NAME_SUFFIX.match(line, end)
+        if suffix:
+            name, end = name + suffix.group(0), suffix.end()
+        cc = _stated_cc(line[end:])
         if held is None:
             self._gpu(self.prose, 0, name=name, compute_capability=cc)
         elif cc and _model(held.get("name")) == _model(name):
@@ -1636,8 +1649,12 @@ class Values:
             types = {t.strip() for t in m.group(1).split(",")}
         elif listed:
             types = set(RE_DEVICE_TYPE.findall(listed.group(1)))
-        else:  # Session.list_devices(), printed
+        elif "_deviceattributes(" in low:  # Session.list_devices(), printed
             types = set(RE_DEVICE_ATTRIBUTES.findall(line))
+        else:
+            physical = RE_PHYSICAL_LIST.match(line)
+            asked_one = physical and RE_ONE_TYPE_ASKED.search(self._prev)
+            types = set(RE_PHYSICAL_TYPE.findall(physical.group(1))) if physical and not asked_one else set()
         if types and "GPU" not in types:
             if "XLA_GPU" in types:
                 self.set("runtime.xla_gpus", 1, 1)
@@ -2111,7 +2128,7 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (("pid=", "(raylet)", "ray::", "resources requested", "logical resource usage"), Values._ray),
     (("registered devices:", "no devices matching", "no supported devices found", "available devices are",
       "gpu acceleration is disabled",
-      "_deviceattributes("), Values._no_gpu_registered),
+      "_deviceattributes(", "[physicaldevice("), Values._no_gpu_registered),
     (("successfully opened",), Values._opened),
     (("libcuda.so.", "libnvidia-ml.so.", "nvidia_driver_"), Values._driver_files),
     (("nvidia-compute-", "nvidia-driver-", "nvidia-utils-", "nvidia-gl-", "nvidia-kernel-common-",
