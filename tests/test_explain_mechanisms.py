@@ -4796,3 +4796,30 @@ def test_a_data_centre_gpus_name_keeps_its_form_and_memory():
     assert logs.read_text("we run on A100-PCIE-40GB nodes\n")["runtime"]["gpus_stated"][0]["name"] == (
         "A100-PCIE-40GB")
     assert logs.read_text("my V100 is slow\n")["runtime"]["gpus_stated"][0]["name"] == "V100"
+
+
+def test_tensorflows_gpu_device_log_is_tensorflow_running_under_the_python_stated():
+    text = corpus("holdout55/D608")  # Python 3.9 with TensorFlow 2.4.1 (PyPI's wheels: 3.6-3.8), and it ran
+    assert "tensorflow.python-unsupported" not in failing(text)
+    fields = "\n".join(line for line in text.splitlines() if "Found device" not in line)
+    assert "tensorflow.python-unsupported" in failing(fields)  # (without it: the Python is outside)
+
+
+def test_the_allocators_failing_warning_cut_inside_its_last_word():
+    cut = held_line("holdout55", "D601", "Current allocation summary follow")
+    assert set(failing(cut)) == {"gpu.out-of-memory"}
+
+
+@pytest.mark.parametrize("line, platform", [
+    ('  File "/nohome/jaan/envs/ppo/lib/python3.6/site-packages/tensorflow/python/session.py", line 9',
+     "linux"),
+    ("/usr/lib/python3/dist-packages/apport_python_hook.py", "linux"),
+    ("[Mo Mai 11 10:40:26 2020] oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=/", "linux"),
+    ("srun: error: nid02086: task 0: Exited with exit code 1", "linux"),
+    ("HINT: This error might have occurred since this system does not have Windows Long Path support on.",
+     "windows"),
+    ('  File "/Users/me/venv/lib/python3.9/site-packages/keras/x.py", line 1', "macos"),
+    ('`anaconda3/envs/dvf/lib/python3.10/site-packages/torch/cuda/__init__.py", line 239', None),
+])
+def test_the_platform_a_path_a_kernel_message_or_a_scheduler_shows(line, platform):
+    assert (logs.read_text(line + "\n").get("system") or {}).get("platform") == platform

@@ -230,10 +230,11 @@ def tf_installed(facts: dict[str, Any]) -> bool:
 
 def tf_imported(facts: dict[str, Any]) -> bool:
     """Whether TensorFlow was imported in the interpreter whose Python is known: the worker's import step
-    passed, or a pasted session printed TensorFlow's own __version__."""
+    passed, a pasted session printed TensorFlow's own __version__, or its GPU device code logged a device
+    (its native library loaded, which it does not under a Python it was not built for)."""
     steps = [s for s in as_list(get(facts, "runtime", "steps")) if isinstance(s, dict)]
     return any(s.get("name") == "import" and s.get("status") == "pass" for s in steps) or bool(
-        get(facts, "runtime", "tf_imported"))
+        get(facts, "runtime", "tf_imported") or get(facts, "runtime", "tf_native"))
 
 
 def tf_version(facts: dict[str, Any]) -> str | None:

@@ -471,14 +471,14 @@ SIGNATURES: tuple[Signature, ...] = (
     # the BFC allocator's dump, printed only when an allocation failed: it may be all a paste shows
     # (its "ran out of memory ... The caller indicates that this is not a failure" warning is not)
     _sig("oom", ("total chunks", "sum total of in-use chunks", "see logs for memory state",
-                 "current allocation summary follows", "requested by op", "bfcallocator dump for",
+                 "current allocation summary", "requested by op", "bfcallocator dump for",
                  " of size "),
          r"^Bin \(\d{1,12}\):\s{0,20}Total Chunks: \d|^Sum Total of in-use chunks|^BFCAllocator dump for|"
          r"^(?:InUse|Free) at [0-9a-fA-F]{6,16} (?:next -?\d{1,12} )?of size \d|"
          # (the dump's older forms, TensorFlow 1.x)
          r"^\d{1,12} Chunks of size \d{1,16} totalling|^Chunk at (?:0x)?[0-9a-fA-F]{6,16} of size \d|"
          r"ran out of memory trying to allocate [^\n]{0,80}?(?:See logs for memory state|"
-         r"Current allocation summary follows|requested by op)"),
+         r"Current allocation summary|requested by op)"),  # (a paste cut inside "follows")
     # the allocator's failing warning cut where the dump would follow (its benign form goes on, on the
     # same line, to say the caller does not treat it as a failure: a named notice, never evidence)
     # a person saying a run failed for lack of memory ("fails with an out of memory issue", "Encountering OOM

@@ -588,7 +588,7 @@ RE_WINDOWS = re.compile(
     r"\bnvcuda\.dll|"
     r"^(?:\([\w.-]{1,40}\)\s{1,3})?PS (?:[A-Za-z]:\\|>)|"  # PowerShell's prompt, its path hidden or not
     r"\bWDDM\b|\btensorflow[-_]intel\b|\bwin_amd64\b|\bwin32\b|"
-    r"\bWin(?:dows)? ?(?:7|8|10|11)\b|"
+    r"\bWin(?:dows)? ?(?:7|8|10|11)\b|\bWindows Long Path\b|"  # (pip's hint, on Windows alone)
     r"(?:^|\s)\.\\tensorflow[/\\]|"  # TensorFlow's Windows builds log sources as .\tensorflow/core/...
     r"\\(?:Lib\\)?site-packages\\|\\AppData\\(?:Local|Roaming)\\",  # backslash paths without a drive
     re.IGNORECASE,
@@ -606,7 +606,12 @@ RE_LINUX = re.compile(
     # nvidia-smi's table header on Linux (and in WSL2, which a WSL marker decides); Windows' shows its
     # driver model there (TCC/WDDM)
     r"\bPersistence-M\b|"
-    r"\b(?:Google )?Colab\b|\bKaggle (?:notebook|kernel)s?\b|\bSageMaker\b",  # hosted runtimes run Linux
+    r"\b(?:Google )?Colab\b|\bKaggle (?:notebook|kernel)s?\b|\bSageMaker\b|"  # hosted runtimes run Linux
+    # Debian's and Ubuntu's Python folder, the kernel's OOM killer, a Python's own lib/pythonX.Y in an
+    # absolute path under any root but macOS's
+    r"/dist-packages/|\boom[-_](?:kill|reaper)\b|"
+    r"(?:^|[\s'\"(=:\[])/(?!Users/|Library/|opt/homebrew/|System/)[\w.-]{1,60}/[^\s'\"]{0,200}?"
+    r"/lib/python\d\.\d{1,2}/site-packages/",
     re.IGNORECASE,
 )
 _JETSON_WORDS = ("jetson", "jetpack", "tegra", "l4t")
@@ -677,6 +682,7 @@ _LINUX_DIRS = ("home", "usr", "opt", "mnt", "data", "root", "var", "tmp", "etc",
 # trigger also matches at the start of a line), not TensorFlow's own tensorflow/core/data/... sources
 _LINUX_PATH_KEYS = (".so", *(f"{c}/{d}" for c in " '\"(=:[" for d in _LINUX_DIRS))
 _LINUX_KEYS = (*_LINUX_PATH_KEYS, "/mnt/", "linux", "ubuntu", "centos", "debian", "fedora", "rhel", "rocky",
+               "/dist-packages/", "/site-packages/", "oom-kill", "oom_kill", "oom-reaper", "oom_reaper",
                "numa", "nvrm", "nixos", "nccl info", ".sh", "dmesg", "modprobe", "lsmod", "ld_library_path",
                "persistence-m",
                "@", "colab", "kaggle", "sagemaker")
@@ -1598,6 +1604,7 @@ class Values:
         m = RE_SCHEDULER.search(line)
         if m:
             self.set("system.scheduler", m.lastgroup, 3)
+            self.hints["linux"] = 1  # (Slurm, PBS and LSF's GPU nodes run Linux)
 
     def _container_cli(self, line: str, low: str) -> None:
         """`nvidia-container-cli info`: the driver, the CUDA it supports, then each GPU (index, model, bus
@@ -1744,6 +1751,7 @@ class Values:
         m = RE_FOUND.search(line)
         if m:
             self._found, self._found_line = int(m.group(1)), self.line_no
+            self.set("runtime.tf_native", True, 1)  # (TensorFlow's GPU device code ran: it imported)
             if "gpu_device" in low:  # TensorFlow's GPU device code runs in a CUDA (or ROCm) build only
                 self.set("tensorflow.build_info.is_cuda_build", True, 1)
         if self._found is not None and low.startswith("pcibusid"):  # TF 1.x-2.0: the device's own line
