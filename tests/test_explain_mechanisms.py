@@ -4823,3 +4823,10 @@ def test_the_allocators_failing_warning_cut_inside_its_last_word():
 ])
 def test_the_platform_a_path_a_kernel_message_or_a_scheduler_shows(line, platform):
     assert (logs.read_text(line + "\n").get("system") or {}).get("platform") == platform
+
+
+def test_dockers_refusal_of_gpus_without_nvidias_runtime_is_a_container():
+    refused = held_line("holdout55", "D605", "could not select device driver")
+    assert logs.read_text(refused)["system"]["container"] == "docker"
+    other = logs.read_text("could not select the best device driver\n")
+    assert "container" not in (other.get("system") or {})

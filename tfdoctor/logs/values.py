@@ -652,6 +652,8 @@ RE_OPENED = re.compile(r"Successfully opened (?:dynamic|CUDA) library ([\w.+-]{1
 RE_CONTAINER = re.compile(r"docker run\b|nvidia-docker|/\.dockerenv|\bdocker exec\b|podman run\b|"
                           r"^== TensorFlow ==$|nvidia-container-cli\b|Error response from daemon\b|"
                           r"OCI runtime (?:create )?failed|\bCDI devices?\b|Emulate Docker CLI|"
+                          # Docker's (and Compose's) own refusal of --gpus without NVIDIA's runtime
+                          r"could not select device driver \"[\w-]{0,40}\" with capabilities|"
                           r"\b(?:docker|podman) (?:containers?|images?)\b|\bdocker[- ]compose\b|"
                           r"docker\"\s{1,3}\"run\b|\bdocker ?hub\b|"
                           # Kubernetes: its tools and distributions
@@ -701,7 +703,7 @@ _ENGINES = (("podman", "podman"), ("apptainer", "apptainer"), ("singularity", "s
             ("k8s", "kubernetes"), ("openshift", "kubernetes"))
 _CONTAINER_KEYS = ("docker", "podman", "singularity", "apptainer", ".sif", "nvidia release",
                    "== tensorflow ==", "container", "oci runtime", "cdi device", "daemon", "@",
-                   "kube", "k8s", "openshift")
+                   "kube", "k8s", "openshift", "could not select device driver")
 
 
 def _model(name: Any) -> str:
