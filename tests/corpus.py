@@ -84,6 +84,7 @@ SPLITS = {
     "holdout53": CORPUS / "holdout53",
     "holdout54": CORPUS / "holdout54",
     "holdout55": CORPUS / "holdout55",
+    "holdout56": CORPUS / "holdout56",
 }
 
 

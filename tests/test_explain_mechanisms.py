@@ -4830,3 +4830,14 @@ def test_dockers_refusal_of_gpus_without_nvidias_runtime_is_a_container():
     assert logs.read_text(refused)["system"]["container"] == "docker"
     other = logs.read_text("could not select the best device driver\n")
     assert "container" not in (other.get("system") or {})
+
+
+def test_a_kernels_failed_assertion_is_the_programs_and_the_cuda_failures_after_it_follow_from_it():
+    text = corpus("holdout56/E417")  # an index out of range in PyTorch's kernel, then cuBLAS's handle fails
+    found = failing(text)
+    assert found["cublas.init-failed"].caused_by == "log.program-error"
+    assert {i for i, f in found.items() if not f.caused_by} == {"log.program-error"}
+    alone = "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`\n"
+    assert not failing(alone)["cublas.init-failed"].caused_by
+    cudnn = corpus("holdout46/U110")  # the error pasted first, the kernel's assertions after it
+    assert failing(cudnn)["cudnn.init-failed"].caused_by == "log.program-error"

@@ -224,6 +224,13 @@ def tf_from_user_site(facts: dict[str, Any]) -> str | None:
     return where if user and in_conda(facts) else None
 
 
+def device_asserts(facts: dict[str, Any]) -> list[dict[str, Any]]:
+    """A kernel's assertion that failed on the device (the program's error): every CUDA call after it in that
+    process fails with it, a cuBLAS handle or a cuDNN call too (a paste may show that failure first)."""
+    return [i for i in log_items(facts, "cuda-error")
+            if i.get("code") in ("cudaErrorAssert", "CUDA_ERROR_ASSERT")]
+
+
 def tf_installed(facts: dict[str, Any]) -> bool:
     return bool(get(facts, "tensorflow", "installed"))
 

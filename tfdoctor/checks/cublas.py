@@ -17,6 +17,7 @@ def cublas_initialised(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     if not items:
         return []
     status = next((str(i["status"]) for i in items if i.get("status")), None)
+    asserted = fc.device_asserts(facts)
     return [
         Finding(
             "cublas.init-failed",
@@ -28,6 +29,7 @@ def cublas_initialised(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             " broken or do not support this GPU.",
             plan=rm.memory_growth(facts, matrix),
             facts=("log.evidence",),
-            evidence=fc.quote(facts, items),
+            evidence=fc.quote(facts, asserted[:1] + items),
+            caused_by="log.program-error" if asserted else None,
         )
     ]

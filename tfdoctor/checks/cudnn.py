@@ -289,6 +289,8 @@ def cudnn_initialised(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         return []
     status = next((str(i["status"]) for i in items if i.get("status") and i["status"] != "INIT"), None)
     title = "cuDNN failed to initialise" + (f" (CUDNN_STATUS_{status})" if status else "")
+    asserted = fc.device_asserts(facts)  # (then it is what the program's own assert left behind)
+    cause = "log.program-error" if asserted else None
     roomy = [i for i in fc.log_items(facts, "cudnn-report")
              if int(i.get("total") or 0) and int(i.get("free") or 0) >= int(i["total"]) // 2]
     if roomy:  # most of the GPU's memory was free when it failed: not for want of memory
@@ -305,7 +307,8 @@ def cudnn_initialised(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                          P.note("install the cuDNN release made for the framework's CUDA (its pip wheel:"
                                 " nvidia-cudnn-cuNN), or update the driver to one for that CUDA")),
             facts=("log.evidence",),
-            evidence=fc.quote(facts, items + roomy),
+            evidence=fc.quote(facts, asserted[:1] + items + roomy),
+            caused_by=cause,
         )]
     return [
         Finding(
@@ -317,6 +320,7 @@ def cudnn_initialised(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             " does not match the CUDA libraries or the GPU.",
             plan=rm.memory_growth(facts, matrix),
             facts=("log.evidence",),
-            evidence=fc.quote(facts, items),
+            evidence=fc.quote(facts, asserted[:1] + items),
+            caused_by=cause,
         )
     ]

@@ -419,6 +419,12 @@ SIGNATURES: tuple[Signature, ...] = (
          r"failed to create cublas(?: handle)?\b|(?:Blas |\b)\w{0,12}GEM[MV] launch failed|"
          r"BLAS operation using StreamExecutor without BLAS support|"
          r"cublas (?:handle|library) (?:was )?not initialized"),
+    # a kernel's own assertion failing on the device (PyTorch's index checks: "block: [109,0,0], thread:
+    # [33,0,0] Assertion `srcIndex < srcSelectDimSize` failed."): cudaErrorAssert, the program's error, and
+    # every CUDA call after it fails with it (the context is lost)
+    _sig("cuda-error", "assertion `",
+         r"block: \[\d{1,6}, ?\d{1,6}, ?\d{1,6}\],? thread: \[\d{1,6}, ?\d{1,6}, ?\d{1,6}\],? Assertion `",
+         code="cudaErrorAssert", error="ASSERT", reason="program"),
     # a GPU's uncorrectable ECC error as a person names it (CUDA_ERROR_ECC_UNCORRECTABLE's own words end in
     # "encountered": the error codes read that)
     _sig("cuda-error", "uncorrectable ecc",
