@@ -481,5 +481,5 @@ def test_precision_and_recall_per_id(capsys):
     assert holdout54.versions_read >= 0.9 * holdout54.versions
     assert holdout55.precision() >= 0.71 and holdout55.recall() >= 0.77, holdout55.failures  # (learnt from)
     assert holdout55.versions_read >= 0.8 * holdout55.versions
-    assert holdout56.precision() >= 0.82 and holdout56.recall() >= 0.81, holdout56.failures  # (learnt from)
+    assert holdout56.precision() >= 0.83 and holdout56.recall() >= 0.83, holdout56.failures  # (learnt from)
     assert holdout56.versions_read >= 0.85 * holdout56.versions

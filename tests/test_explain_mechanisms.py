@@ -4841,3 +4841,15 @@ def test_a_kernels_failed_assertion_is_the_programs_and_the_cuda_failures_after_
     assert not failing(alone)["cublas.init-failed"].caused_by
     cudnn = corpus("holdout46/U110")  # the error pasted first, the kernel's assertions after it
     assert failing(cudnn)["cudnn.init-failed"].caused_by == "log.program-error"
+
+
+def test_a_cudnn_sub_library_missing_a_function_of_cudnns_core_is_an_older_core_loaded():
+    text = corpus("holdout56/E205")  # libcudnn_graph.so.9: undefined symbol: cudnnGetLibConfig
+    assert set(failing(text)) == {"cudnn.version-mismatch"}
+    tf_own = "_pywrap_tensorflow.so: undefined symbol: cudnnCreate\n"  # (TensorFlow's own library: no cuDNN)
+    assert "cudnn.version-mismatch" not in failing(tf_own)
+
+
+def test_a_batched_gemm_that_failed_to_launch_is_cublas_failing():
+    line = held_line("holdout56", "E414", "xGEMMBatched launch failed")
+    assert set(failing(line)) == {"cublas.init-failed"}

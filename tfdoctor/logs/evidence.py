@@ -144,6 +144,13 @@ SIGNATURES: tuple[Signature, ...] = (
          r"(?<!libcudnn)(?<!_infer)(?<!_train)(?<!_ops)\.so(?:\.\d{1,6}){0,3}: (?:undefined )?symbol:? "
          r"cudnn\w{1,80},? version (libcudnn\.so\.\d{1,2}) not defined in file libcudnn\.so\.\d{1,2} with "
          r"link time reference", ("library",)),
+    # one of cuDNN's own sub-libraries (libcudnn_graph, _ops, _cnn...) missing a function of cuDNN's core
+    # library: the core loaded is another, older cuDNN than the sub-library's ("libcudnn_graph.so.9: undefined
+    # symbol: cudnnGetLibConfig")
+    _sig("cudnn-version", "undefined symbol: cudnn",
+         r"\b(libcudnn_[a-z_]{2,40}\.so(?:\.\d{1,6}){0,3}): undefined symbol: cudnn[A-Z]\w{0,80}\b"
+         r"(?!,? version)",
+         ("library",)),
     # TensorFlow 1.x looking up a cuDNN function: cudnnCreate, which every cuDNN has, not found means no
     # cuDNN was loaded (the lookup fell to TensorFlow's own library)
     _sig("dlopen-failed", "cudnn dso", r"could not find cudnnCreate in cudnn DSO", library="libcudnn"),
@@ -416,7 +423,8 @@ SIGNATURES: tuple[Signature, ...] = (
          r"Check failed: stream->parent\(\)->GetConvolveAlgorithms|All algorithms tried for convolution",
          status="INIT"),
     _sig("cublas-failed", ("cublas", "blas"),
-         r"failed to create cublas(?: handle)?\b|(?:Blas |\b)\w{0,12}GEM[MV] launch failed|"
+         r"failed to create cublas(?: handle)?\b|"
+         r"(?:Blas |\b)\w{0,12}GEM[MV](?:Batched|StridedBatched)? launch failed|"
          r"BLAS operation using StreamExecutor without BLAS support|"
          r"cublas (?:handle|library) (?:was )?not initialized"),
     # a kernel's own assertion failing on the device (PyTorch's index checks: "block: [109,0,0], thread:
