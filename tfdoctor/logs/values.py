@@ -607,13 +607,28 @@ RE_LINUX = re.compile(
     # driver model there (TCC/WDDM)
     r"\bPersistence-M\b|"
     r"\b(?:Google )?Colab\b|\bKaggle (?:notebook|kernel)s?\b|\bSageMaker\b|"  # hosted runtimes run Linux
-    # Debian's and Ubuntu's Python folder, the kernel's OOM killer, a Python's own lib/pythonX.Y in an
-    # absolute path under any root but macOS's
-    r"/dist-packages/|\boom[-_](?:kill|reaper)\b|"
-    r"(?:^|[\s'\"(=:\[])/(?!Users/|Library/|opt/homebrew/|System/)[\w.-]{1,60}/[^\s'\"]{0,200}?"
-    r"/lib/python\d\.\d{1,2}/site-packages/",
+    # Debian's and Ubuntu's Python folder, the kernel's OOM killer
+    r"/dist-packages/|\boom[-_](?:kill|reaper)\b",
     re.IGNORECASE,
 )
+RE_SITE_PACKAGES = re.compile(r"/lib/python\d\.\d{1,2}/site-packages/")
+_MACOS_ROOTS = ("/Users/", "/Library/", "/opt/homebrew/", "/System/")
+
+
+def _posix_python(line: str) -> bool:
+    """Whether a line names a Python's own lib/pythonX.Y/site-packages in an absolute path under any root
+    but macOS's (a relative or home path, "~/venv/lib/...", says no platform)."""
+    at = line.find("/lib/python")
+    while at >= 0:
+        if RE_SITE_PACKAGES.match(line, at):
+            start = max(line.rfind(c, max(0, at - 300), at) for c in " \t'\"(=:[") + 1
+            path = line[start:at]
+            if path.startswith("/") and "/" in path[1:] and not path.startswith(_MACOS_ROOTS):
+                return True
+        at = line.find("/lib/python", at + 1)
+    return False
+
+
 _JETSON_WORDS = ("jetson", "jetpack", "tegra", "l4t")
 RE_JETSON = re.compile(r"\b(?:Jetson|JetPack|Tegra|L4T)\b", re.IGNORECASE)
 # TensorFlow built for AMD's ROCm: its package, its images and their tags, its version field (not a
@@ -1907,7 +1922,8 @@ class Values:
         words = self._words
         if "windows" not in hints and _holds(words, _WINDOWS_SET) and RE_WINDOWS.search(line):
             hints["windows"] = 1
-        if "linux" not in hints and _holds(words, _LINUX_SET) and RE_LINUX.search(line):
+        if "linux" not in hints and _holds(words, _LINUX_SET) and (
+                RE_LINUX.search(line) or _posix_python(line)):
             hints["linux"] = 1
         if "linux_path" not in hints and _holds(words, _LINUX_PATH_SET) and RE_LINUX_PATH.search(line):
             hints["linux_path"] = 1
