@@ -612,7 +612,6 @@ RE_LINUX = re.compile(
     re.IGNORECASE,
 )
 RE_SITE_PACKAGES = re.compile(r"/lib/python\d\.\d{1,2}/site-packages/")
-_MACOS_ROOTS = ("/Users/", "/Library/", "/opt/homebrew/", "/System/")
 
 
 def _posix_python(line: str) -> bool:
@@ -623,7 +622,7 @@ def _posix_python(line: str) -> bool:
         if RE_SITE_PACKAGES.match(line, at):
             start = max(line.rfind(c, max(0, at - 300), at) for c in " \t'\"(=:[") + 1
             path = line[start:at]
-            if path.startswith("/") and "/" in path[1:] and not path.startswith(_MACOS_ROOTS):
+            if path.startswith("/") and "/" in path[1:] and not RE_MACOS.match(path):  # (macOS's roots)
                 return True
         at = line.find("/lib/python", at + 1)
     return False
