@@ -3438,6 +3438,10 @@ def test_the_programs_tensors_of_another_dtype_than_an_operation_takes(text):
     ("The currently installed CUDA driver is version 550.54.15 supporting CUDA Toolkit 12.4.",
      "driver_version", "550.54.15"),  # holdout36 U319
     ("驱动版本: 450.102.04", "driver_version", "450.102.04"),  # T215, a CJK template's "driver version"
+    ("| python | 3.8.10 |", "python_version", "3.8.10"),  # holdout55 D503: a Markdown table of two cells
+    ("| tensorflow-cpu              | 2.10.0|", "tensorflow_version", "2.10.0"),
+    ("| Driver Version | 535.54.03 |", "driver_version", "535.54.03"),
+    ("| python | tensorflow | 2.10.0 |", "python_version", None),  # (three cells: not a name and its value)
 ])
 def test_versions_in_the_forms_people_write_them(text, key, value):
     assert environment("log line\n" + text + "\n").get(key) == value

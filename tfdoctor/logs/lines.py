@@ -57,6 +57,8 @@ for _wide, _ascii in _FULL_WIDTH.items():
     WIDE[_char] = (*WIDE.get(_char, ()), chr(_wide))
 # an issue template's field whose whole value is inline code ("- Python: `3.12.3`"): read as plain text
 _FIELD_CODE = re.compile(r"^([-*+]\s{1,3})?([\w ./()+-]{1,40}):\s{1,3}`([^`\n]{1,80})`\s{0,3}$")
+# a Markdown table's row of two cells, a name and its value ("| python | 3.8.10 |"): read as "name: value"
+_TWO_CELLS = re.compile(r"^\|\s{0,40}([A-Za-z][^|]{0,60}?)\s{0,40}\|\s{0,40}(\w[^|]{0,80}?)\s{0,40}\|?$")
 
 
 def normalize(line: str) -> str:
@@ -74,6 +76,10 @@ def normalize(line: str) -> str:
     if ": `" in line:
         line = _FIELD_CODE.sub(r"\1\2: \3", line.strip())
     line = line.strip().strip("`").strip()
+    if line[:1] == "|" and line.count("|") <= 3:
+        m = _TWO_CELLS.match(line)
+        if m:
+            line = f"{m.group(1)}: {m.group(2)}"
     if line and line[0] in "> `*#\t":
         m = _QUOTING.match(line)
         if m and not line.startswith("|"):
