@@ -3442,6 +3442,7 @@ def test_the_programs_tensors_of_another_dtype_than_an_operation_takes(text):
     ("| tensorflow-cpu              | 2.10.0|", "tensorflow_version", "2.10.0"),
     ("| Driver Version | 535.54.03 |", "driver_version", "535.54.03"),
     ("| python | tensorflow | 2.10.0 |", "python_version", None),  # (three cells: not a name and its value)
+    ("      tf:                 1.9.0", "tensorflow_version", "1.9.0"),  # holdout51 Z413: aligned in a column
 ])
 def test_versions_in_the_forms_people_write_them(text, key, value):
     assert environment("log line\n" + text + "\n").get(key) == value

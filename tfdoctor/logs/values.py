@@ -187,7 +187,7 @@ RE_FETCHED = re.compile(r"(?:Using cached|Downloading) (protobuf|numpy|keras|tf_
 RE_TF_FIELD = re.compile(  # (not another package's field: "imagej-tensorflow version: 1.0.1")
     r"(?<![\w-])(?:Tensor ?Flow|tf)(?:[-_ ](?:gpu|cpu|nightly))?`?(?:\s{1,3}version)?[*_]{0,2}\s{0,3}"
     r"(?:\(use command below\))?"
-    r"\s{0,3}(?:[:=]|\s-)\s{0,3}`?(?:tens[eo]rflow(?:-gpu|-cpu)?\s{1,3})?(?:v\.?\s?)?"
+    r"\s{0,3}(?:[:=]|\s-)\s{0,24}`?(?:tens[eo]rflow(?:-gpu|-cpu)?\s{1,3})?(?:v\.?\s?)?"
     r"(?:tf\s{0,2})?(?:v\d[\w.-]{0,40}\s{1,4})?"
     # (TensorFlow's majors are 0-2: NGC's image tags, tensorflow:20.03-tf2, are year.month)
     r"([0-2]\.\d{1,3}(?:\.\d{1,3})?" + PRE + LOCAL + r")\b"
