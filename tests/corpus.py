@@ -85,6 +85,7 @@ SPLITS = {
     "holdout54": CORPUS / "holdout54",
     "holdout55": CORPUS / "holdout55",
     "holdout56": CORPUS / "holdout56",
+    "holdout57": CORPUS / "holdout57",
 }
 
 

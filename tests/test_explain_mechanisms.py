@@ -4858,3 +4858,39 @@ def test_a_cudnn_sub_library_missing_a_function_of_cudnns_core_is_an_older_core_
 def test_a_batched_gemm_that_failed_to_launch_is_cublas_failing():
     line = held_line("holdout56", "E414", "xGEMMBatched launch failed")
     assert set(failing(line)) == {"cublas.init-failed"}
+
+
+# --- learnt from holdout57 ---------------------------------------------------------------------------
+
+
+def test_the_container_toolkits_request_to_the_host_driver_failing_is_a_driver_it_cannot_reach():
+    text = corpus("holdout57/F421")  # Docker Desktop on WSL 2: "initialization error: driver error: ..."
+    found = failing(text)
+    assert set(found) == {"driver.missing"}
+    assert "Container Toolkit could not reach" in found["driver.missing"].title
+    nvml = "nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown\n"
+    assert "Container Toolkit" not in failing(nvml)["driver.missing"].title
+
+
+@pytest.mark.parametrize("line", [
+    "tensorflow-1.6.0rc0-cp27-cp27mu-linux_aarch64.whl is not a supported wheel on this platform.",  # F514
+    "ERROR: tensorflow-2.15.0-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl is not a supported"
+    " wheel on this platform.",  # (manylinux tags run long)
+])
+def test_pip_refusing_a_tensorflow_wheel_of_a_pre_release_or_a_long_platform_tag(line):
+    assert set(failing(line + "\n")) == {"tensorflow.python-unsupported"}
+
+
+def test_no_wheel_of_microsofts_directml_builds_is_a_python_they_have_none_for():
+    found = failing(corpus("holdout57/F406"))["tensorflow.python-unsupported"]  # the plugin on Python 3.11
+    assert "tensorflow-directml-plugin" in found.title and "3.10" in found.plan.text()
+    older = failing(corpus("holdout55/D521"))["tensorflow.python-unsupported"]  # TensorFlow 1.15's, on 3.8
+    assert "tensorflow-directml wheel" in older.title and "Python 3.7" in older.plan.text()
+
+
+def test_a_path_through_a_wheels_vendored_libraries_names_the_distribution_installed():
+    text = corpus("holdout57/F512")  # .../tensorflow_cpu_aws.libs/libgomp-...: on a Jetson Xavier NX
+    assert logs.read_text(text)["tensorflow"]["distributions"] == {"tensorflow-cpu-aws": ""}
+    assert "not NVIDIA's build for Jetson" in failing(text)["tensorflow.cpu-only-build"].title
+    plain = "ImportError: /usr/lib/python3/dist-packages/tensorflow/libs/libfoo.so: cannot open shared\n"
+    assert "distributions" not in (logs.read_text(plain).get("tensorflow") or {})

@@ -148,6 +148,9 @@ def test_distribution_selection_and_duplicates():
     assert dups == {"tensorflow": ["2.21.0", "2.19.0"]}
     assert tfp.tensorflow_version(dists) == "2.21.0"
     assert tfp.tensorflow_version({"tf-nightly": "2.23.0.dev1"}) == "2.23.0.dev1"
+    # (what `tensorflow` installs on Linux aarch64, CPU-only: checks/tensorflow.py CPU_DISTS)
+    assert tfp.select_distributions([["tensorflow_cpu_aws", "2.15.1"]])[0] == {"tensorflow-cpu-aws": "2.15.1"}
+    assert tfp.tensorflow_version({"tensorflow-cpu-aws": "2.15.1"}) == "2.15.1"
     assert tfp.tensorflow_version({"keras": "3"}) is None
 
 

@@ -37,6 +37,7 @@ TF_CONFIG = (
     "https://www.tensorflow.org/api_docs/python/tf/distribute/cluster_resolver/TFConfigClusterResolver"
 )
 TF_WINDOWS = "https://www.tensorflow.org/install/pip#windows-native"
+DIRECTML = "https://learn.microsoft.com/windows/ai/directml/gpu-tensorflow-plugin"
 WIN_LONG_PATHS = "https://learn.microsoft.com/windows/win32/fileio/maximum-file-path-limitation"
 KERAS_COMPAT = "https://keras.io/getting_started/#tensorflow--keras-2-backwards-compatibility"
 KERAS_MIGRATE = "https://keras.io/guides/migrating_to_keras_3/"

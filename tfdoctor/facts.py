@@ -459,7 +459,7 @@ def gpu_evidence(facts: dict[str, Any]) -> bool:
 
 def gpu_context(facts: dict[str, Any]) -> bool:
     """Whether pasted text is about using a GPU at all (a device, a driver, a CUDA library, a GPU error)."""
-    if gpu_evidence(facts) or hinted(facts, "gpu"):
+    if gpu_evidence(facts) or hinted(facts, "gpu") or hinted(facts, "jetson"):  # (a Jetson is an NVIDIA GPU)
         return True
     return bool(
         section(facts, "nvidia_smi") or get(facts, "runtime", "gpus") or get(facts, "runtime", "gpus_stated")

@@ -82,6 +82,8 @@ _WHY = {
     "libnvml": ("libnvidia-ml (the driver's NVML library) was not found", True, None),
     "container-runtime": ("the container engine has no NVIDIA runtime to hand it the GPU", True, "container"),
     "cdi": ("the container engine found no CDI specification for the NVIDIA GPUs", True, "cdi"),
+    "toolkit-driver": ("the NVIDIA Container Toolkit's request to the host's driver failed", True,
+                       "toolkit-driver"),
     "adapter": ("the NVIDIA kernel driver could not initialise the GPU (NVRM)", True, "no-devices"),
     "module-build": ("the NVIDIA kernel module did not build for this kernel, or the kernel refused it"
                      " (Secure Boot)", True, "module-build"),
@@ -312,6 +314,20 @@ def _missing(
             " one, nvidia.com/gpu=all names nothing.",
             P.system("sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml && nvidia-ctk cdi list",
                      "on the host; it must list nvidia.com/gpu=all; regenerate it after each driver upgrade"),
+            docs=cat.NV_CONTAINER,
+        )
+    if "toolkit-driver" in kinds:
+        return found(
+            "The NVIDIA Container Toolkit could not reach the host's NVIDIA driver",
+            "nvidia-container-cli asks the host's driver for its GPUs before a GPU container starts;"
+            " without an answer no container gets one. Under WSL 2 (Docker Desktop, or Docker in a"
+            " distribution) the Windows build, the Windows NVIDIA driver or the Docker Desktop release does"
+            " not pass the GPU to Linux; on Linux the driver is not running (or was upgraded without a"
+            " reboot).",
+            P.system("nvidia-smi", "on the host (under WSL 2, inside the distribution): it must list the GPU"
+                     " before any container can;"),
+            P.note("under WSL 2: update Windows and the NVIDIA Windows driver, and try another Docker Desktop"
+                   " release if one broke it; on Linux: load (or reinstall) the NVIDIA driver and reboot"),
             docs=cat.NV_CONTAINER,
         )
     if container in ("singularity", "apptainer") and not nouveau:

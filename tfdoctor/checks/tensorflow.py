@@ -540,6 +540,9 @@ def _one_tf(facts: dict[str, Any], tf_dists: dict[str, str]) -> str:
     return rm.tf_requirement(version, exact=True)
 
 
+# Microsoft's DirectML builds (Windows and WSL; development paused): the Pythons their wheels are for
+# (https://pypi.org/project/tensorflow-directml/#files, https://pypi.org/project/tensorflow-directml-plugin/#files)
+DIRECTML_PYTHONS = {"tensorflow-directml": ("3.5", "3.7"), "tensorflow-directml-plugin": ("3.7", "3.10")}
 # The packages that install a pluggable device's library into site-packages/tensorflow-plugins/
 _PLUGIN_PACKAGES = {"libmetal_plugin": "tensorflow-metal", "libtfdml_plugin": "tensorflow-directml-plugin"}
 
@@ -1116,6 +1119,22 @@ def _no_wheel(
         py = python_from_offer(matrix, offered)
     if not py and tag and tag.startswith("cp"):
         py = f"{tag[2]}.{tag[3:]}"
+    directml = next((str(i["package"]).replace("_", "-") for i in items
+                     if str(i.get("package")).replace("_", "-") in DIRECTML_PYTHONS), None)
+    if directml:
+        low, high = DIRECTML_PYTHONS[directml]
+        return Finding(
+            "tensorflow.python-unsupported",
+            Status.FAIL,
+            f"pip found no {directml} wheel for this Python{f' ({py})' if py else ''}",
+            detail=f"Microsoft's {directml} has wheels for 64-bit Python {low} to {high} only (Windows and"
+            " WSL); its development is paused, so no newer Python gets one.",
+            plan=rm.plan(facts, P.note(f"Create an environment with Python {high} (e.g. `conda create -n dml"
+                                       f" python={high}`) and install {directml} there")),
+            docs=cat.DIRECTML,
+            facts=used,
+            evidence=fc.quote(facts, items),
+        )
     releases = fc.all_releases(matrix)
     newest = releases[0] if releases else None
     plat = fc.platform(facts)

@@ -286,6 +286,11 @@ SIGNATURES: tuple[Signature, ...] = (
          r"\[\[gpu[\w ]{0,40}\]\]|capabilit[^\n]{0,30}\[\[gpu[\w ]{0,40}\]\]|"
          r"unknown or invalid runtime name: nvidia|Unknown runtime specified nvidia",
          why="container-runtime"),
+    # the toolkit's own request to the host's driver failing (WSL 2 on a Windows or Docker Desktop release
+    # that passes it no GPU; a Linux driver not running): "initialization error: driver error: failed to
+    # process request"
+    _sig("no-driver", "initialization error: driver error",
+         r"nvidia-container-cli: initialization error: driver error\b", why="toolkit-driver"),
     _sig("no-driver", "cdi device",
          r"unresolvable CDI devices?|failed to inject CDI devices|CDI device injection failed", why="cdi"),
     # the toolkit refuses an image whose CUDA needs a newer host driver (NVIDIA_REQUIRE_CUDA: "cuda>=N"
@@ -1125,12 +1130,14 @@ SIGNATURES: tuple[Signature, ...] = (
          r"python\[version='([^']{1,200})'\]", ("package", "supports"), resolver="conda"),
     _sig("pip-no-version", "no matching distribution found for",  # pip's second line, pasted alone
          r"No matching distribution found for (tensorflow[-_]gpu|tensorflow[-_]cpu|tensorflow[-_]intel|"
-         r"tensorflow[-_]macos|tensorflow[-_]metal|tf-nightly-gpu|"
+         r"tensorflow[-_]macos|tensorflow[-_]metal|tensorflow[-_]directml(?:[-_]plugin)?|tf-nightly-gpu|"
          r"tf-nightly|tensorflow)(?![\w-])(?:\[[\w,-]{1,30}\])?"
          r"((?:[=<>!~]=?[\w.*]{1,20}(?:,\s?|(?=[\s(]|$))){1,4})?",
          ("package", "spec")),
     _sig("pip-no-version", "not a supported wheel",
-         r"tensorflow\w{0,10}-[\d.]{3,12}-(cp\d{2,3}|py[23])-\S{0,40} is not a supported wheel", ("tag",)),
+         # (a pre-release's version, 1.6.0rc0; manylinux tags run long)
+         r"tensorflow\w{0,10}-[\d.]{3,12}(?:(?:rc|a|b|\.dev|\.post)\d{1,10})?-(cp\d{2,3}|py[23])-\S{0,160}"
+         r" is not a supported wheel", ("tag",)),
     _sig("pip-conflict", ("register_load_context_function", "__internal__' has no attribute",
                           "v2.__internal__.", "keras requires tensorflow", "has no attribute '__internal__'",
                           "another metric with the same name", "duplicate registrations for type"),

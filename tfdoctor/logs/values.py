@@ -182,6 +182,10 @@ RE_WHEEL = re.compile(r"\b(" + _TF_DISTS.replace("-", "_") + r"|" + _TF_DISTS + 
                       # a local build's tag: tensorflow-1.12.0.a6d8ffa.AVX2.CUDA10-cp27
                       r"(?:[.+][\w.]{1,40}?)?"
                       r"(?:-(cp\d{2,3})|\.dist-info)", re.IGNORECASE)
+# the libraries auditwheel vendored into a wheel sit in "<distribution>.libs" beside its package: a path
+# through it names the TensorFlow distribution installed ("site-packages/tensorflow_cpu_aws.libs/libgomp-...")
+RE_WHEEL_LIBS = re.compile(r"[/\\](tensorflow(?:_cpu_aws|_cpu|_aarch64|_intel|_gpu)?)\.libs[/\\]",
+                           re.IGNORECASE)
 RE_FETCHED = re.compile(r"(?:Using cached|Downloading) (protobuf|numpy|keras|tf_keras|ml_dtypes)-"
                         r"(\d{1,4}(?:\.\d{1,6}){1,3})-", re.IGNORECASE)
 RE_TF_FIELD = re.compile(  # (not another package's field: "imagej-tensorflow version: 1.0.1")
@@ -1463,6 +1467,9 @@ class Values:
             if low.startswith(("using cached ", "downloading ", "processing ")) and \
                     tf_probe.normalize(m.group(1)) not in self.dist_lines:
                 self._dist(m.group(1), m.group(2))
+        m = RE_WHEEL_LIBS.search(line) if ".libs" in low else None
+        if m and tf_probe.normalize(m.group(1)) not in self.dist_lines:
+            self._dist(m.group(1), "")  # (its version is not in the path)
         m = RE_GIT_VERSION.search(line)
         if m:
             self.set("tensorflow.version", m.group(1), 6)

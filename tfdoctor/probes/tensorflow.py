@@ -68,6 +68,7 @@ _EXACT = {
     "tensorflow-metal",
     "tensorflow-rocm",
     "tensorflow-aarch64",
+    "tensorflow-cpu-aws",  # (what `tensorflow` pulls in on Linux aarch64 from 2.10 on)
     "tf-keras",
     "keras",
     "tensorflow-probability",  # add-ons made for certain TensorFlow releases (compat/addons.toml)
@@ -90,6 +91,7 @@ _TF_DISTS = (
     "tensorflow-macos",
     "tensorflow-rocm",
     "tensorflow-aarch64",
+    "tensorflow-cpu-aws",
 )
 # TensorFlow's native libraries, relative to the package directory, that load the CUDA libraries
 # or hold the RUNPATH that applies to their dlopen(): the framework (every release), the C++ API
