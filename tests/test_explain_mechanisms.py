@@ -4894,3 +4894,33 @@ def test_a_path_through_a_wheels_vendored_libraries_names_the_distribution_insta
     assert "not NVIDIA's build for Jetson" in failing(text)["tensorflow.cpu-only-build"].title
     plain = "ImportError: /usr/lib/python3/dist-packages/tensorflow/libs/libfoo.so: cannot open shared\n"
     assert "distributions" not in (logs.read_text(plain).get("tensorflow") or {})
+
+
+def test_no_kernel_registered_for_ncclallreduce_is_a_build_without_nccl():
+    assert set(failing(corpus("holdout57/F615"))) == {"nccl.unsupported-platform"}  # the bare-bracket form
+    named = "NotFoundError: No registered 'NcclAllReduce' OpKernel for 'GPU' devices compatible with node\n"
+    assert set(failing(named)) == {"nccl.unsupported-platform"}
+    xla = "No registered 'NcclAllReduce' OpKernel for XLA_GPU_JIT devices compatible with node {{node x}}\n"
+    assert "nccl.unsupported-platform" not in failing(xla)
+    ran = " [[{{node NcclAllReduce}}]] [Op:__inference_train_function_1234]\n"  # (a kernel ran and failed)
+    assert set(failing(ran)) == {"nccl.error"}
+
+
+def test_multi_backend_keras_refusing_tensorflow_2_is_keras_of_another_release():
+    found = failing(corpus("holdout57/F306"))
+    assert "Keras" in found["tensorflow.conflicting-installs"].title
+
+
+def test_a_keras_device_list_naming_the_gpu_beside_its_xla_device_has_a_gpu():
+    text = corpus("holdout57/F605")  # multi_gpu_model(gpus=8): "this machine only has: [... '/gpu:0']"
+    assert "cuda.libraries-missing" not in failing(text)
+    xla_only = ("ValueError: To call `multi_gpu_model` with `gpus=2`, we expect the following devices to be"
+                " available: ['/cpu:0', '/gpu:0', '/gpu:1']. However this machine only has: ['/cpu:0',"
+                " '/xla_cpu:0', '/xla_gpu:0']. Try reducing `gpus`.\n")
+    assert "cuda.libraries-missing" in failing(xla_only)
+
+
+def test_a_cuda_build_known_only_from_its_log_says_no_unknown_versions():
+    report = explain_report(corpus("holdout57/F612"), MATRIX)
+    build = next(f for f in report.findings if f.id == "tensorflow.build")
+    assert build.title == "TensorFlow, a CUDA build"

@@ -191,14 +191,17 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         ]
     if build.get("is_cuda_build") is False or cpu_dists:
         return [_cpu_only(facts, matrix, version, ", ".join(cpu_dists) or "tensorflow", build, used, [])]
-    cuda = v.norm_cuda(build.get("cuda_version")) or "?"
-    cudnn = v.norm_cudnn(build.get("cudnn_version")) or "?"
-    caps = " ".join(map(str, fc.as_list(build.get("cuda_compute_capabilities")))) or "unknown capabilities"
+    cuda = v.norm_cuda(build.get("cuda_version"))
+    cudnn = v.norm_cudnn(build.get("cudnn_version"))
+    caps = " ".join(map(str, fc.as_list(build.get("cuda_compute_capabilities"))))
+    known = [f"built for CUDA {cuda}" if cuda else "", f"cuDNN {cudnn}" if cudnn else "", caps]
+    # (a log may show only that it is a CUDA build: a GPU device created, nothing of its versions)
+    built = " · ".join(k for k in known if k) or "a CUDA build"
     return [
         Finding(
             "tensorflow.build",
             Status.PASS,
-            f"TensorFlow {version}, built for CUDA {cuda} · cuDNN {cudnn} · {caps}",
+            f"TensorFlow{f' {version}' if version != '?' else ''}, {built}",
             detail=f"Interpreter: {python}; location: {tf.get('location') or 'unknown'}.",
             facts=used,
         )

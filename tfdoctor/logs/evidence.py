@@ -713,8 +713,12 @@ SIGNATURES: tuple[Signature, ...] = (
     # NCCL's own line shape, "host:pid:tid [dev] file.cu:150 WARN ..." (before NCCL 2.4 without "NCCL")
     _sig("nccl-warn", " warn ",
          r"[\w.-]{1,80}:\d{1,8}:\d{1,8} \[\d{1,3}\] (?:[\w/.-]{1,80}:\d{1,6} )?WARN (.{0,160})", ("text",)),
-    _sig("nccl-unsupported", "ncclallreduce",
-         r"No OpKernel was registered to support Op '?Nccl\w{0,20}|Op type not registered '?Nccl\w{0,20}"),
+    # (a kernel look-up failing names the op's node in bare brackets after "<no registered kernels>"; XLA's
+    # compiler having no kernel for it is the program's, a collective inside a jit-compiled function)
+    _sig("nccl-unsupported", ("ncclallreduce", "ncclreduce", "ncclbroadcast", "ncclallgather"),
+         r"No OpKernel was registered to support Op '?Nccl\w{0,20}|Op type not registered '?Nccl\w{0,20}|"
+         r"No registered '?Nccl\w{0,20}'? OpKernel for '?(?!XLA_)|"
+         r"^\[\[Nccl(?:AllReduce|Reduce|Broadcast|AllGather)\]\]"),
     _sig("nccl-unsupported", "nccl", r"NCCL is not (?:supported|available) on (?:Windows|this platform)"),
     # --- the cluster TensorFlow was told about (TF_CONFIG, a ClusterSpec) --------------------------
     _sig("cluster-config", ("was not defined in job", "is not a valid task_type", "task type must be worker"),
@@ -1153,8 +1157,11 @@ SIGNATURES: tuple[Signature, ...] = (
          # ... or the same serializable types (keras 2.6+ beside another minor's tf.keras)
          r"Duplicate registrations for type '\w{1,80}'", mismatch="keras"),
     # multi-backend Keras (2.3 and older) without what the code calling it was written for: another release
-    _sig("pip-conflict", ("keras.backend.tensorflow_backend", "keras.utils.generic_utils"),
-         r"module '?keras\.(?:backend\.tensorflow_backend|utils\.generic_utils)'? has no attribute",
+    # ... or older than the TensorFlow installed (its own check: Keras 2.2.5 on TensorFlow 2.0)
+    _sig("pip-conflict",
+         ("keras.backend.tensorflow_backend", "keras.utils.generic_utils", "multi-backend keras"),
+         r"module '?keras\.(?:backend\.tensorflow_backend|utils\.generic_utils)'? has no attribute|"
+         r"version of multi-backend Keras that does not support TensorFlow",
          mismatch="keras", standalone=True),
     # an add-on's own check of the TensorFlow it runs with (TensorFlow Probability, ...)
     _sig("pip-conflict", "requires tensorflow",

@@ -1831,7 +1831,10 @@ class Values:
             self.set("runtime.tf_visible_gpus", int(m.group(1)), 6)
         for pm in RE_PHYSICAL_GPU.finditer(line):
             self._visible(int(pm.group(1)))
-        if "xla_gpu" in low:  # TensorFlow 2.0-2.3 lists an XLA device for a GPU CUDA itself answered
+        # TensorFlow 2.0-2.3 lists an XLA device for a GPU CUDA itself answered (unless the list names the GPU
+        # too: Keras's "this machine only has: ['/cpu:0', '/xla_gpu:0', '/gpu:0']", after the devices asked)
+        has = low[low.find("only has"):] if "only has" in low else low
+        if "xla_gpu" in low and "/gpu:" not in has and "device:gpu:" not in has:
             listed = len(RE_XLA_GPU.findall(line))
             if listed:
                 self.set("runtime.xla_gpus", listed, 2)
