@@ -86,6 +86,7 @@ SPLITS = {
     "holdout55": CORPUS / "holdout55",
     "holdout56": CORPUS / "holdout56",
     "holdout57": CORPUS / "holdout57",
+    "holdout58": CORPUS / "holdout58",
 }
 
 

@@ -165,7 +165,11 @@ tools, benchmarks, model serving, scored at the commit after holdout55's first l
 cases, 52 healthy or a program's own error: six parts, computer vision, generative models and face tools,
 science and medicine, Windows and WSL2, embedded and unusual hardware, distributed training, scored at the
 commit that started their session) likewise (precision 0.74, 0.96 without log.*, recall 0.77, named right 87%,
-no false alarm 84%, versions 31/32).
+no false alarm 84%, versions 31/32); holdout58/ (86 cases, 48 healthy or a program's own error: six parts cut
+short when the search budget ran out, Keras and TensorFlow upgrades, conda, container images, newest GPUs,
+notebooks and IDEs, several frameworks in one environment, scored at the commit after holdout57's first
+lessons) likewise (precision 0.65, 0.94 without log.*, recall 0.79, named right 91%, no false alarm 81%,
+versions 42/44).
 """
 
 from __future__ import annotations
@@ -235,6 +239,7 @@ HOLDOUT54 = cases("holdout54")
 HOLDOUT55 = cases("holdout55")
 HOLDOUT56 = cases("holdout56")
 HOLDOUT57 = cases("holdout57")
+HOLDOUT58 = cases("holdout58")
 
 
 @pytest.mark.parametrize("split", ["dev", "holdout", "holdout2", "holdout3", "holdout4", "holdout5",
@@ -249,7 +254,7 @@ HOLDOUT57 = cases("holdout57")
                                    "holdout41", "holdout42", "holdout43", "holdout44", "holdout45",
                                    "holdout46", "holdout47", "holdout48", "holdout49", "holdout50",
                                    "holdout51", "holdout52", "holdout53", "holdout54",
-                                   "holdout55", "holdout56", "holdout57"])
+                                   "holdout55", "holdout56", "holdout57", "holdout58"])
 def test_corpus_is_large_sourced_and_listed(split):
     listed = cases(split)
     folder = CORPUS if split == "dev" else CORPUS / split
@@ -279,7 +284,7 @@ def test_the_splits_share_no_thread():
              HOLDOUT32, HOLDOUT33, HOLDOUT34, HOLDOUT35, HOLDOUT36, HOLDOUT37, HOLDOUT38, HOLDOUT39,
              HOLDOUT40, HOLDOUT41, HOLDOUT42, HOLDOUT43, HOLDOUT44, HOLDOUT45, HOLDOUT46,
              HOLDOUT47, HOLDOUT48, HOLDOUT49, HOLDOUT50, HOLDOUT51, HOLDOUT52, HOLDOUT53,
-             HOLDOUT54, HOLDOUT55, HOLDOUT56, HOLDOUT57)
+             HOLDOUT54, HOLDOUT55, HOLDOUT56, HOLDOUT57, HOLDOUT58)
     splits = [{c["source"] for c in split} for split in every]
     assert sum(map(len, splits)) == len(set().union(*splits))
 
@@ -327,7 +332,7 @@ def test_precision_and_recall_per_id(capsys):
     holdout48, holdout49, holdout50 = score("holdout48"), score("holdout49"), score("holdout50")
     holdout51, holdout52, holdout53 = score("holdout51"), score("holdout52"), score("holdout53")
     holdout54, holdout55, holdout56 = score("holdout54"), score("holdout55"), score("holdout56")
-    holdout57 = score("holdout57")
+    holdout57, holdout58 = score("holdout57"), score("holdout58")
     with capsys.disabled():
         print("\nexplain corpus, development split\n" + dev.table())
         print("\nexplain corpus, held-out split (never tuned on)\n" + holdout.table())
@@ -387,6 +392,7 @@ def test_precision_and_recall_per_id(capsys):
         print("\nexplain corpus, fifty-fifth held-out split (scored blind once)\n" + holdout55.table())
         print("\nexplain corpus, fifty-sixth held-out split (scored blind once)\n" + holdout56.table())
         print("\nexplain corpus, fifty-seventh held-out split (scored blind once)\n" + holdout57.table())
+        print("\nexplain corpus, fifty-eighth held-out split (scored blind once)\n" + holdout58.table())
     assert dev.precision() >= 0.97 and dev.recall() >= 0.95, dev.failures
     assert dev.values_read >= 0.85 * dev.values
     assert holdout.precision() >= 0.9 and holdout.recall() >= 0.9
@@ -490,5 +496,7 @@ def test_precision_and_recall_per_id(capsys):
     assert holdout55.versions_read >= 0.8 * holdout55.versions
     assert holdout56.precision() >= 0.83 and holdout56.recall() >= 0.83, holdout56.failures  # (learnt from)
     assert holdout56.versions_read >= 0.85 * holdout56.versions
-    assert holdout57.precision() >= 0.74 and holdout57.recall() >= 0.77, holdout57.failures  # (learnt from)
+    assert holdout57.precision() >= 0.78 and holdout57.recall() >= 0.86, holdout57.failures  # (learnt from)
     assert holdout57.versions_read >= 0.9 * holdout57.versions
+    assert holdout58.precision() >= 0.68 and holdout58.recall() >= 0.86, holdout58.failures  # (learnt from)
+    assert holdout58.versions_read >= 0.9 * holdout58.versions

@@ -4924,3 +4924,49 @@ def test_a_cuda_build_known_only_from_its_log_says_no_unknown_versions():
     report = explain_report(corpus("holdout57/F612"), MATRIX)
     build = next(f for f in report.findings if f.id == "tensorflow.build")
     assert build.title == "TensorFlow, a CUDA build"
+
+
+# --- learnt from holdout58 ---------------------------------------------------------------------------
+
+
+def test_an_nvidia_smi_branches_older_than_the_driver_it_talks_to_is_an_old_drivers_files_left():
+    found = failing(corpus("holdout58/G401"))  # NVIDIA-SMI 352.63 with Driver Version 384.130, nothing failed
+    assert set(found) == {"driver.library-mismatch"}
+    wsl = corpus("holdout10/R050")  # WSL 2's Linux nvidia-smi 470.57.02 beside the Windows driver 510.06
+    assert "driver.library-mismatch" not in failing(wsl)
+    newer = corpus("holdout56/E406")  # (Colab: a newer nvidia-smi than its driver is another finding)
+    assert "driver.library-mismatch" not in failing(newer)
+
+
+def test_the_container_runtime_finding_no_nvidia_smi_is_a_container_without_the_gpu():
+    found = failing(corpus("holdout58/G304"))["driver.missing"]  # podman through crun
+    assert found.title == "This podman container has no access to the NVIDIA driver"
+    assert "nvidia.com/gpu=all" in found.plan.text()
+    runc = ('docker: Error response from daemon: OCI runtime create failed: container_linux.go:349:'
+            ' starting container process caused "exec: \\"nvidia-smi\\": executable file not found in $PATH":'
+            ' unknown.\n')
+    assert "container" in failing(runc)["driver.missing"].title
+    other = 'exec: "python": executable file not found in $PATH\n'
+    assert "driver.missing" not in failing(other)
+
+
+def test_an_empty_gpu_list_printed_with_a_space_is_no_gpu():
+    found = failing(corpus("holdout58/G207"))  # list_physical_devices('GPU') -> "[ ]", driver 550 shown
+    assert "cuda.libraries-missing" in found
+
+
+@pytest.mark.parametrize("text, visible", [
+    ("print(tf.test.is_gpu_available())\nFalse\n", 0),
+    ("Is there a GPU available: False\n", 0),
+    ("Is there a GPU available: \nFalse\n", 0),
+    ("GPU available: False, used: False\n", None),  # (PyTorch Lightning's line: its GPU, not TensorFlow's)
+    ("print(tf.test.is_gpu_available())\nTrue\n", None),
+])
+def test_is_gpu_available_answered(text, visible):
+    assert (logs.read_text(text).get("runtime") or {}).get("tf_visible_gpus") == visible
+
+
+def test_a_keras_api_error_under_a_python_older_than_keras_3s_is_not_keras_3():
+    found = failing(corpus("holdout58/G115"))  # No module named 'keras.legacy' under Python 3.6
+    assert set(found) == {"log.unrecognized"}
+    assert "keras.legacy" in found["log.unrecognized"].evidence[0]

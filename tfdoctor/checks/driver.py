@@ -339,6 +339,17 @@ def _missing(
                      " Container Toolkit) to every exec, run or shell; the host needs the NVIDIA driver"),
             docs=cat.NV_CONTAINER,
         )
+    if container == "podman" and not nouveau:
+        return found(
+            "This podman container has no access to the NVIDIA driver",
+            "Podman hands a container the GPUs, and the driver files with them, through CDI; without a CDI"
+            " device (--device nvidia.com/gpu=all) it gets neither (its --gpus flag, kept for Docker's CLI,"
+            " does nothing on older releases).",
+            P.system("sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml && nvidia-ctk cdi list",
+                     "on the host, once (and after each driver upgrade)"),
+            P.system("podman run --device nvidia.com/gpu=all ...", "Podman 4.1 or newer"),
+            docs=cat.NV_CONTAINER,
+        )
     if container and not nouveau:
         return found(
             f"This {container} container has no access to the NVIDIA driver",

@@ -35,7 +35,7 @@ from tfdoctor.logs.errorlines import is_error, severe
 from tfdoctor.logs.lines import DRIVER_WORDS, MAX_LINE, VERSION_WORDS, normalize
 from tfdoctor.logs.triggers import Finder, all_starts
 from tfdoctor.logs.values import Values
-from tfdoctor.versions import library_family
+from tfdoctor.versions import library_family, major, vtuple
 
 MAX_ITEMS_PER_KIND = 12  # evidence items kept per mechanism (the count keeps going)
 MAX_UNRECOGNIZED = 20  # unrecognised error lines kept (the count keeps going)
@@ -743,6 +743,7 @@ class Reader:
             self.values.hints["jax-cuda-plugin"] = 1  # (it loads the CUDA of its pip wheels)
         sections, provenance = self.values.facts() if self.source == "explain" else ({}, {})
         self._keras3_installed(sections)
+        self._keras3_impossible(sections)
         if self.source == "explain":
             self._smi_mismatch(sections, provenance)
             self._driver_part_mismatch(sections)
@@ -778,6 +779,21 @@ class Reader:
         self.unrecognized = [u for u in self.unrecognized if u["line"] not in lines]
         self.unrecognized_count -= len(lines)
 
+    def _keras3_impossible(self, sections: dict[str, Any]) -> None:
+        """Keras 3 needs Python 3.9 or newer: under an older Python a Keras API error is another Keras
+        release's change, and its line stays unrecognised."""
+        py = vtuple((sections.get("tensorflow") or {}).get("python_version")
+                    or (sections.get("runtime") or {}).get("python_version"))[:2]
+        if len(py) < 2 or py >= KERAS3_PYTHON or "keras3" not in self.counts:
+            return
+        gone = [i for i in self.items if i["kind"] == "keras3"]
+        self._drop(lambda i: i["kind"] == "keras3")
+        self.unrecognized_count += len(gone)
+        room = MAX_UNRECOGNIZED - len(self.unrecognized)
+        self.unrecognized += [{"line": i["line"], "text": str(i.get("text") or "")[:QUOTE]}
+                              for i in gone[:room]]
+        self.unrecognized.sort(key=lambda u: u["line"])
+
     def _drop(self, unwanted: Any) -> None:
         """Forget evidence the rest of the log contradicts."""
         for item in [i for i in self.items if unwanted(i)]:
@@ -796,7 +812,12 @@ class Reader:
         failed = smi.get("cuda_version_na") or any(
             i["kind"] in ("cuinit", "cuda-error") and i.get("error") not in _DEVICE_ERRORS
             for i in self.items)
-        if have and lib and have != lib and failed and "lib-mismatch" not in self.counts:
+        # ... or the nvidia-smi is of a driver branch well before the running one, outside WSL 2 (whose Linux
+        # nvidia-smi numbers its release apart from the Windows driver): an old driver's files left behind
+        wsl = (sections.get("system") or {}).get("platform") == "wsl2" or bool(
+            {"wsl", "wsl2"} & set(self.values.hints))
+        older = not wsl and (major(have) or 0) + SMI_BRANCHES <= (major(lib) or 0)
+        if have and lib and have != lib and (failed or older) and "lib-mismatch" not in self.counts:
             smi.pop("smi_version")  # it becomes the split it shows, below
             provenance.pop("nvidia_smi.smi_version", None)
             line = self.values.values.get("nvidia_smi.driver_version", (None, 0, 0))[2]
@@ -826,6 +847,11 @@ class Reader:
 _DEVICE_ERRORS = frozenset({"NO_DEVICE", "DEVICE_UNAVAILABLE", "INVALID_DEVICE", "OUT_OF_MEMORY",
                             "ILLEGAL_ADDRESS", "LAUNCH_FAILED", "NO_BINARY_FOR_GPU", "INVALID_PTX",
                             "UNSUPPORTED_PTX_VERSION", "MISALIGNED_ADDRESS", "ILLEGAL_INSTRUCTION"})
+# driver branches between an nvidia-smi and the older driver it talks to, outside WSL 2, that say an old
+# driver's files were left behind (a container's injected nvidia-smi is the host's own)
+SMI_BRANCHES = 3
+# Keras 3's oldest Python (https://pypi.org/project/keras/3.0.0/: Requires Python >=3.9)
+KERAS3_PYTHON = (3, 9)
 
 
 def read(lines: Iterable[str | bytes], source: str = "explain", every_line: bool = False,

@@ -240,6 +240,11 @@ SIGNATURES: tuple[Signature, ...] = (
     # No such file or directory")
     _sig("no-driver", "nvidia-smi", r"nvidia-smi'?:? (?:command )?not found|'nvidia-smi' is not recognized|"
          r"command not found: nvidia-smi\b|/nvidia-smi: No such file or directory", why="smi-missing"),
+    # the container runtime finding no nvidia-smi to run in a container (runc's 'exec: "nvidia-smi":
+    # executable file not found in $PATH', crun's): the NVIDIA runtime injected none, nor the GPU with it
+    _sig("no-driver", "nvidia-smi",
+         r"exec: \\?\"nvidia-smi\\?\": executable file not found|"
+         r"executable file `nvidia-smi` not found in \$PATH", why="container"),
     _sig("no-driver", "couldn't find libnvidia-ml", r"NVIDIA-SMI couldn't find libnvidia-ml\.so library",
          why="libnvml"),
     _sig("no-driver", ("no nvidia gpu", "no nvidia graphics", "no nvidia devices"),

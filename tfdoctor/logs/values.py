@@ -353,12 +353,14 @@ RE_DEVICE_QUERY_NAME = re.compile(r'^Device (\d{1,3}): "([^"]{1,120})"')
 RE_DEVICE_QUERY_CC = re.compile(r"CUDA Capability Major/Minor version number:\s{1,20}(\d{1,2})\.(\d)")
 RE_TOTAL_MEMORY = re.compile(r"totalMemory:\s{0,3}(\d{1,6}(?:\.\d{1,3})?)\s{0,2}([GM])i?B")
 RE_NUM_GPUS = re.compile(r"Num GPUs Available:?\s{0,3}(\d{1,3})")
-RE_NO_GPUS = re.compile(r"\bGPUs?\b[^\n\[]{0,60}[?:=]\s{0,3}\[\]\s{0,3}$|"
+RE_NO_GPUS = re.compile(r"\bGPUs?\b[^\n\[]{0,60}[?:=]\s{0,3}\[ {0,2}\]\s{0,3}$|"
                         r"list_physical_devices\(['\"]GPU['\"]\)\)?`?\s{0,3}"
-                        r"(?:#\s{0,3})?(?:->|=>|:)?\s{0,3}(?:\[\]|"
+                        r"(?:#\s{0,3})?(?:->|=>|:)?\s{0,3}(?:\[ {0,2}\]|"
                         # a person's words: "... list_physical_devices('GPU')` returns an empty list"
                         r"(?:returns?|returned|gives?|gave|shows?|outputs?|prints?)\s{1,3}(?:an?\s{1,3})?"
-                        r"(?:empty|\[\]))")
+                        r"(?:empty|\[\]))|"
+                        # a script's own print of tf.test.is_gpu_available() ("Is there a GPU available: False")
+                        r"\bGPU (?:is )?available\s{0,3}[:?=]?\s{0,3}False\s{0,3}$")
 # a person's words for the answer under the call: "returns emplty list []", "returns an empty list"
 RE_EMPTY_ANSWER = re.compile(r"^(?:it\s{1,3})?(?:returns?|returned|gives?|gave|shows?|outputs?|prints?)\b"
                              r"[^\n]{0,30}?(?:\[\]|\bempty\b)")
@@ -669,7 +671,8 @@ RE_DRIVER_VOLUME = re.compile(r"\bnvidia_driver_(\d{3}\.\d{1,3}(?:\.\d{1,3})?)(?
 RE_OPENED = re.compile(r"Successfully opened (?:dynamic|CUDA) library ([\w.+-]{1,80})")
 RE_CONTAINER = re.compile(r"docker run\b|nvidia-docker|/\.dockerenv|\bdocker exec\b|podman run\b|"
                           r"^== TensorFlow ==$|nvidia-container-cli\b|Error response from daemon\b|"
-                          r"OCI runtime (?:create )?failed|\bCDI devices?\b|Emulate Docker CLI|"
+                          r"OCI runtime (?:create )?failed|OCI runtime attempted|\bCDI devices?\b|"
+                          r"Emulate Docker CLI|"
                           # Docker's (and Compose's) own refusal of --gpus without NVIDIA's runtime
                           r"could not select device driver \"[\w-]{0,40}\" with capabilities|"
                           r"\b(?:docker|podman) (?:containers?|images?)\b|\bdocker[- ]compose\b|"
@@ -716,7 +719,9 @@ _OS_KEYS = ("ubuntu", "centos", "rocky", "red hat", "fedora", "debian", "windows
 _RUN_ENGINES = ("docker", "podman", "singularity", "apptainer")  # the commands whose run lines are read
 # Container engines named in a paste, by their words, as tfdoctor/probes/system.py names them (the first
 # word found wins; docker when none is named)
-_ENGINES = (("podman", "podman"), ("apptainer", "apptainer"), ("singularity", "singularity"),
+# (podman's errors through crun, its default runtime: "Error: crun: ...")
+_ENGINES = (("podman", "podman"), ("error: crun:", "podman"), ("apptainer", "apptainer"),
+            ("singularity", "singularity"),
             ("kubectl", "kubernetes"), ("kubeflow", "kubernetes"), ("kubernetes", "kubernetes"),
             ("k8s", "kubernetes"), ("openshift", "kubernetes"))
 _CONTAINER_KEYS = ("docker", "podman", "singularity", "apptainer", ".sif", "nvidia release",
@@ -1083,8 +1088,11 @@ class Values:
             self.set("tensorflow.build_info.is_cuda_build", low == "true", 5)
         if prev.endswith("echo $cuda_visible_devices") and RE_CVD_ECHOED.fullmatch(line.strip()):
             self.set("system.env.CUDA_VISIBLE_DEVICES", line.strip(), 3)
-        if "list_physical_devices" in prev and (line.strip() == "[]" or RE_EMPTY_ANSWER.match(low)):
+        if "list_physical_devices" in prev and (line.replace(" ", "") == "[]" or RE_EMPTY_ANSWER.match(low)):
             self.set("runtime.tf_visible_gpus", 0, 5)
+        # tf.test.is_gpu_available()'s answer under its call, or under a print labelling it
+        if low == "false" and ("is_gpu_available(" in prev or prev.rstrip(" :?").endswith("gpu available")):
+            self.set("runtime.tf_visible_gpus", 0, 4)
 
     def _tf_printed_late(self, line: str) -> None:
         """The answer to a print of TensorFlow's __version__ that its import's log lines came before."""
@@ -2129,6 +2137,7 @@ _GPU_TRIGGERS = (
     "cuda capable device", "capability major/minor", *(f"device {i}" for i in range(10)), "(uuid:",
     ": nvidia", ": geforce", ": tesla", ": quadro", ": titan", ": grid", ": rtx", ": gtx", "product name",
     "num gpus", "list_physical_devices", "physical_device:gpu", "adding visible gpu device", "[]",
+    "gpu available", "gpu is available",
     "skipping registering gpu devices", "xla_gpu", "pcibusid", "which is of",
     "mib /",  # (nvidia-smi's memory row: read under its GPU's row where no banner opened the table)
 )
@@ -2203,7 +2212,7 @@ _LINUX_PATH_SET, _CONTAINER_SET = frozenset(_LINUX_PATH_KEYS), frozenset(_CONTAI
 _MACOS_SET, _OS_SET = frozenset(_MACOS_KEYS), frozenset(_OS_KEYS)
 # Words on a line that make the engine read the next one too, whatever it holds.
 _ANNOUNCE = ("version", "name: ", "is_built_with_cuda", "list_physical_devices", "tf_config",
-             "echo $cuda_visible_devices")
+             "echo $cuda_visible_devices", "is_gpu_available(", "gpu available")
 
 
 def triggers() -> frozenset[str]:
