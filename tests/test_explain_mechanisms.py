@@ -4970,3 +4970,19 @@ def test_a_keras_api_error_under_a_python_older_than_keras_3s_is_not_keras_3():
     found = failing(corpus("holdout58/G115"))  # No module named 'keras.legacy' under Python 3.6
     assert set(found) == {"log.unrecognized"}
     assert "keras.legacy" in found["log.unrecognized"].evidence[0]
+
+
+def test_a_cuda_a_person_states_predating_the_gpu_whose_cudnn_kernels_failed_to_execute():
+    text = corpus("holdout21/E101")  # "CUDA 9.0" stated, an RTX 2080 Ti, CUDNN_STATUS_EXECUTION_FAILED
+    found = failing(text)["gpu.compute-capability-unsupported"]
+    assert found.title == "This environment's CUDA 9.0 predates RTX 2080 ti (compute capability 7.5)"
+    # (cuBLAS's handle failing under a stated CUDA of the GPU's major is not its kernels: holdout43 V119)
+    assert "gpu.compute-capability-unsupported" not in failing(corpus("holdout43/V119"))
+
+
+@pytest.mark.parametrize("line, cuda", [
+    ("CUDA 9.0", "9.0"), ("- CUDA version: 10.1", "10.1"), ("CUDA = 12.4", "12.4"), ("CUDA 11.2.1", "11.2"),
+    ("cuda 10.0 and cudnn 7.4", None),  # (a sentence, not the line of a version)
+])
+def test_a_cuda_version_stated_alone(line, cuda):
+    assert (logs.read_text(line + "\n").get("system") or {}).get("cuda_stated") == cuda

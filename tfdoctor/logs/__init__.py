@@ -812,11 +812,13 @@ class Reader:
         failed = smi.get("cuda_version_na") or any(
             i["kind"] in ("cuinit", "cuda-error") and i.get("error") not in _DEVICE_ERRORS
             for i in self.items)
-        # ... or the nvidia-smi is of a driver branch well before the running one, outside WSL 2 (whose Linux
-        # nvidia-smi numbers its release apart from the Windows driver): an old driver's files left behind
+        # ... or the nvidia-smi is of a driver branch well before the running one, and its banner shows no
+        # CUDA version the driver's libcuda answered, outside WSL 2 (whose Linux nvidia-smi numbers its
+        # release apart from the Windows driver): an old driver's files left behind
         wsl = (sections.get("system") or {}).get("platform") == "wsl2" or bool(
             {"wsl", "wsl2"} & set(self.values.hints))
-        older = not wsl and (major(have) or 0) + SMI_BRANCHES <= (major(lib) or 0)
+        older = (not wsl and not smi.get("cuda_version")
+                 and (major(have) or 0) + SMI_BRANCHES <= (major(lib) or 0))
         if have and lib and have != lib and (failed or older) and "lib-mismatch" not in self.counts:
             smi.pop("smi_version")  # it becomes the split it shows, below
             provenance.pop("nvidia_smi.smi_version", None)

@@ -108,6 +108,9 @@ RE_NCCL_CUDA_DRIVER = re.compile(r"\bcudaDriverVersion (\d{4,6})\b")
 RE_CUDA_VERSION_ANY = re.compile(r"\bCUDA Version\s{0,3}:\s{0,4}(\d{1,2}\.\d{1,2})\b|"
                                  r"\bnvidia-smi\b[^.]{0,40}\bCUDA Version\s{0,3}(\d{1,2}\.\d{1,2})\b")
 # a person's "label: value" line ("- Driver: 590.48.01", "Host `nvcc`: 11.5", "cuDNN version = 8.6")
+# a line of the CUDA version alone, as a person states it ("CUDA 9.0", "- CUDA version: 10.1", "CUDA = 12.4")
+RE_CUDA_STATED = re.compile(r"^(?:[-*]\s{0,3})?CUDA(?:\s{1,2}toolkit)?(?:\s{1,2}version)?\s{0,3}[:=]?\s{0,3}"
+                            r"v?(\d{1,2}\.\d)(?:\.\d{1,3})?\s{0,3}$", re.IGNORECASE)
 RE_LABELED = re.compile(r"^[\s#>*|-]{0,12}([A-Za-z][\w `/().+-]{0,40}?)[`*_]{0,4}\s{0,3}[:=]"
                         r"\s{0,24}(\S.{0,200})$")  # (a tool's report aligns its values in a column)
 RE_DRIVER_VALUE = re.compile(rf"(?<![\d.])({DRIVER})(?![\d.])")
@@ -359,7 +362,7 @@ RE_NO_GPUS = re.compile(r"\bGPUs?\b[^\n\[]{0,60}[?:=]\s{0,3}\[ {0,2}\]\s{0,3}$|"
                         # a person's words: "... list_physical_devices('GPU')` returns an empty list"
                         r"(?:returns?|returned|gives?|gave|shows?|outputs?|prints?)\s{1,3}(?:an?\s{1,3})?"
                         r"(?:empty|\[\]))|"
-                        # a script's own print of tf.test.is_gpu_available() ("Is there a GPU available: False")
+                        # a script's print of tf.test.is_gpu_available() ("Is there a GPU available: False")
                         r"\bGPU (?:is )?available\s{0,3}[:?=]?\s{0,3}False\s{0,3}$")
 # a person's words for the answer under the call: "returns emplty list []", "returns an empty list"
 RE_EMPTY_ANSWER = re.compile(r"^(?:it\s{1,3})?(?:returns?|returned|gives?|gave|shows?|outputs?|prints?)\b"
@@ -1174,6 +1177,13 @@ class Values:
         if m and (key != "tensorflow.version" or RE_VERSION_VALUE.match(m.group(1))):
             self.set(key, m.group(1), 4)
             self._section = None
+
+    def _cuda_stated(self, line: str, low: str) -> None:
+        """A person's line giving the CUDA version alone ("CUDA 9.0", "- CUDA version: 10.1"): the CUDA of
+        the environment, toolkit or driver (read only where its libraries fail on a newer GPU)."""
+        m = RE_CUDA_STATED.match(line) if low.lstrip(" -*").startswith("cuda") and len(line) < 40 else None
+        if m:
+            self.set("system.cuda_stated", m.group(1), 1)
 
     def _labeled_line(self, line: str, low: str) -> None:
         if ":" in line[:60] or "=" in line[:60] and "cudnn" in low:
@@ -2153,6 +2163,7 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (("driver", "nvcc", "cudnn", "nvidia-smi", "nvidia smi", "gpu", "graphic", "video card", "py_version",
       "python_version", "os_platform", "capability"), Values._labeled_line),
     (_TF_TRIGGERS, Values._tensorflow),
+    (("cuda",), Values._cuda_stated),
     (("python", "-cp", "\\py\\", "pip3.", "pyenv "), Values._python),
     ((" (main, ", " (default, ", ") [gcc", ") [msc", ") [clang"), Values._sys_version),
     (("_api.v1", "deprecation_wrapper", "please use tf.compat.v1."), Values._tf1_api),

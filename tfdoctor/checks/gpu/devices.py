@@ -396,16 +396,21 @@ def _predating(facts: dict[str, Any], matrix: Any) -> tuple[str | None, list[tup
         dists = fc.distributions(facts)
         kit = next((dists[n] for n in fc.CONDA_CUDA if v.vtuple(dists.get(n))[:1] >= (7,)), None)
         nvcc = fc.text(fc.get(facts, "nvcc", "version"))
+        stated = fc.text(fc.get(facts, "system", "cuda_stated"))
         cuda, source, weak = (v.major_minor(kit), "its conda environment's CUDA", False) if kit else (
-            nvcc and v.major_minor(nvcc), "the CUDA toolkit (nvcc)", True)
+            nvcc and v.major_minor(nvcc), "the CUDA toolkit (nvcc)", True) if nvcc else (
+            stated, "the CUDA stated", True)
         if weak and not _library_failures(facts, wrong=False):  # (TensorFlow may load other CUDA libraries)
             return None, []
     if not cuda or source == "compat matrix" or isinstance(opened, int) and opened > (v.major(cuda) or 0):
         return cuda, []
     depth = 1 if "." not in cuda else 2  # a major alone compares by major
-    # (cuBLAS failing to run a GEMM, not to allocate, says more: its kernels for the major's first GPUs did
-    # not run on this one)
-    own = any(i.get("status") not in (None, "ALLOC_FAILED") for i in fc.log_items(facts, "cublas-failed"))
+    # (cuBLAS failing to run a GEMM, not to allocate, or cuDNN failing to execute, says more: their kernels
+    # for the major's first GPUs did not run on this one; against a CUDA a person stated, only a kernel that
+    # failed to execute does)
+    failed = fc.log_items(facts, "cublas-failed", "cudnn-failed")
+    own = any(i.get("status") == "EXECUTION_FAILED" for i in failed) or not weak and any(
+        i.get("status") not in (None, "ALLOC_FAILED") for i in fc.log_items(facts, "cublas-failed"))
     older = [(name, cc, first) for name, cc, _src in dict.fromkeys(_gpu_ccs(facts, matrix))
              for first in [_first_cuda(matrix, cc, own)]
              if first and v.vtuple(cuda)[:depth] < v.vtuple(first)[:depth]]
@@ -433,11 +438,15 @@ def _predates_finding(facts: dict[str, Any], matrix: Any, cuda: str | None, name
         " TensorFlow 1.15 built with a CUDA that knows this GPU; otherwise port the code to TensorFlow 2"
         " (`tfdoctor matrix --gpu NAME` lists the releases with kernels for it)"))
     family = f"{cc.split('.')[0]}.x" if first == _first_cuda(matrix, cc) else cc  # (see _predating)
-    why = (f"GPUs of compute capability {family} need CUDA {first} or newer; {tf} was built"
-           f" with CUDA {cuda}, so nothing it ships has native code for this GPU.")
+    known = fc.tf_version(facts) or fc.tf_installed(facts)
+    why = (f"GPUs of compute capability {family} need CUDA {first} or newer; "
+           + (f"{tf} was built with CUDA {cuda}, so nothing it ships" if known else
+              f"this environment's CUDA is {cuda}, so nothing built with it")
+           + " has native code for this GPU.")
     if failed:
         return Finding("gpu.compute-capability-unsupported", Status.FAIL,
-                       f"{tf} (CUDA {cuda}) predates {name} (compute capability {cc})",
+                       f"{tf} (CUDA {cuda}) predates {name} (compute capability {cc})" if known else
+                       f"This environment's CUDA {cuda} predates {name} (compute capability {cc})",
                        detail=why + " Its CUDA libraries fail on it (no cuBLAS/cuDNN kernel it can run, or"
                        " kernels that compute wrongly).",
                        plan=plan, docs=cat.NV_GPUS, facts=used, evidence=fc.quote(facts, failed))
