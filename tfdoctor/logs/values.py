@@ -107,10 +107,10 @@ RE_NVRM_KERNEL = re.compile(rf"this kernel module has the version ({DRIVER})")
 RE_NCCL_CUDA_DRIVER = re.compile(r"\bcudaDriverVersion (\d{4,6})\b")
 RE_CUDA_VERSION_ANY = re.compile(r"\bCUDA Version\s{0,3}:\s{0,4}(\d{1,2}\.\d{1,2})\b|"
                                  r"\bnvidia-smi\b[^.]{0,40}\bCUDA Version\s{0,3}(\d{1,2}\.\d{1,2})\b")
-# a person's "label: value" line ("- Driver: 590.48.01", "Host `nvcc`: 11.5", "cuDNN version = 8.6")
 # a line of the CUDA version alone, as a person states it ("CUDA 9.0", "- CUDA version: 10.1", "CUDA = 12.4")
 RE_CUDA_STATED = re.compile(r"^(?:[-*]\s{0,3})?CUDA(?:\s{1,2}toolkit)?(?:\s{1,2}version)?\s{0,3}[:=]?\s{0,3}"
                             r"v?(\d{1,2}\.\d)(?:\.\d{1,3})?\s{0,3}$", re.IGNORECASE)
+# a person's "label: value" line ("- Driver: 590.48.01", "Host `nvcc`: 11.5", "cuDNN version = 8.6")
 RE_LABELED = re.compile(r"^[\s#>*|-]{0,12}([A-Za-z][\w `/().+-]{0,40}?)[`*_]{0,4}\s{0,3}[:=]"
                         r"\s{0,24}(\S.{0,200})$")  # (a tool's report aligns its values in a column)
 RE_DRIVER_VALUE = re.compile(rf"(?<![\d.])({DRIVER})(?![\d.])")

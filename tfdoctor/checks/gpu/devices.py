@@ -396,10 +396,12 @@ def _predating(facts: dict[str, Any], matrix: Any) -> tuple[str | None, list[tup
         dists = fc.distributions(facts)
         kit = next((dists[n] for n in fc.CONDA_CUDA if v.vtuple(dists.get(n))[:1] >= (7,)), None)
         nvcc = fc.text(fc.get(facts, "nvcc", "version"))
-        stated = fc.text(fc.get(facts, "system", "cuda_stated"))
-        cuda, source, weak = (v.major_minor(kit), "its conda environment's CUDA", False) if kit else (
-            nvcc and v.major_minor(nvcc), "the CUDA toolkit (nvcc)", True) if nvcc else (
-            stated, "the CUDA stated", True)
+        if kit:
+            cuda, source = v.major_minor(kit), "its conda environment's CUDA"
+        elif nvcc:
+            cuda, source, weak = v.major_minor(nvcc), "the CUDA toolkit (nvcc)", True
+        else:  # (a person's "CUDA 10.1": the toolkit's or the driver's)
+            cuda, source, weak = fc.text(fc.get(facts, "system", "cuda_stated")), "the CUDA stated", True
         if weak and not _library_failures(facts, wrong=False):  # (TensorFlow may load other CUDA libraries)
             return None, []
     if not cuda or source == "compat matrix" or isinstance(opened, int) and opened > (v.major(cuda) or 0):
