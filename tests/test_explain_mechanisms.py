@@ -4911,6 +4911,13 @@ def test_multi_backend_keras_refusing_tensorflow_2_is_keras_of_another_release()
     assert "Keras" in found["tensorflow.conflicting-installs"].title
 
 
+def test_keras_2_3s_backend_asking_tensorflow_2_1_for_the_device_listing_it_removed():
+    for case in ("holdout58/G209", "holdout51/Z320"):  # tf.config.experimental_list_devices, gone in 2.1
+        assert "tensorflow.conflicting-installs" in failing(corpus(case))
+    other = "AttributeError: module 'tensorflow._api.v2.config' has no attribute 'list_logical_devices'\n"
+    assert "tensorflow.conflicting-installs" not in failing(other)
+
+
 def test_a_keras_device_list_naming_the_gpu_beside_its_xla_device_has_a_gpu():
     text = corpus("holdout57/F605")  # multi_gpu_model(gpus=8): "this machine only has: [... '/gpu:0']"
     assert "cuda.libraries-missing" not in failing(text)

@@ -1162,11 +1162,14 @@ SIGNATURES: tuple[Signature, ...] = (
          # ... or the same serializable types (keras 2.6+ beside another minor's tf.keras)
          r"Duplicate registrations for type '\w{1,80}'", mismatch="keras"),
     # multi-backend Keras (2.3 and older) without what the code calling it was written for: another release
-    # ... or older than the TensorFlow installed (its own check: Keras 2.2.5 on TensorFlow 2.0)
+    # ... or older than the TensorFlow installed (its own check: Keras 2.2.5 on TensorFlow 2.0; its backend
+    # listing GPUs through tf.config.experimental_list_devices, which TensorFlow 2.1 removed)
     _sig("pip-conflict",
-         ("keras.backend.tensorflow_backend", "keras.utils.generic_utils", "multi-backend keras"),
+         ("keras.backend.tensorflow_backend", "keras.utils.generic_utils", "multi-backend keras",
+          "'experimental_list_devices'"),
          r"module '?keras\.(?:backend\.tensorflow_backend|utils\.generic_utils)'? has no attribute|"
-         r"version of multi-backend Keras that does not support TensorFlow",
+         r"version of multi-backend Keras that does not support TensorFlow|"
+         r"module '?tensorflow(?:_core)?\._api\.v2\.config'? has no attribute '?experimental_list_devices",
          mismatch="keras", standalone=True),
     # an add-on's own check of the TensorFlow it runs with (TensorFlow Probability, ...)
     _sig("pip-conflict", "requires tensorflow",
