@@ -4993,3 +4993,13 @@ def test_a_cuda_a_person_states_predating_the_gpu_whose_cudnn_kernels_failed_to_
 ])
 def test_a_cuda_version_stated_alone(line, cuda):
     assert (logs.read_text(line + "\n").get("system") or {}).get("cuda_stated") == cuda
+
+
+@pytest.mark.parametrize("line, platform", [
+    ("OS: Windows-10-10.0.19041-SP0", "windows"),  # holdout58 G213: Python's platform.platform()
+    ("Python 3.7.7 (default, May  6 2020, 11:45:54) [MSC v.1916 64 bit (AMD64)]", "windows"),  # G216: MSVC
+    ("Python 3.10.12 (main, Nov 20 2023, 15:14:05) [GCC 11.4.0] on linux", "linux"),
+    ("a Windows-XP style theme", None),
+])
+def test_pythons_own_words_for_windows(line, platform):
+    assert (logs.read_text(line + "\n").get("system") or {}).get("platform") == platform

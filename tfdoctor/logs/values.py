@@ -598,6 +598,8 @@ RE_WINDOWS = re.compile(
     r"^(?:\([\w.-]{1,40}\)\s{1,3})?PS (?:[A-Za-z]:\\|>)|"  # PowerShell's prompt, its path hidden or not
     r"\bWDDM\b|\btensorflow[-_]intel\b|\bwin_amd64\b|\bwin32\b|"
     r"\bWin(?:dows)? ?(?:7|8|10|11)\b|\bWindows Long Path\b|"  # (pip's hint, on Windows alone)
+    # Python's platform.platform() ("Windows-10-10.0.19041-SP0") and its banner's compiler, MSVC
+    r"\bWindows-(?:7|8|8\.1|10|11)-\d|\[MSC v\.\d{3,4} (?:64|32) bit|"
     r"(?:^|\s)\.\\tensorflow[/\\]|"  # TensorFlow's Windows builds log sources as .\tensorflow/core/...
     r"\\(?:Lib\\)?site-packages\\|\\AppData\\(?:Local|Roaming)\\",  # backslash paths without a drive
     re.IGNORECASE,
@@ -698,8 +700,8 @@ RE_CONTAINER = re.compile(r"docker run\b|nvidia-docker|/\.dockerenv|\bdocker exe
                           r"\.sif\b|^(?:Singularity|Apptainer)>|"
                           # a shell in a container: docker names its host by the container's 12-hex id
                           r"\b\w{1,32}@[0-9a-f]{12}:[~/]|\[\w{1,32}@[0-9a-f]{12} ", re.IGNORECASE)
-_WINDOWS_KEYS = (":\\", ".dll", "wddm", "win", "tensorflow-intel", "tensorflow_intel", ".\\tensorflow",
-                 "\\site-packages", "ps >",
+_WINDOWS_KEYS = (":\\", ".dll", "wddm", "win", "[msc v.", "tensorflow-intel", "tensorflow_intel",
+                 ".\\tensorflow", "\\site-packages", "ps >",
                  "\\appdata")
 _LINUX_DIRS = ("home", "usr", "opt", "mnt", "data", "root", "var", "tmp", "etc", "srv", "workspace",
                "content", "kaggle", "proc", "sys", "lib", "lib64", "scratch", "nfs", "gpfs", "lustre", "app",
