@@ -5003,3 +5003,19 @@ def test_a_cuda_version_stated_alone(line, cuda):
 ])
 def test_pythons_own_words_for_windows(line, platform):
     assert (logs.read_text(line + "\n").get("system") or {}).get("platform") == platform
+
+
+@pytest.mark.parametrize("line, name", [
+    ("I have a jetson nano", "jetson nano"), ("Jetson AGX Orin 64GB devkit", "Jetson AGX Orin"),
+    ("on my Jetson Xavier NX", "Jetson Xavier NX"), ("jetson tx2", "jetson tx2"),
+    ("the jetson community", None),
+])
+def test_a_jetson_board_names_its_gpu(line, name):
+    stated = (logs.read_text(line + "\n").get("runtime") or {}).get("gpus_stated") or [{}]
+    assert stated[0].get("name") == name
+
+
+@pytest.mark.parametrize("line", ["Illegal instruction (core dumped)", "PLATFORM=linux_x86_64",
+                                  "tensorflow-2.4.0-cp37-none-linux_armv7l.whl", "raspberry pi 4"])
+def test_linux_from_a_shells_crash_a_wheels_tag_or_a_linux_board(line):
+    assert logs.read_text(line + "\n")["system"]["platform"] == "linux"

@@ -459,6 +459,9 @@ RE_PROSE_GPU = re.compile(r"(?<![A-Za-z0-9_])((?:NVIDIA )?(?:GeForce )?(?i:rtx|g
                           # (GeForce models before the GTX/RTX families' four digits: "GeForce 780M", "MX450")
                           r"(?:NVIDIA )?GeForce (?:GTS? |MX ?)?\d{3}(?:[MX]{1,2}|Ti)?|"
                           r"(?i:quadro) (?:RTX )?[A-Z]{0,2}\d{3,4}|RTX ?A\d{4}|"
+                          # NVIDIA's boards, their GPU named by the board ("Jetson Nano", "Jetson AGX Orin")
+                          r"(?i:jetson) (?i:agx |xavier |orin )?(?i:nano|tx1|tx2|xavier|orin)"
+                          r"(?: (?i:nx|agx))?|"
                           # a GeForce or RTX workstation model without its brand ("I use 3080ti", "A4000")
                           r"(?:20[6-8]0|30[5-9]0|40[6-9]0|50[6-9]0) ?(?i:ti|super)|A[2-6]000)"
                           r"(?=s?(?![A-Za-z0-9_]))(?! ?(?i:series))")  # (a plural: "4 RTXA4000s")
@@ -506,6 +509,7 @@ _OTHER_GPU_WORDS = ("radeon", "uhd", "iris", "intel hd", "intel(r) hd", "intel (
 _PROSE_GPU_WORDS = ("rtx", "gtx", "geforce", "tesla", "titan", "quadro", "a100", "h100", "h200", "b200",
                     "v100", "p100", "k80", "l40", "a10", "a16", "a30", "a40", "a800", "h800", "p40", "m40",
                     "m60", "t4", "0ti", "0 ti", "0super", "0 super", "a2000", "a4000", "a5000", "a6000",
+                    "jetson",
                     *_BARE_MODEL_WORDS)
 # A person saying their GPU is split by MIG ("enable mig", "8*[MIG-7g.40gb]", "the GPUs have been MIGed",
 # "split 7-ways with MiG"), not asking whether to, nor saying it is off.
