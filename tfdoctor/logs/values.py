@@ -625,8 +625,8 @@ RE_LINUX = re.compile(
     # Debian's and Ubuntu's Python folder, the kernel's OOM killer
     r"/dist-packages/|\boom[-_](?:kill|reaper)\b|"
     # a Linux shell's word for a crash (macOS's reads "Illegal instruction: 4"), Linux wheels' platform tags,
-    # and boards that run Linux alone (NVIDIA's Jetson on L4T, the Raspberry Pi)
-    r"\(core dumped\)|\blinux_(?:x86_64|aarch64|armv7l)\b|\bJetson\b|\bL4T\b|\braspberry ?pi\b|\braspbian\b",
+    # and the Raspberry Pi (NVIDIA's Jetson boards: RE_JETSON)
+    r"\(core dumped\)|\blinux_(?:x86_64|aarch64|armv7l)\b|\braspberry ?pi\b|\braspbian\b",
     re.IGNORECASE,
 )
 RE_SITE_PACKAGES = re.compile(r"/lib/python\d\.\d{1,2}/site-packages/")
@@ -720,7 +720,7 @@ _LINUX_KEYS = (*_LINUX_PATH_KEYS, "/mnt/", "linux", "ubuntu", "centos", "debian"
                "/dist-packages/", "/site-packages/", "oom-kill", "oom_kill", "oom-reaper", "oom_reaper",
                "numa", "nvrm", "nixos", "nccl info", ".sh", "dmesg", "modprobe", "lsmod", "ld_library_path",
                "persistence-m",
-               "@", "colab", "kaggle", "sagemaker", "(core dumped)", "jetson", "l4t", "raspberry", "raspbian")
+               "@", "colab", "kaggle", "sagemaker", "(core dumped)", "raspberry", "raspbian")
 _MACOS_KEYS = ("mac", "darwin", "/users/", "/library/", "homebrew", "dylib", "os x", "abort trap: 6",
                "illegal instruction: 4", "segmentation fault: 11", "bus error: 10")
 _OS_KEYS = ("ubuntu", "centos", "rocky", "red hat", "fedora", "debian", "windows", "win 1", "win1", "win 7",
@@ -1939,7 +1939,7 @@ class Values:
         if "colab" in low or "kaggle" in low:  # a hosted notebook: its GPU runtimes come with the driver
             hints["hosted-notebook"] = 1
         if _has(low, _JETSON_WORDS) and RE_JETSON.search(line):  # NVIDIA's boards: their own TensorFlow
-            hints["jetson"] = 1
+            hints["jetson"] = hints["linux"] = 1  # (they run Linux alone, L4T)
         if "rocm" in low and RE_ROCM_BUILD.search(line):  # AMD's images install their build as `tensorflow`
             hints["rocm"] = 1
         if "/mnt/" in low and RE_WSL_MOUNT.search(line):
