@@ -87,6 +87,7 @@ SPLITS = {
     "holdout56": CORPUS / "holdout56",
     "holdout57": CORPUS / "holdout57",
     "holdout58": CORPUS / "holdout58",
+    "holdout59": CORPUS / "holdout59",
 }
 
 

@@ -5019,3 +5019,89 @@ def test_a_jetson_board_names_its_gpu(line, name):
                                   "tensorflow-2.4.0-cp37-none-linux_armv7l.whl", "raspberry pi 4"])
 def test_linux_from_a_shells_crash_a_wheels_tag_or_a_linux_board(line):
     assert logs.read_text(line + "\n")["system"]["platform"] == "linux"
+
+
+# --- holdout59's lessons -------------------------------------------------------------------------
+
+def test_pips_old_resolver_names_two_tensorflows_installed_once_each():
+    found = failing(corpus("holdout59/H318"))  # "tensorflow 2.4.1 has requirement ..., but you'll have ..."
+    assert found["tensorflow.conflicting-installs"].title.startswith("2 TensorFlow packages installed")
+    assert not any(f.title.startswith("Installed twice") for f in found.values())  # (one line per need)
+    line = line_of("holdout59/H318", "has requirement gast")
+    assert "tensorflow.conflicting-installs" in failing(line + "\n")  # pip's own conflict, alone
+
+
+@pytest.mark.parametrize("case", ["holdout59/H206", "holdout59/H306", "holdout59/H308"])
+def test_tensorflows_own_file_failing_to_import_its_own_name_is_two_releases_mixed(case):
+    found = failing(corpus(case))  # Python 3.7's "... from 'tensorflow.python...'" and 3.6's bare name
+    assert "own files are of two releases" in found["tensorflow.conflicting-installs"].title
+
+
+@pytest.mark.parametrize("last_frame", [
+    '  File "/usr/lib/python3/dist-packages/tensorflow/core/framework/graph_pb2.py", line 9, in <module>',
+    '  File "/usr/lib/python3/dist-packages/numpy/core/__init__.py", line 24, in <module>',
+])
+def test_a_bare_import_error_in_another_packages_frame_is_not_tensorflows(last_frame):
+    text = ('  File "/usr/lib/python3/dist-packages/tensorflow/python/__init__.py", line 13, in <module>\n'
+            "    from tensorflow.core.framework.graph_pb2 import *\n"
+            f"{last_frame}\n    from x import y\nImportError: cannot import name y\n")
+    assert "tensorflow.conflicting-installs" not in failing(text)
+
+
+def test_an_estimator_of_another_release_than_tensorflow():
+    found = failing(corpus("holdout59/H211"))  # tensorflow_estimator's frames: no attribute 'compat'
+    title = found["tensorflow.conflicting-installs"].title
+    assert title.startswith("Package versions conflict: tensorflow-estimator")
+
+
+@pytest.mark.parametrize("text, none", [
+    (" * GPU models and configuration\nno gpu, os x\n", True),  # holdout59 H204 (stable-baselines' template)
+    ("GPU model and memory: None\n", True), ("GPU models and configuration: CPU only\n", True),
+    ("GPU model and memory: GTX 1080\n", False), ("GPU models and configuration: none of them work\n", False),
+])
+def test_a_gpu_field_answered_with_no_gpu(text, none):
+    assert bool((logs.read_text(text).get("system") or {}).get("no_gpu_stated")) is none
+
+
+def test_a_mac_without_a_gpu_says_so_and_is_not_told_to_find_one():
+    assert not failing(corpus("holdout59/H204"))
+
+
+def test_tensorflows_diagnostics_name_a_docker_containers_host():
+    found = failing(corpus("holdout59/H512"))  # "for host: 64683ab6f51a", libcuda 418.87.1, kernel 440.64.0
+    assert "driver library is 418.87.01, but the host's kernel module is 440.64.0" in found[
+        "cuda.container-driver-libraries"].title
+    assert found["driver.library-mismatch"].caused_by == "cuda.container-driver-libraries"
+
+
+@pytest.mark.parametrize("case", ["holdout59/H411", "holdout59/H421"])
+def test_singularity_without_nv_and_another_frameworks_no_cuda(case):
+    found = failing(corpus(case))  # "CUDA device requested but no devices found", is_available() False
+    assert found["driver.missing"].title == "This singularity container has no access to the NVIDIA driver"
+
+
+def test_a_code_printed_before_the_call_that_returned_it():
+    found = failing(corpus("holdout59/H416"))  # "Return value 46 from 'cudaStreamCreate(...)'"
+    assert found["cuda.init-failed"].title == "CUDA failed to initialise (DEVICE_UNAVAILABLE)"
+
+
+def test_musls_loader_refusing_tensorflows_glibc_binaries():
+    found = failing(corpus("holdout59/H507"))  # "Error loading shared library ld-linux-x86-64.so.2"
+    assert found["system.glibc-too-old"].title.startswith("This system's C library is musl")
+    assert "system.glibc-too-old" in failing(
+        "Error relocating /usr/lib/libtensorflow.so.2: __memcpy_chk: symbol not found\n")
+
+
+@pytest.mark.parametrize("text", [
+    corpus("holdout59/H123"),  # CudnnRNN with "Registered devices: [CPU]"
+    "Could not satisfy explicit device specification '/device:GPU:0' because no devices matching that"
+    " specification are registered in this process; available devices: /job:localhost/replica:0/task:0/"
+    "device:CPU:0\n",
+])
+def test_work_placed_on_a_gpu_tensorflow_does_not_have(text):
+    assert "runtime.no-gpu-visible" in failing(text)
+
+
+def test_ptx_xla_handed_the_driver_without_ptxas_is_the_missing_toolchains():
+    found = failing(corpus("holdout59/H515"))  # "Can't find ptxas", then CUDA_ERROR_INVALID_PTX
+    assert found["gpu.compute-capability-unsupported"].caused_by == "xla.toolchain-missing"

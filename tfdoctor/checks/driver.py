@@ -133,7 +133,8 @@ def _log_absence(facts: dict[str, Any]) -> tuple[list[str], bool, set[str], list
         strong = True
         items += [i for i in insufficient if i not in items]
     failed = (fc.log_items(facts, "cuinit", "cuda-error", "image-gpu-check")
-              or fc.get(facts, "runtime", "tf_visible_gpus") == 0)
+              or fc.get(facts, "runtime", "tf_visible_gpus") == 0
+              or fc.get(facts, "runtime", "cuda_unavailable_stated"))  # (another framework's words)
     if fc.container_without_gpus(facts) and (failed or items):
         notes.append("the container was started without the GPU (no --gpus, NVIDIA runtime or CDI device)")
         strong = True

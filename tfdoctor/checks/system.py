@@ -17,6 +17,20 @@ def glibc(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     items = fc.log_items(facts, "glibc")
     if not items:
         return []
+    musl = [i for i in items if i.get("loader") or i.get("musl_symbol")]
+    if musl:
+        return [Finding(
+            "system.glibc-too-old",
+            Status.FAIL,
+            "This system's C library is musl (Alpine), not glibc: TensorFlow's binaries cannot load",
+            detail="TensorFlow's libraries (Python wheels, libtensorflow, tfjs-node) are built for glibc;"
+            " musl's loader finds neither glibc's loader (ld-linux) nor its symbols.",
+            plan=rm.plan(facts, P.note("Use a glibc-based system or image (Debian or Ubuntu: e.g. a `-slim`"
+                                       " image instead of an `-alpine` one)")),
+            docs=cat.MANYLINUX,
+            facts=("log.evidence",),
+            evidence=fc.quote(facts, musl),
+        )]
     symbol = next((str(i["symbol"]) for i in items if i.get("symbol")), None) or next(
         (f"GLIBC_{i['needs']}" for i in items if i.get("needs")), "GLIBC")
     have = fc.get(facts, "system", "glibc") or next((i["have"] for i in items if i.get("have")), None)

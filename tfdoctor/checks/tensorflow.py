@@ -125,8 +125,9 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     # support on macOS": its install guide for macOS), as source builds may
     old_mac_gpu = bool(v.vtuple(version)) and v.vtuple(version)[:2] < (1, 2)
     if plat == "macos" and not fc.get(facts, "runtime", "gpus") and not old_mac_gpu:
-        if not fc.gpu_context(facts) or others:  # about something else (a failure, a question), or a Mac's
-            # own AMD or Intel GPU, which no CUDA build uses either
+        if not fc.gpu_context(facts) or others or fc.get(facts, "system", "no_gpu_stated"):
+            # about something else (a failure, a question), or a Mac's own AMD or Intel GPU, which no CUDA
+            # build uses either, or one without a GPU, as written
             return [skipped("tensorflow.cpu-only-build", f"TensorFlow {version} on macOS (CPU only)",
                             "TensorFlow has no CUDA GPU support on macOS; this output is not about an NVIDIA"
                             " GPU.", used)]
@@ -587,10 +588,10 @@ def _pip_conflicts(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding
         what = "JAX's CUDA plugin is of another release than jax and jaxlib"
         detail, fix = _JAX_RELEASE, _jax_fix(facts)
     elif item.get("mismatch") in ("tf-files", "tf-namespace"):
-        what = "TensorFlow's own libraries are of two releases"
-        detail = ("A library inside the tensorflow package lacks a symbol of the TensorFlow loaded with it:"
-                  " files of another release were left there (an install over an older one, or two"
-                  " TensorFlow packages sharing the folder).")
+        what = "TensorFlow's own files are of two releases"
+        detail = ("A file inside the tensorflow package lacks a name (a Python module's) or a symbol (a"
+                  " library's) that another file of it needs: files of another release were left there (an"
+                  " install over an older one, or two TensorFlow packages sharing the folder).")
         if item.get("mismatch") == "tf-namespace":
             what = "the tensorflow Python imported has no __version__: it is not a whole TensorFlow package"
             detail = ("An empty tensorflow folder is left where one of two TensorFlow packages (tensorflow,"
@@ -625,8 +626,9 @@ def _pip_conflicts(facts: dict[str, Any], used: tuple[str, ...]) -> list[Finding
                       " every release: the add-on must be the release built for this TensorFlow.")
         else:
             what = f"{addon} requires another TensorFlow release than the one installed"
-            detail = ("The add-on checks the TensorFlow it imports and refuses other releases: install the"
-                      " add-on's release made for this TensorFlow (or move both together).")
+            detail = ("Each add-on release is made for a few TensorFlow releases: it refuses others by its"
+                      " own check, or calls an API they lack. Install the add-on's release made for this"
+                      " TensorFlow (or move both together).")
     else:
         what = "pip could not install TensorFlow and Keras versions that fit together"
         tfv = fc.tf_version(facts)

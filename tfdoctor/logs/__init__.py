@@ -117,9 +117,17 @@ _KERAS2_ERROR = re.compile(r"^(?:[\w.]{1,60}\.)?(?:ModuleNotFoundError|ImportErr
                            # ... or asking an object of TensorFlow's for an internal (a private attribute)
                            # that this release lacks (None is the program's own bug)
                            r"'(?!NoneType')\w{1,60}' object has no attribute '_[A-Za-z]\w{0,80}')")
+# TensorFlow's own Python file, the last frame of a traceback, failing to import a name of its own package
+# (a frame in another installed package ends that): its tensorflow folder holds files of two releases (two
+# TensorFlow distributions sharing it, an install over an older one). A frame in generated *_pb2.py code is
+# protobuf's (before Python 3.7 the error names no module: "cannot import name 'X'").
+_TF_OWN_FRAME = re.compile(r"(?:site|dist)-packages[/\\](?:"
+                           r"tensorflow(?:_core)?[/\\](?![^\s\"']{0,200}_pb2\.py)|(?P<elsewhere>\w))")
+_TF_OWN_IMPORT = re.compile(r"^ImportError:? {0,3}cannot import name '?\w{1,80}'?"
+                            r"(?: {0,3}$| from '?tensorflow(?:_core)?[.'])")
 # An add-on's own code (tensorflow_addons, tensorflow_probability, tensorflow_text...) asking TensorFlow for
 # an API it lacks: the add-on release is not the one made for this TensorFlow
-_ADDON_FRAME = re.compile(r"[/\\](?:site|dist)-packages[/\\]tensorflow_(?!core[/\\]|estimator[/\\])"
+_ADDON_FRAME = re.compile(r"[/\\](?:site|dist)-packages[/\\]tensorflow_(?!core[/\\])"
                           r"[a-z_]{2,30}[/\\]")
 # JAX's CUDA plugin (jax_plugins/xla_cuda12) asking jax for a name it lacks: the plugin is another release's
 _JAX_PLUGIN_FRAME = re.compile(r"jax_plugins[/\\]xla_cuda\d{2}[/\\]")
@@ -142,6 +150,8 @@ _FRAMES = ((_KERAS3_FRAME, _API_ERROR, "keras3", "keras/src traceback", {}),
             {"mismatch": "keras"}),
            (_ADDON_FRAME, _KERAS2_ERROR, "pip-conflict", "an add-on's traceback into TensorFlow",
             {"mismatch": "addon-version"}),
+           (_TF_OWN_FRAME, _TF_OWN_IMPORT, "pip-conflict", "TensorFlow's own traceback into TensorFlow",
+            {"mismatch": "tf-files"}),
            (_JAX_PLUGIN_FRAME, _JAX_API_ERROR, "pip-conflict", "JAX's CUDA plugin's traceback into jax",
             {"mismatch": "jax-plugin"}),
            (_PRELOAD_CUDART, _WINERROR_126, "dlopen-failed", "TensorFlow's preload of the CUDA runtime DLL",
@@ -526,6 +536,7 @@ class Reader:
             if addon:
                 self._addon = addon.group(1)  # the add-on a traceback is in
         if (self._frame_at or self._error_at or "keras" in low or "google" in low or "bfloat16" in low
+                or "-packages" in low and "tensorflow" in low
                 or "tensorflow_" in low or "windll(" in low or "jax_plugins" in low
                 or "load_op_library" in low or "tf_loadlibrary(" in low or _exception(line)):
             framed = self._frames(line, low)
@@ -659,7 +670,11 @@ class Reader:
                 del self._error_at[via]
                 earlier = None
             failed = "error" in low and error.match(line)  # (its message may name a file in the package)
-            if not failed and frame.search(line):
+            seen = None if failed else frame.search(line)
+            if seen is not None and seen.lastgroup == "elsewhere":  # a frame in another package: not its last
+                self._frame_at.pop(via, None)
+                continue
+            if seen is not None:
                 self._frame_at[via] = self.lines
                 if kind == "keras3" and _KERAS3_ONLY_FRAME.search(line):
                     self._keras3_frames = True

@@ -57,6 +57,9 @@ _NUMBER_API = {"curesult": "CUresult", "cu result": "CUresult", "cuda driver err
 _CALL_NUMBER = re.compile(r"\b(cu(?!dnn|blas|fft|rand|solver|sparse)[a-z][a-z0-9_]{1,40}|nvcuda init|"
                           r"cudart init)(?:\(\))?(?: call)? (?:err|error|failure|failed|returned)"
                           r"(?: with (?:error|code))?\s{0,2}[:=]?\s{0,2}(\d{1,4})\b(?![\d.])")
+# ... or before it ("Return value 46 from 'cudaStreamCreate(&kernel_stream)'", "returned 2 from cuMemAlloc")
+_NUMBER_CALL = re.compile(r"\breturn(?:ed)?(?: value| code)?\s{0,2}[:=]?\s{0,2}(\d{1,4}) from '?"
+                          r"(cu(?!dnn|blas|fft|rand|solver|sparse)[a-z][a-z0-9_]{1,40})\b")
 # an NVML call's result printed after its name ("nvmlInit_v2 err: 18", ollama's "nvml vram init failure: 18")
 _NVML_NUMBER = re.compile(r"\bnvml[a-z0-9_]{0,40}(?: vram)?(?: init)? (?:err|error|failure|failed|returned)"
                           r"\s{0,2}[:=]?\s{0,2}(\d{1,3})\b(?![\d.])")
@@ -111,6 +114,10 @@ def _numbered(line: str, low: str) -> list[se.Code]:
         for m in _CALL_NUMBER.finditer(low):
             runtime = m.group(1).startswith(("cuda", "cudart"))
             out.append(se.by_number("cudaError_t" if runtime else "CUresult", int(m.group(2))))
+    if "return" in low and " from " in low:
+        for m in _NUMBER_CALL.finditer(low):
+            runtime = m.group(2).startswith("cuda")
+            out.append(se.by_number("cudaError_t" if runtime else "CUresult", int(m.group(1))))
     if "nvml" in low:
         out += [se.by_number("nvmlReturn_t", int(m.group(1))) for m in _NVML_NUMBER.finditer(low)]
     return [code for code in out if code]

@@ -806,6 +806,12 @@ SIGNATURES: tuple[Signature, ...] = (
          r"(GLIBC(?:XX)?[_ ]\d{1,2}\.\d{1,2}(?:\.\d{1,2})?|CXXABI_\d\.\d{1,2}(?:\.\d{1,2})?)"
          r"[`\\']{0,2} not found",
          ("symbol",)),
+    # musl's dynamic linker (Alpine) loading a library built for glibc: glibc's own loader, or its symbols,
+    # are not there ("Error loading shared library ld-linux-x86-64.so.2: No such file or directory (needed by
+    # .../libtensorflow.so.2)", "Error relocating ...: __memcpy_chk: symbol not found")
+    _sig("glibc", ("error loading shared library ld-linux", "error relocating"),
+         r"\bError loading shared library (ld-linux-[\w-]{1,20}\.so\.\d)\b|"
+         r"\bError relocating [^:]{1,300}: ([\w.@]{1,80}): symbol not found", ("loader", "musl_symbol")),
     # the same in a person's words: "a missing dependency on GLIBCXX_3.4.21", "requires GLIBC_2.28"
     _sig("glibc", ("glibc", "glibcxx", "cxxabi"),
          r"\b(?:missing|requires?|required|needs?|needed)\b[^\n]{0,60}?\b"
@@ -1267,7 +1273,7 @@ SIGNATURES: tuple[Signature, ...] = (
          r"(?:requires|has requirement) "  # any package TensorFlow (or its Keras) pins
          r"([a-z][\w.-]{0,40}"
          r"(?:[<>=!~]=?[\w.*]{1,20}(?:,\s?[<>=!~]=?[\w.*]{1,20}){0,3})?)[^,]{0,60}, "
-         r"but you (?:have|'ll have) "
+         r"but you(?: have|'ll have) "
          r"([\w.-]{1,40}) ([\w.]{1,20}) which is incompatible|"
          r"Cannot install .{0,200}(tensorflow|keras).{0,200} because these package versions have conflicting"
          r"|ResolutionImpossible", ("package", "needs", "have", "have_version")),

@@ -171,8 +171,8 @@ RE_PIP_LEGACY = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60}) \((\d{1,4}(?:\.[
 # a `pip freeze` row; pip's resolver names installed distributions ("tensorflow-gpu 2.11.0 requires ...")
 # (`pip freeze`, and a person's "TensorFlow == 1.15.0" line of what is installed)
 RE_FREEZE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60}) ?== ?(\d{1,4}(?:\.[0-9A-Za-z+!]{1,12}){0,5})$")
-RE_REQUIRER = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60}) (\d{1,4}(?:\.[0-9A-Za-z+!]{1,12}){0,5}) "
-                         r"(?:requires|has requirement) ")
+RE_REQUIRER = re.compile(r"^(?:ERROR: )?([A-Za-z0-9][A-Za-z0-9._-]{0,60}) "
+                         r"(\d{1,4}(?:\.[0-9A-Za-z+!]{1,12}){0,5}) (?:requires|has requirement) ")
 # pip naming a distribution the environment already holds: "Requirement already satisfied: numpy>=1.16
 # in ./lib/python3.8/site-packages (from tensorflow) (1.19.5)"; before pip 10: "tensorflow-gpu==1.0.1 in ..."
 RE_SATISFIED = re.compile(r"^Requirement already (?:satisfied|up-to-date)(?: \(use --upgrade to upgrade\))?: "
@@ -311,7 +311,8 @@ RE_PYTORCH_CUDA = re.compile(r"CUDA used to build PyTorch:\s{0,4}(\d{1,2}\.\d{1,
 RE_TF_PACKAGE = re.compile(r"[/\\](?:site|dist)-packages[/\\]tensorflow(?:_core)?[/\\]")
 RE_HEADING = re.compile(r"^[\s#>*-]{0,12}(tensorflow version|python version|"
                         r"os platform and "
-                        r"distribution|tensorflow installed from|cuda/cudnn version|gpu model and memory)"
+                        r"distribution|tensorflow installed from|cuda/cudnn version|"
+                        r"gpu models? and (?:memory|configuration))"
                         r"\b[^:]{0,60}:?"
                         r"\**\s{0,3}(.{0,120})$", re.IGNORECASE)
 RE_BUILD_KV = re.compile(r"""['"(]?(cuda_version|cudnn_version|is_cuda_build|cuda_version_number|"""
@@ -377,6 +378,9 @@ RE_NO_GPU_REGISTERED = re.compile(
     # Ray's worker given a GPU whose TensorFlow lists none ("GPUs were assigned to this worker by Ray, but
     # TensorFlow reports GPU acceleration is disabled")
     r"(?<=but )TensorFlow reports GPU acceleration is disabled", re.IGNORECASE)
+# ops whose kernels are all GPU kernels (cuDNN's RNNs): a model using them asks for a GPU (NCCL's collectives
+# are nccl.unsupported-platform's)
+RE_GPU_ONLY_OP = re.compile(r"\bOp 'Cudnn\w{0,30}'")
 # device_lib.list_local_devices(): a GPU TensorFlow registered, as its description
 RE_DEVICE_DESC = re.compile(r'physical_device_desc: "device: (\d{1,3}), name: ([^,"]{1,120}), pci bus id: '
                             r'([^,"]{1,40})(?:, compute capability: (\d{1,2}\.\d))?')
@@ -439,10 +443,14 @@ MAX_TF_CONFIG_LINES = 60
 # "- GPU: 2 x RTX 2080 Super"): a brand or a model number (A100, K80), up to a separator, without the count
 # before it or a memory size after it.
 GPU_FIELDS = frozenset({"gpu", "gpus", "gpu(s)", "gpu model", "gpu model and memory", "gpu type", "gpu name",
-                        "graphics card", "graphic card", "graphics", "video card", "gpu devices"})
+                        "graphics card", "graphic card", "graphics", "video card", "gpu devices",
+                        "gpu models and configuration"})  # (PyTorch's collect_env, its issue templates)
 # a stated GPU's compute capability as its own field ("GPU compute capability: 3.5")
 CC_FIELDS = frozenset({"compute capability", "gpu compute capability", "cuda capability",
                        "cuda compute capability", "gpu capability"})
+# a GPU field answered with no GPU
+RE_NO_GPU_VALUE = re.compile(r"(?:none|no(?: nvidia| dedicated| discrete)? gpus?|cpu(?:[- ]only)?)\b(?! \w)",
+                             re.IGNORECASE)
 RE_CC_VALUE = re.compile(r"\d{1,2}\.\d(?!\.?\d)")
 RE_STATED_GPU = re.compile(r"^(?:\d{1,2}\s{0,2}[x\u00d7]?\s{1,3})?"
                            r"((?:nvidia\s{1,3})?(?:geforce|quadro|tesla|titan|"
@@ -489,6 +497,15 @@ RE_NO_GPU_SAID = re.compile(
     r"(?:gpus?|graphics? cards?|video cards?)\b"
     r"(?! (?:available|found|detected|visible|device|support))|"
     rf"\bcpu[- ](?:only )?{_MACHINE}s?\b", re.IGNORECASE)  # ("on a CPU node": a cluster's nodes without GPUs)
+
+
+# A framework's own check saying CUDA found no GPU (PyTorch's torch.cuda.is_available(), a tool's "CUDA device
+# requested but no devices found"): where a container was started without the GPU, that is why
+RE_CUDA_UNAVAILABLE = re.compile(r"\bCUDA (?:is )?(?:not |un)available\b|"
+                                 r"cuda\.is_available\(\)\)?\s{0,3}(?:->|=>|:|returns?|is|==)?\s{0,3}False\b|"
+                                 r"\bno (?:CUDA[- ](?:capable )?)?(?:GPU )?devices? (?:were |was )?"
+                                 r"(?:found|detected)\b",
+                                 re.IGNORECASE)
 
 
 def _asked(line: str, start: int, end: int) -> bool:
@@ -706,7 +723,9 @@ RE_CONTAINER = re.compile(r"docker run\b|nvidia-docker|/\.dockerenv|\bdocker exe
                           r"\b(?:singularity|apptainer)\s{1,3}(?:exec|run|shell|pull|build|instance|container|image)\b|"
                           r"\.sif\b|^(?:Singularity|Apptainer)>|"
                           # a shell in a container: docker names its host by the container's 12-hex id
-                          r"\b\w{1,32}@[0-9a-f]{12}:[~/]|\[\w{1,32}@[0-9a-f]{12} ", re.IGNORECASE)
+                          r"\b\w{1,32}@[0-9a-f]{12}:[~/]|\[\w{1,32}@[0-9a-f]{12} |"
+                          # ... as TensorFlow's CUDA diagnostics print it
+                          r"\b(?:for host|hostname): [0-9a-f]{12}$", re.IGNORECASE)
 _WINDOWS_KEYS = (":\\", ".dll", "wddm", "win", "[msc v.", "tensorflow-intel", "tensorflow_intel",
                  ".\\tensorflow", "\\site-packages", "ps >",
                  "\\appdata")
@@ -738,7 +757,7 @@ _ENGINES = (("podman", "podman"), ("error: crun:", "podman"), ("apptainer", "app
             ("k8s", "kubernetes"), ("openshift", "kubernetes"))
 _CONTAINER_KEYS = ("docker", "podman", "singularity", "apptainer", ".sif", "nvidia release",
                    "== tensorflow ==", "container", "oci runtime", "cdi device", "daemon", "@",
-                   "kube", "k8s", "openshift", "could not select device driver")
+                   "kube", "k8s", "openshift", "could not select device driver", "for host: ", "hostname: ")
 
 
 def _model(name: Any) -> str:
@@ -1105,6 +1124,8 @@ class Values:
         # tf.test.is_gpu_available()'s answer under its call, or under a print labelling it
         if low == "false" and ("is_gpu_available(" in prev or prev.rstrip(" :?").endswith("gpu available")):
             self.set("runtime.tf_visible_gpus", 0, 4)
+        if low == "false" and "cuda.is_available(" in prev:  # (PyTorch's, under its call)
+            self.set("runtime.cuda_unavailable_stated", prev[:200], 1)
 
     def _tf_printed_late(self, line: str) -> None:
         """The answer to a print of TensorFlow's __version__ that its import's log lines came before."""
@@ -1261,7 +1282,7 @@ class Values:
             self.set("tensorflow.version", m.group(1), 4)
         elif heading == "python version" and m:
             self.set("tensorflow.python_version", m.group(1), 4)
-        elif heading == "gpu model and memory":
+        elif heading.startswith("gpu model"):
             self._stated_gpu(text)
         elif heading == "cuda/cudnn version":
             self._cuda_cudnn_field(text)
@@ -1353,6 +1374,10 @@ class Values:
         m = RE_NO_GPU_SAID.search(line)
         if m and not _asked(line, m.start(), m.end()):
             self.set("system.no_gpu_stated", line[:200], 1)
+
+    def _cuda_unavailable(self, line: str, low: str) -> None:
+        if "cuda" in low and RE_CUDA_UNAVAILABLE.search(line):
+            self.set("runtime.cuda_unavailable_stated", line[:200], 1)
 
     def _cpu_fallback_said(self, line: str, low: str) -> None:
         if RE_CPU_FALLBACK.search(line):
@@ -1446,6 +1471,9 @@ class Values:
 
     def _stated_gpu(self, text: str) -> None:
         text = text.strip(" *`")
+        if RE_NO_GPU_VALUE.match(text):  # "GPU models and configuration: no gpu, os x"
+            self.set("system.no_gpu_stated", text[:200], 1)
+            return
         if text[:3].upper() == "GPU" and ":" in text[:8]:  # faceswap's "gpu_devices: GPU_0: GeForce GT 1030"
             text = text.split(":", 1)[1].strip()
         m = RE_STATED_GPU.match(text)
@@ -1699,8 +1727,13 @@ class Values:
         if m:
             self.set("runtime.tf_visible_gpus", 0, 5)
             self.set("runtime.gpu_reason", m.group(0), 1)
+            if m.group(0).startswith("Could not satisfy"):  # the program placed an op on a GPU
+                self.set("runtime.gpu_asked", line[:200], 1)
             return
         m = RE_REGISTERED_DEVICES.search(line)
+        if m and "GPU" not in m.group(1) and RE_GPU_ONLY_OP.search(line) or (  # an op with GPU kernels alone
+                "explicitly assigned to /device:gpu" in low):  # ... or one the program placed on a GPU
+            self.set("runtime.gpu_asked", line[:200], 1)
         listed = None if m else RE_AVAILABLE_DEVICES.search(line)
         if m:
             types = {t.strip() for t in m.group(1).split(",")}
@@ -1719,8 +1752,8 @@ class Values:
             self.set("runtime.gpu_reason", line[:200], 1)
 
     def _requirer(self, line: str, low: str) -> None:
-        m = RE_REQUIRER.match(line)  # pip's resolver names an installed distribution
-        if m:
+        m = RE_REQUIRER.match(line)  # pip's resolver names an installed distribution, once a line per need
+        if m and (tf_probe.normalize(m.group(1)), m.group(2)) not in self.lists[-1]:
             self._dist(m.group(1), m.group(2))
 
     def _build_info(self, line: str, low: str) -> None:
@@ -2207,6 +2240,9 @@ READERS: tuple[tuple[tuple[str, ...], Any], ...] = (
     (("on cpu", "to cpu", "on the cpu", "to the cpu", " gpu", "only cpu", "only the cpu", "my cpu", "only us",
       "using only", "uses only"),
      Values._cpu_fallback_said),
+    (("cuda is not", "cuda not", "cuda is un", "cuda un", "cuda.is_available(", "devices found",
+      "device found", "devices detected", "device detected", "devices were", "device was"),
+     Values._cuda_unavailable),
     (_MIG_WORDS, Values._stated_mig),
     (("exclusive",), Values._stated_mode),
     (("ld_library_path",), Values._ld_path),
@@ -2232,7 +2268,7 @@ _LINUX_PATH_SET, _CONTAINER_SET = frozenset(_LINUX_PATH_KEYS), frozenset(_CONTAI
 _MACOS_SET, _OS_SET = frozenset(_MACOS_KEYS), frozenset(_OS_KEYS)
 # Words on a line that make the engine read the next one too, whatever it holds.
 _ANNOUNCE = ("version", "name: ", "is_built_with_cuda", "list_physical_devices", "tf_config",
-             "echo $cuda_visible_devices", "is_gpu_available(", "gpu available")
+             "echo $cuda_visible_devices", "is_gpu_available(", "gpu available", "cuda.is_available(")
 
 
 def triggers() -> frozenset[str]:

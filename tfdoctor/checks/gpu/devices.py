@@ -605,10 +605,13 @@ def _by_evidence(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]) -> l
                 facts=used,
                 evidence=fc.quote(facts, ignored + failed + jit),
                 # with the GPU unknown, CUDA packages of two majors in the environment explain it better;
-                # XLA's code for a GPU its ptxas does not know is what the driver then refuses
+                # XLA's code for a GPU its ptxas does not know is what the driver then refuses, as is the
+                # PTX XLA hands the driver to compile where it found no ptxas
                 caused_by="driver.minor-version-compat" if past_driver else
                 "tensorflow.conflicting-installs" if not cc and fc.conda_cuda_majors(facts) else
-                "xla.ptxas-too-old" if not ignored and fc.log_items(facts, "ptxas-old") else None,
+                "xla.ptxas-too-old" if not ignored and fc.log_items(facts, "ptxas-old") else
+                "xla.toolchain-missing" if not ignored and not jit and fc.log_items(facts, "xla-tools")
+                and all(i.get("error") == "INVALID_PTX" for i in failed) else None,
             )
         ]
     stalled = next((i for i in jit if i.get("stall_s")), None)
