@@ -88,6 +88,7 @@ SPLITS = {
     "holdout57": CORPUS / "holdout57",
     "holdout58": CORPUS / "holdout58",
     "holdout59": CORPUS / "holdout59",
+    "holdout60": CORPUS / "holdout60",
 }
 
 

@@ -5105,3 +5105,41 @@ def test_work_placed_on_a_gpu_tensorflow_does_not_have(text):
 def test_ptx_xla_handed_the_driver_without_ptxas_is_the_missing_toolchains():
     found = failing(corpus("holdout59/H515"))  # "Can't find ptxas", then CUDA_ERROR_INVALID_PTX
     assert found["gpu.compute-capability-unsupported"].caused_by == "xla.toolchain-missing"
+
+
+def test_tflites_gpu_delegate_falling_back_to_opengl_is_named_noise():
+    text = corpus("holdout59/H501")  # "Can not open OpenCL library ...", "ERROR: Falling back to OpenGL"
+    assert not failing(text)
+    assert logs.read_text(text)["log"]["noise"] == {"tflite-opencl-fallback": 2}
+
+
+# --- holdout60's lessons -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("case, title", [
+    ("holdout60/I103", "This ROCm TensorFlow build has no code for the AMD GPU (gfx1100)"),  # TF ignores it
+    ("holdout60/I101", "This ROCm TensorFlow build has no code for the AMD GPU"),  # hipErrorNoBinaryForGpu
+])
+def test_a_rocm_build_without_code_for_the_amd_gpus_architecture(case, title):
+    assert failing(corpus(case))["gpu.compute-capability-unsupported"].title == title
+
+
+def test_apples_metal_plugin_is_the_macs_gpu_route():
+    text = corpus("holdout60/I123")  # "Metal device set to: Apple M1 Max", then nvidia-smi not found
+    assert logs.read_text(text)["system"]["platform"] == "macos"
+    assert not failing(text)
+
+
+def test_conda_seeing_no_driver_for_a_cuda_build():
+    found = failing(corpus("holdout60/I302"))["driver.missing"]  # "nothing provides __cuda needed by ..."
+    assert found.title == "conda sees no NVIDIA driver: it will not install a CUDA build"
+    assert "CONDA_OVERRIDE_CUDA=10.2" in found.plan.text()
+
+
+def test_xla_finding_no_memory_for_a_constant():
+    assert "gpu.out-of-memory" in failing(corpus("holdout60/I402"))  # "Failed to allocate N bytes for new"
+
+
+def test_the_profiler_without_cupti_is_named_noise():
+    text = corpus("holdout60/I221")  # "... failed with error CUPTI could not be loaded or symbol could"
+    assert not failing(text)
+    assert set(logs.read_text(text)["log"]["noise"]) >= {"cupti-unavailable"}

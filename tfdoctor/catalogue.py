@@ -65,6 +65,9 @@ NVML_PY = "https://pypi.org/project/nvidia-ml-py/"
 NUMPY_2 = "https://numpy.org/devdocs/numpy_2_0_migration_guide.html"
 PROTOBUF_NEWS = "https://protobuf.dev/news/2022-05-06/"
 MANYLINUX = "https://github.com/pypa/manylinux"
+CONDA_VIRTUAL = "https://docs.conda.io/projects/conda/en/latest/user-guide/tasks/manage-virtual.html"
+# AMD's GPUs each ROCm release supports, by their gfx targets (TensorFlow's ROCm builds list theirs)
+ROCM_GPUS = "https://rocm.docs.amd.com/en/latest/compatibility/compatibility-matrix.html"
 
 # The consequences of TensorFlow seeing no usable GPU, shared by several entries.
 _NO_GPU = (

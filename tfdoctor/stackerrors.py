@@ -781,6 +781,17 @@ NOISE: dict[str, tuple[str, tuple[tuple[str, ...], ...]]] = {
     # to write it: the dump is skipped, the graph runs
     "graph-dump-skipped": ("TensorFlow skipped a debugging dump of a graph for want of TF_DUMP_GRAPH_PREFIX:"
                            " informational", (("failed to dump", "because dump"),)),
+    # TensorFlow's profiler (core/profiler/internal/gpu/cupti_tracer.cc) without CUPTI, or not allowed to use
+    # it (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES): the trace has no GPU kernels; training is unaffected
+    "cupti-unavailable": ("TensorFlow's profiler could not use CUPTI (the CUDA profiling library): the trace"
+                          " lacks GPU detail, training is unaffected",
+                          (("failed with error cupti could not be loaded",),
+                           ("cupti_error_insufficient_privileges",))),
+    # TensorFlow Lite's GPU delegate (delegates/gpu/delegate.cc) on a machine without an OpenCL library: it
+    # uses OpenGL ES instead
+    "tflite-opencl-fallback": ("TensorFlow Lite's GPU delegate found no OpenCL library and uses OpenGL ES:"
+                               " informational",
+                               (("can not open opencl library",), ("falling back to opengl",))),
     "declared-benign": ("the library itself says the message is harmless",
                         (("this is benign",), ("indicates that this is not a failure",),
                          ("can be safely ignored",))),

@@ -85,6 +85,7 @@ _WHY = {
     "toolkit-driver": ("the NVIDIA Container Toolkit's request to the host's driver failed", True,
                        "toolkit-driver"),
     "adapter": ("the NVIDIA kernel driver could not initialise the GPU (NVRM)", True, "no-devices"),
+    "conda-virtual": ("conda found no NVIDIA driver (no __cuda virtual package)", True, "conda-virtual"),
     "module-build": ("the NVIDIA kernel module did not build for this kernel, or the kernel refused it"
                      " (Secure Boot)", True, "module-build"),
 }
@@ -307,6 +308,18 @@ def _missing(
                    " through to this VM). If the CPU is what you expect here, say so:"
                    " `tfdoctor check --allow-cpu`."),
             docs=cat.NV_GPUS,
+        )
+    if "conda-virtual" in kinds:
+        digits = next((str(i["cuda"]) for i in fc.log_items(facts, "no-driver") if i.get("cuda")),
+                      "122")  # ("102": the CUDA 10.2 of the build conda was asked for)
+        return found(
+            "conda sees no NVIDIA driver: it will not install a CUDA build",
+            "conda installs a CUDA build only where its __cuda virtual package names the CUDA the driver"
+            " supports; a docker build, a CI runner or a login node has no driver, so no __cuda.",
+            P.note("On the machine with the GPU, install its NVIDIA driver; to build without one (an image"
+                   " for GPU hosts), tell conda the CUDA the hosts' driver supports:"
+                   f" `CONDA_OVERRIDE_CUDA={digits[:-1]}.{digits[-1]} conda install ...`"),
+            docs=cat.CONDA_VIRTUAL,
         )
     if "cdi" in kinds:
         return found(

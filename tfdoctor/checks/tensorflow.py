@@ -125,9 +125,10 @@ def installed_build(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     # support on macOS": its install guide for macOS), as source builds may
     old_mac_gpu = bool(v.vtuple(version)) and v.vtuple(version)[:2] < (1, 2)
     if plat == "macos" and not fc.get(facts, "runtime", "gpus") and not old_mac_gpu:
-        if not fc.gpu_context(facts) or others or fc.get(facts, "system", "no_gpu_stated"):
+        if (not fc.gpu_context(facts) or others or fc.get(facts, "system", "no_gpu_stated")
+                or fc.hinted(facts, "metal")):
             # about something else (a failure, a question), or a Mac's own AMD or Intel GPU, which no CUDA
-            # build uses either, or one without a GPU, as written
+            # build uses either (Apple's Metal plugin does), or one without a GPU, as written
             return [skipped("tensorflow.cpu-only-build", f"TensorFlow {version} on macOS (CPU only)",
                             "TensorFlow has no CUDA GPU support on macOS; this output is not about an NVIDIA"
                             " GPU.", used)]

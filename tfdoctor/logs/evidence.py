@@ -249,6 +249,11 @@ SIGNATURES: tuple[Signature, ...] = (
          why="libnvml"),
     _sig("no-driver", ("no nvidia gpu", "no nvidia graphics", "no nvidia devices"),
          r"No NVIDIA (?:GPU|graphics adapter|devices?) (?:found|detected|were found|probed)", why="no-gpu"),
+    # conda's solver asked for a CUDA build where it sees no NVIDIA driver: its __cuda virtual package (the
+    # CUDA version libcuda supports) is absent
+    # (the build it wanted names its CUDA: "tensorflow-2.7.0-cuda102py310hcf4adbc_0")
+    _sig("no-driver", "nothing provides __cuda",
+         r"nothing provides __cuda\b(?:[^\n]{0,120}?-cuda(\d{2,3})py)?", ("cuda",), why="conda-virtual"),
     _sig("no-driver", ("device is present", "/dev/nvidia"),
          r"no NVIDIA GPU device is present|/dev/nvidia\d{0,3} does not exist", why="devnodes"),
     # the kernel module finds no NVIDIA device to drive: no NVIDIA GPU on this machine (or passed to this VM)
@@ -474,6 +479,9 @@ SIGNATURES: tuple[Signature, ...] = (
          # copying an input to a GPU that has no memory left for it
          r"Dst tensor is not initialized|"
          r"Out of memory while trying to allocate|"
+         # XLA's PjRt client placing a constant of the program on the GPU ("Failed to allocate 50331648 bytes
+         # for new constant")
+         r"Failed to allocate \d{1,15} bytes for new constant|"
          # StreamExecutor's unified-memory allocation (JAX, XLA) refused, its result cut off or not
          r"failed to alloc \d{1,15} bytes unified memory|"
          # (not an empty buffer: "failed to allocate 0B (0 bytes) from device: CUDA_ERROR_INVALID_VALUE")
@@ -615,6 +623,12 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("cc-ignored", "which is not compatible with paddle",
          r"GPU architecture in your current machine is \w{2,20}, which is not compatible with Paddle"
          r" installation with arch"),
+    # TensorFlow's ROCm build ignoring an AMD GPU whose architecture (gfx target) it has no code for, or the
+    # HIP runtime finding none for it (hipErrorNoBinaryForGpu, where TensorFlow aborts)
+    _sig("rocm-arch", "with amdgpu version",
+         r"Ignoring visible gpu device .{0,200}?with AMDGPU version\s{0,2}:\s{0,2}(gfx\w{3,6})",
+         ("arch",)),
+    _sig("rocm-arch", "hiperrornobinaryforgpu", r"hipErrorNoBinaryForGpu"),
     # PyTorch's refusal of a GPU its build has no kernels for ("... with CUDA capability sm_120 is not
     # compatible with the current PyTorch installation")
     _sig("ptx-target", "is not compatible with the current",

@@ -669,13 +669,16 @@ RE_JETSON = re.compile(r"\b(?:Jetson|JetPack|Tegra|L4T)\b", re.IGNORECASE)
 # framework's report that it has no ROCm: "ROCM used to build PyTorch: N/A", JAX's "backend 'rocm'")
 RE_ROCM_BUILD = re.compile(r"tensorflow[-_]rocm|rocm/tensorflow|\brocm\d|"
                            r"\bROCm(?:/MIOpen)? version:\s{0,3}\d|/opt/rocm\b", re.IGNORECASE)
+# Apple's Metal plugin giving TensorFlow the Mac's GPU ("Metal device set to: Apple M1 Max", its
+# PluggableDevice "name: METAL"): the GPU route on macOS, which no NVIDIA GPU takes
+RE_METAL = re.compile(r"\bMetal device set to\b|\bPluggableDevice \(device: \d{1,2}, name: METAL\b")
 RE_MACOS = re.compile(r"\bDarwin\b|tensorflow-macos|tensorflow-metal|macosx_\d{1,2}|"
                       # the BSD shell's word for a signal, with its number ("Abort trap: 6"; bash on Linux
                       # prints "Aborted (core dumped)")
                       r"^(?:Abort trap: 6|Illegal instruction: 4|Segmentation fault: 11|Bus error: 10)\b|"
                       # (a root folder: "/home/lab/Users/x" is a Linux path)
                       r"(?<![\w.-])(?-i:/Users/\w|/Library/|/System/Library/|/Applications/)|/opt/homebrew/|"
-                      r"\.dylib\b|OS X does not support NUMA",
+                      r"\.dylib\b|OS X does not support NUMA|" + RE_METAL.pattern,
                       re.IGNORECASE)
 # A person naming macOS may be naming another machine ("trained on my Mac"): a Linux path outranks it.
 RE_URL = re.compile(r"\b[a-z][a-z0-9+.-]{1,12}://\S{1,2000}", re.IGNORECASE)
@@ -741,7 +744,8 @@ _LINUX_KEYS = (*_LINUX_PATH_KEYS, "/mnt/", "linux", "ubuntu", "centos", "debian"
                "persistence-m",
                "@", "colab", "kaggle", "sagemaker", "(core dumped)", "raspberry", "raspbian")
 _MACOS_KEYS = ("mac", "darwin", "/users/", "/library/", "homebrew", "dylib", "os x", "abort trap: 6",
-               "illegal instruction: 4", "segmentation fault: 11", "bus error: 10")
+               "illegal instruction: 4", "segmentation fault: 11", "bus error: 10", "metal device set to",
+               "name: metal")
 _OS_KEYS = ("ubuntu", "centos", "rocky", "red hat", "fedora", "debian", "windows", "win 1", "win1", "win 7",
             "win7", "win 8", "win8", "amazon linux", "opensuse",
             "arch linux", "pop!_os", "mint", "macos")
@@ -1996,6 +2000,8 @@ class Values:
             hints["linux"] = 1
         if "linux_path" not in hints and _holds(words, _LINUX_PATH_SET) and RE_LINUX_PATH.search(line):
             hints["linux_path"] = 1
+        if "metal" not in hints and _holds(words, _MACOS_SET) and RE_METAL.search(line):
+            hints["metal"] = 1
         if "macos" not in hints and _holds(words, _MACOS_SET):
             if RE_MACOS.search(line):
                 hints["macos"] = 1

@@ -561,6 +561,21 @@ def _native(facts: dict[str, Any], matrix: Any) -> bool:
 
 def _by_evidence(facts: dict[str, Any], matrix: Any, used: tuple[str, ...]) -> list[Finding]:
     """What TensorFlow's own log says about kernels for the GPU."""
+    rocm = fc.log_items(facts, "rocm-arch")
+    if rocm:  # an AMD GPU under a ROCm build: its architecture is a gfx target, not a compute capability
+        arch = next((f" ({i['arch']})" for i in rocm if i.get("arch")), "")
+        return [Finding(
+            "gpu.compute-capability-unsupported",
+            Status.FAIL,
+            f"This ROCm TensorFlow build has no code for the AMD GPU{arch}",
+            detail="TensorFlow's ROCm builds carry code for the AMD GPU architectures (gfx targets) they"
+            " list; for this GPU's there is none, so TensorFlow ignores the GPU or the HIP runtime aborts.",
+            plan=rm.plan(facts, P.note("Install the ROCm and tensorflow-rocm releases that support this GPU's"
+                                       " gfx target (AMD's compatibility matrix lists them)")),
+            docs=cat.ROCM_GPUS,
+            facts=used,
+            evidence=fc.quote(facts, rocm),
+        )]
     ignored = fc.log_items(facts, "cc-ignored")
     jit = fc.log_items(facts, "cc-jit")
     if any(i.get("stall_s") for i in jit) and _native(facts, matrix):  # slow for another reason
