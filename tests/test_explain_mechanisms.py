@@ -5078,6 +5078,7 @@ def test_tensorflows_diagnostics_name_a_docker_containers_host():
 def test_singularity_without_nv_and_another_frameworks_no_cuda(case):
     found = failing(corpus(case))  # "CUDA device requested but no devices found", is_available() False
     assert found["driver.missing"].title == "This singularity container has no access to the NVIDIA driver"
+    assert "started without the GPU (no --nv or --nvccli)" in found["driver.missing"].detail
 
 
 def test_a_code_printed_before_the_call_that_returned_it():

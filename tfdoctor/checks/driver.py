@@ -137,7 +137,9 @@ def _log_absence(facts: dict[str, Any]) -> tuple[list[str], bool, set[str], list
               or fc.get(facts, "runtime", "tf_visible_gpus") == 0
               or fc.get(facts, "runtime", "cuda_unavailable_stated"))  # (another framework's words)
     if fc.container_without_gpus(facts) and (failed or items):
-        notes.append("the container was started without the GPU (no --gpus, NVIDIA runtime or CDI device)")
+        how = ("--nv or --nvccli" if fc.container(facts) in ("singularity", "apptainer")
+               else "--gpus, NVIDIA runtime or CDI device")
+        notes.append(f"the container was started without the GPU (no {how})")
         strong = True
         kinds.add("container")
         items += [i for i in fc.log_items(facts, "cuinit", "cuda-error", "image-gpu-check") if i not in items]
