@@ -1735,9 +1735,6 @@ class Values:
                 self.set("runtime.gpu_asked", line[:200], 1)
             return
         m = RE_REGISTERED_DEVICES.search(line)
-        if m and "GPU" not in m.group(1) and RE_GPU_ONLY_OP.search(line) or (  # an op with GPU kernels alone
-                "explicitly assigned to /device:gpu" in low):  # ... or one the program placed on a GPU
-            self.set("runtime.gpu_asked", line[:200], 1)
         listed = None if m else RE_AVAILABLE_DEVICES.search(line)
         if m:
             types = {t.strip() for t in m.group(1).split(",")}
@@ -1754,6 +1751,9 @@ class Values:
                 self.set("runtime.xla_gpus", 1, 1)
             self.set("runtime.tf_visible_gpus", 0, 3)
             self.set("runtime.gpu_reason", line[:200], 1)
+            # an op with GPU kernels alone, or one the program placed on a GPU
+            if RE_GPU_ONLY_OP.search(line) or "explicitly assigned to /device:gpu" in low:
+                self.set("runtime.gpu_asked", line[:200], 1)
 
     def _requirer(self, line: str, low: str) -> None:
         m = RE_REQUIRER.match(line)  # pip's resolver names an installed distribution, once a line per need
