@@ -177,7 +177,10 @@ def test_a_keras_src_traceback_ending_in_a_model_error_is_not_keras3():
 def test_pip_freeze_and_resolver_lines_name_installed_distributions():
     freeze = "keras==2.15.0\ntensorflow==2.15.0\ntensorflow-cpu==2.15.0\n"
     assert "2 TensorFlow packages" in failing(freeze)["tensorflow.conflicting-installs"].title
-    assert "2 TensorFlow packages" in failing(corpus("311"))["tensorflow.conflicting-installs"].title
+    titles = [f.title for f in explain_report(corpus("311"), MATRIX).findings
+              if f.id == "tensorflow.conflicting-installs"]
+    # (tensorflow and tensorflow-gpu of one release from 2.1 on are the same files: a hazard, not a mix)
+    assert any(t.startswith("One TensorFlow release installed under two names") for t in titles), titles
     # tensorflow-intel is what `tensorflow` installs on Windows, at its version: one TensorFlow
     assert not failing("tensorflow==2.15.0\ntensorflow-intel==2.15.0\n")
 

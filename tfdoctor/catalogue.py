@@ -52,6 +52,8 @@ RAY_GPUS = "https://docs.ray.io/en/latest/ray-core/scheduling/accelerators.html"
 NV_JIT = "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#just-in-time-compilation"
 NV_GPUS = "https://developer.nvidia.com/cuda-gpus"
 NV_SMI = "https://docs.nvidia.com/deploy/nvidia-smi/index.html"
+# Turing and later only (the GSP): https://github.com/NVIDIA/open-gpu-kernel-modules/issues/19
+NV_OPEN_MODULES = "https://github.com/NVIDIA/open-gpu-kernel-modules"
 NV_XID = "https://docs.nvidia.com/deploy/xid-errors/index.html"
 NV_MEM_ERRORS = "https://docs.nvidia.com/deploy/a100-gpu-mem-error-mgmt/index.html"
 NV_PAGE_RETIREMENT = "https://docs.nvidia.com/deploy/dynamic-page-retirement/index.html"
@@ -344,7 +346,7 @@ ENTRIES: dict[str, Entry] = {
         ("gpu.compute-mode-exclusive",),
     ),
     "gpu.illegal-address": Entry(
-        "A GPU kernel faulted (illegal memory access, launch failure, Xid 13/31/43): a bug in a kernel or "
+        "A GPU kernel faulted (illegal memory access, launch failure, Xid 13/31/43/69): a bug in a kernel or "
         "failing hardware; the CUDA context is lost.",
         NV_XID,
         ("gpu.ecc-errors", "gpu.row-remap-failed", "gpu.lost"),

@@ -88,6 +88,10 @@ _WHY = {
     "conda-virtual": ("conda found no NVIDIA driver (no __cuda virtual package)", True, "conda-virtual"),
     "module-build": ("the NVIDIA kernel module did not build for this kernel, or the kernel refused it"
                      " (Secure Boot)", True, "module-build"),
+    "open-module": ("NVIDIA's open kernel module refused a GPU older than Turing (it has no GSP)", True,
+                    "open-module"),
+    "gpu-unsupported": ("no driver release the distribution has supports this GPU", True, "gpu-unsupported"),
+    "package": ("the NVIDIA driver's package failed to install", True, "package"),
 }
 
 
@@ -388,6 +392,42 @@ def _missing(
             P.note("with Secure Boot, enroll the module's key (`sudo mokutil --import` the DKMS MOK key, then"
                    " reboot) or turn Secure Boot off; for a kernel this driver branch does not support,"
                    " install a newer branch or boot the older kernel:"),
+            step,
+            docs=docs,
+        )
+    if "open-module" in kinds and not container:
+        return found(
+            "NVIDIA's open kernel module is loaded, and this GPU needs the proprietary one",
+            "The open kernel modules drive Turing and newer GPUs only: they run on the GPU System"
+            " Processor (GSP) that Turing introduced. A Maxwell, Pascal or Volta GPU needs the proprietary"
+            " kernel module of the same driver release.",
+            P.note("install the proprietary flavour of this driver, then reboot: on Ubuntu the"
+                   " nvidia-driver-NNN package (not nvidia-driver-NNN-open), on Debian nvidia-kernel-dkms"
+                   " (not nvidia-open-kernel-dkms), with negativo17's Fedora packages the proprietary module"
+                   " variant in /etc/nvidia/kernel.conf and `sudo akmods --force`"),
+            docs=cat.NV_OPEN_MODULES,
+        )
+    if "gpu-unsupported" in kinds:
+        newest = next((str(i["newest"]) for i in fc.log_items(facts, "no-driver") if i.get("newest")), "")
+        return found(
+            f"No driver release the distribution has{f' (up to {newest})' if newest else ''} supports"
+            " this GPU",
+            "A GPU newer than a driver branch is not driven by it: it needs a newer driver release than the"
+            " distribution's packages hold.",
+            P.note("install a newer driver branch: from the distribution's backports or newer release, or"
+                   " NVIDIA's own repository or installer"),
+            step,
+            docs=docs,
+        )
+    if "package" in kinds and not container:
+        return found(
+            "The NVIDIA driver's package did not install",
+            "The package manager stopped while installing the driver (a file another package owns, a"
+            " package left half-configured), so the driver is not in place.",
+            P.system("sudo apt-get -f install", "finishes or undoes what was left half-installed, and prints"
+                     " the error again"),
+            P.note("install the driver from one source: the distribution's packages (`sudo ubuntu-drivers"
+                   " install`) or NVIDIA's repository, not both, whose packages claim the same files"),
             step,
             docs=docs,
         )

@@ -429,6 +429,16 @@ def _tf_dists(dists: dict[str, str]) -> dict[str, str]:
     return found
 
 
+def _one_release_twice(tf_dists: dict[str, str]) -> bool:
+    """tensorflow and tensorflow-gpu (or tf-nightly and tf-nightly-gpu) of one release from 2.1 on: the same
+    files under two names (tensorflow has the GPU support since 2.1), so neither overwrites the other's
+    (unless one is conda's CPU build: the caller asks)."""
+    pairs = ({"tensorflow", "tensorflow-gpu"}, {"tf-nightly", "tf-nightly-gpu"})
+    versions = set(tf_dists.values())
+    return (set(tf_dists) in pairs and len(versions) == 1
+            and v.version_ge(next(iter(versions)), (2, 1)))
+
+
 @check("tensorflow.conflicting-installs")
 def conflicting_installs(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     """Two TF distributions share one `tensorflow/` directory: whichever wrote last wins, file by
@@ -448,8 +458,20 @@ def conflicting_installs(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     dists = fc.distributions(facts)
     findings: list[Finding] = []
     tf_dists = _tf_dists(dists)
-    if len(tf_dists) > 1:
-        listed = ", ".join(f"{d} {v}" for d, v in tf_dists.items())
+    listed = ", ".join(f"{d} {v}" for d, v in tf_dists.items())
+    if len(tf_dists) > 1 and _one_release_twice(tf_dists) and fc.is_cuda_build(facts) is not False:
+        findings.append(Finding(
+            "tensorflow.conflicting-installs",
+            Status.WARN,
+            f"One TensorFlow release installed under two names: {listed}",
+            detail="From 2.1 on, tensorflow has the GPU support and tensorflow-gpu is the same files: both"
+            " write the one `tensorflow` package directory, so uninstalling either later deletes files the"
+            " other needs.",
+            plan=rm.plan(facts, rm.uninstall(*tf_dists), rm.install(_one_tf(facts, tf_dists))),
+            docs=cat.TF_PIP,
+            facts=used,
+        ))
+    elif len(tf_dists) > 1:
         findings.append(
             Finding(
                 "tensorflow.conflicting-installs",
@@ -1018,6 +1040,41 @@ def python_supported(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     ]
 
 
+# What pip names that is TensorFlow itself (a distribution, its plugin or its own dependency), not an add-on
+_TF_SIDE = frozenset({*TF_DISTS, *GPU_PACKAGES, *DIRECTML_PYTHONS, "tf-nightly", "tf-nightly-cpu",
+                      "tensorflow-metal", "tensorflow-io-gcs-filesystem"})
+
+
+def _addon_refused(items: list[dict[str, Any]]) -> str | None:
+    """The add-on (tensorflow-text, tensorflow-quantum, ...) pip found no wheel of, where every package pip
+    refused is one."""
+    names = {str(i.get("package") or "").lower().replace("_", "-") for i in items}
+    return min(names) if names and not names & _TF_SIDE else None
+
+
+def _addon_no_wheel(facts: dict[str, Any], addon: str, py: str | None, items: list[dict[str, Any]],
+                    used: tuple[str, ...]) -> Finding:
+    offered = [t.strip() for i in items for t in str(i.get("versions") or "").split(",")
+               if t.strip()[:1].isdigit()]
+    on = f" (Python {py})" if py else ""
+    return Finding(
+        "tensorflow.python-unsupported",
+        Status.FAIL,
+        f"pip found no {addon} wheel for this Python{f' ({py})' if py else ''}"
+        + (", of the release asked for" if offered else ""),
+        detail=(f"pip offered {addon} {offered[0]} to {offered[-1]} for this interpreter{on}, not the"
+                " release asked for." if offered
+                else f"pip found no release of {addon} at all for this interpreter{on}.")
+        + f" {addon} publishes compiled wheels for the Pythons and platforms of the TensorFlow releases it"
+        " was made for, often fewer (and later) than TensorFlow's own.",
+        plan=rm.plan(facts, P.note(f"Use a Python that the {addon} release wanted has wheels for"
+                                   f" (https://pypi.org/project/{addon}/#files lists them), with the"
+                                   f" TensorFlow release it was made for")),
+        facts=used,
+        evidence=fc.quote(facts, items),
+    )
+
+
 def offered_releases(items: list[dict[str, Any]]) -> list[str]:
     """The TensorFlow minor releases pip offered ("from versions: 2.12.0rc0, ..., 2.15.0"),
     no pre-releases."""
@@ -1141,6 +1198,9 @@ def _no_wheel(
             facts=used,
             evidence=fc.quote(facts, items),
         )
+    addon = _addon_refused(items)
+    if addon:
+        return _addon_no_wheel(facts, addon, py, items, used)
     releases = fc.all_releases(matrix)
     newest = releases[0] if releases else None
     plat = fc.platform(facts)

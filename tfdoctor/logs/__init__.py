@@ -108,9 +108,10 @@ _ADDON_LIBRARY = re.compile(r"(?:site|dist)-packages[/\\]([A-Za-z][\w-]{1,40})[/
 # another release than the TensorFlow beside it (tf.keras imports it)
 _KERAS2_FRAME = re.compile(r"[/\\](?:site|dist)-packages[/\\]keras[/\\](?!src[/\\])")
 _KERAS2_ERROR = re.compile(r"^(?:[\w.]{1,60}\.)?(?:ModuleNotFoundError|ImportError|AttributeError)\b:?\s{0,3}"
-                           r"(?:No module named '?tensorflow\.|"
-                           r"cannot import name '?\w{1,80}'? from '?tensorflow\.|"
-                           r"module '?tensorflow(?:\.[\w.]{1,80})?'? has no attribute|"
+                           # (TensorFlow 2.0 and 2.1 kept their modules in tensorflow_core)
+                           r"(?:No module named '?tensorflow(?:_core)?\.|"
+                           r"cannot import name '?\w{1,80}'? from '?tensorflow(?:_core)?\.|"
+                           r"module '?tensorflow(?:_core)?(?:\.[\w.]{1,80})?'? has no attribute|"
                            # Keras's own files failing to import a name of their own package: two Keras
                            # distributions (keras, keras-nightly, tf-keras) wrote into one keras/ folder
                            r"cannot import name '?\w{1,80}'? from '?keras\.|"

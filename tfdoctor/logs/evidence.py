@@ -46,6 +46,13 @@ _LIB = (
 )
 
 
+# TensorFlow's add-ons by their PyPI names: their wheels cover the Pythons of the TensorFlow releases each was
+# made for (pip's "from versions: none" for a name PyPI lacks reads the same: only these names are judged)
+_ADDONS = (r"tensorflow[-_](?:text|quantum|io|addons|decision[-_]forests|recommenders|transform|"
+           r"data[-_]validation|model[-_]analysis|serving[-_]api|probability|hub|datasets|federated|graphics|"
+           r"ranking|model[-_]optimization|similarity|compression|lattice|privacy)|"
+           r"tf[-_](?:models[-_]official|agents)|tfx")
+
 _AMOUNT = r"\d{1,7}(?:\.\d{1,3})? ?(?:[KMGT]iB|bytes)"  # PyTorch's memory amounts ("4.88 MiB", "0 bytes")
 
 # a library's missing symbol that is TensorFlow's own C API (TF_AllocateOutput) or C++ (tensorflow::)
@@ -262,9 +269,18 @@ SIGNATURES: tuple[Signature, ...] = (
     # the kernel module did not build for this kernel (DKMS after a kernel update) or was refused by it
     # (Secure Boot without the module's key enrolled)
     _sig("no-driver", ("gpl-only symbol", "bad return status for module build", "key was rejected",
-                       "required key not available", "unable to load the kernel module"),
+                       "required key not available", "unable to load the kernel module", "dkms",
+                       "build of nvidia", "nvidia-kmod"),
          r"GPL-incompatible module nvidia[\w-]{0,12}\.ko uses GPL-only symbol|"
          r"Bad return status for module build on kernel|"
+         # ... as DKMS itself, a distribution's hook (Void's, akmods) or NVIDIA's installer word the failed
+         # build: "Building DKMS module 'nvidia-367.35' for kernel-4.7.2_1... FAILED!", "DKMS module
+         # 'nvidia-367.35' failed to build", "Error! Build of nvidia.ko failed for: 6.8.0", "Failed to run
+         # `/usr/sbin/dkms build -m nvidia ...`", "Building and installing nvidia-kmod [FAILED]"
+         r"Building DKMS module '?nvidia[\w.-]{0,40}'?[^\n]{0,80}?\bFAILED|"
+         r"DKMS module '?nvidia[\w.-]{0,40}'? failed to build|Error! Build of nvidia[\w-]{0,12}\.ko failed|"
+         r"Failed to run `?\S{0,60}dkms (?:build|install) -m nvidia|nvidia-kmod[^\n]{0,80}?\bFAILED|"
+         r"dpkg: error processing package nvidia-(?:\d{3}-)?dkms|"
          # NVIDIA's installer (the .run file, the GPU operator's driver container) failing its module load
          r"Unable to load the kernel module '?nvidia[\w-]{0,12}\.ko|"
          r"could not insert '?nvidia[\w-]{0,12}'?: "
@@ -274,16 +290,40 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("no-driver", ("uvm kernel module", "module nvidia", "modprobe"),
          r"Could not load UVM kernel module|modprobe: (?:FATAL|ERROR): .{0,40}\bnvidia(?:[-_]uvm)?\b",
          why="kernel"),
+    # NVIDIA's open kernel module refusing a GPU older than Turing: it needs the GPU System Processor (GSP)
+    # Turing introduced (https://github.com/NVIDIA/open-gpu-kernel-modules/issues/19); the kernel log's
+    # sentence wraps over NVRM lines ("NVRM: installed in this system is not supported by open" / "NVRM:
+    # nvidia.ko because it does not include the required GPU" / "NVRM: System Processor (GSP).")
+    _sig("no-driver", ("supported by open", "required gpu system processor"),
+         r"is not supported by open(?: nvidia\.ko)?\b|does not include the required GPU System Processor",
+         why="open-module"),
+    # the package manager stopping while it installs the driver's package (a file another package owns, a
+    # package left half-configured): "dpkg: error processing archive
+    # .../nvidia-440_440.64.00-0ubuntu1_amd64.deb (--unpack):", "dpkg: error processing package
+    # nvidia-driver-390 (--configure):"
+    _sig("no-driver", "dpkg: error processing",
+         r"dpkg: error processing (?:archive|package) \S{0,200}?"
+         r"\bnvidia-(?:driver|kernel|utils|\d{3}(?![\d.]))",
+         why="package"),
+    # Debian's nvidia-detect: no driver release the distribution has supports this GPU (a newer GPU)
+    _sig("no-driver", "not supported by any driver version",
+         r"card is not supported by any driver version up to (\d{3}(?:\.\d{1,3}){1,2})", ("newest",),
+         why="gpu-unsupported"),
     # the kernel driver is loaded but could not take on the GPU (nvidia-smi then finds no devices)
-    _sig("no-driver", ("rminitadapter failed", "rm_init_adapter failed", "is not supported by the nvidia"),
+    _sig("no-driver", ("rminitadapter failed", "rm_init_adapter failed", "is not supported by the nvidia",
+                       "probe routine failed", "none of the nvidia devices"),
          r"RmInitAdapter failed|rm_init_adapter failed|\bGPU .{0,80} is not supported by the NVIDIA "
-         r"[\d.]{1,20} driver release", why="adapter"),
+         r"[\d.]{1,20} driver release|"
+         # ... its probe failing for every GPU ("NVRM: The NVIDIA probe routine failed for 1 device(s)." and
+         # "NVRM: None of the NVIDIA devices were initialized.")
+         r"NVIDIA probe routine failed for \d{1,2} device|None of the NVIDIA devices were initialized",
+         why="adapter"),
     # the container toolkit inside WSL finding no GPU that Windows passes in (WSL 1, or no GPU support)
     _sig("no-driver", "no adapters were found", r"WSL environment detected but no adapters were found",
          why="wsl-no-gpu"),
     _sig("no-driver", "probe routine was not called", r"NVIDIA probe routine was not called", why="nouveau"),
     _sig("no-driver", "nouveau",
-         r"\bnouveau\b.{0,80}(?:loaded|probe|fifo|fb:|DRM|detected|kernel driver in use)|"
+         r"\bnouveau\b.{0,80}(?:loaded|probe|fifo|fb:|(?<!\w)DRM\b|detected|kernel driver in use)|"
          r"(?:Kernel driver in use|module)\W{0,4}nouveau|^nouveau\s+\d", why="nouveau"),
     _sig("no-driver", "libcuda", r"libcuda reported version is: Not found|Failed to find libcuda",
          why="libcuda"),
@@ -504,8 +544,10 @@ SIGNATURES: tuple[Signature, ...] = (
     # (its "ran out of memory ... The caller indicates that this is not a failure" warning is not)
     _sig("oom", ("total chunks", "sum total of in-use chunks", "see logs for memory state",
                  "current allocation summary", "requested by op", "bfcallocator dump for",
-                 " of size "),
+                 " of size ", "largestfreeblock"),
          r"^Bin \(\d{1,12}\):\s{0,20}Total Chunks: \d|^Sum Total of in-use chunks|^BFCAllocator dump for|"
+         # (its closing statistics: "Limit: ... InUse: ... LargestFreeBlock: 0")
+         r"^LargestFreeBlock:\s{1,40}\d{1,20}\s{0,4}$|"
          r"^(?:InUse|Free) at [0-9a-fA-F]{6,16} (?:next -?\d{1,12} )?of size \d|"
          # (the dump's older forms, TensorFlow 1.x)
          r"^\d{1,12} Chunks of size \d{1,16} totalling|^Chunk at (?:0x)?[0-9a-fA-F]{6,16} of size \d|"
@@ -849,11 +891,13 @@ SIGNATURES: tuple[Signature, ...] = (
          r"Model diverged with loss = (?:NaN|-?inf)|NanLossDuringTrainingError|Tensor had (?:NaN|Inf) values",
          code="NaN or Inf in training", reason="numerics"),
     _sig("stack-error", ("cannot be modified after being initialized", "memory growth cannot differ",
-                         "must be configured at program startup"),
+                         "must be configured at program startup", "listed an invalid gpu id"),
          r"(?:Physical|Visible|Virtual|Logical) devices cannot be modified after being initialized|"
          r"Memory growth cannot differ between GPU devices|"
          # MultiWorkerMirroredStrategy created after the program already ran TensorFlow ops
-         r"Collective ops must be configured at program startup",
+         r"Collective ops must be configured at program startup|"
+         # the session's visible_device_list naming a GPU id TensorFlow does not have ("-1", "3" of 2)
+         r"'visible_device_list' listed an invalid (?:GPU|Device) id",
          code="GPU configuration refused", reason="order"),
     # TensorFlow's and Keras's shape and value checks refusing the program's tensors (a model and its data
     # disagree), on any GPU or none
@@ -883,10 +927,16 @@ SIGNATURES: tuple[Signature, ...] = (
          flags=0, code="A tensor's shape, dtype or value refused", reason="shape"),
     # TensorFlow 1.x's graph-mode API called under TensorFlow 2 (not get_default_graph: standalone Keras
     # 2.2 calls that one, a package conflict)
-    _sig("stack-error", "has no attribute",
+    _sig("stack-error", ("has no attribute", "tensorflow.contrib"),
          r"module 'tensorflow' has no attribute '(?:Session|InteractiveSession|placeholder|contrib|"
          r"ConfigProto|GPUOptions|global_variables_initializer|variable_scope|get_variable|set_random_seed|log|"
-         r"to_float|layers|app|flags|gfile|summary\.FileWriter)'",
+         r"to_float|layers|app|flags|gfile|summary\.FileWriter)'|"
+         # ... of its submodules, as TensorFlow 2 names them ("module 'tensorflow._api.v2.train' has no
+         # attribute 'AdamOptimizer'"), and tf.contrib, which TensorFlow 2 removed
+         r"module 'tensorflow\._api\.v2\.(?:nn|train|summary|losses|layers)' has no attribute '(?:rnn_cell|"
+         r"\w{0,20}Optimizer|Saver|get_or_create_global_step|get_global_step|FileWriter|merge_all|scalar|"
+         r"sparse_softmax_cross_entropy|softmax_cross_entropy|dense|conv2d|dropout|batch_normalization)'|"
+         r"No module named '?tensorflow\.contrib'?(?![.\w])",
          flags=0, code="TensorFlow 1.x API under TensorFlow 2", reason="tf1"),
     # Python's own: a name the program uses and never defined; a key, index or divisor its data lacks
     _sig("stack-error", ("nameerror", "unboundlocalerror"),
@@ -906,6 +956,15 @@ SIGNATURES: tuple[Signature, ...] = (
          r"No such file or directory", flags=0, code="A file the program reads is missing", reason="data"),
     _sig("stack-error", "datalosserror", r"^(?:[\w.]{1,80}\.)?DataLossError\b", flags=0,
          code="A data file the program reads is damaged", reason="data"),
+    # ... as TensorFlow's file system words it on Windows ("NotFoundError: Can not get size for: X : The
+    # system cannot find the path specified.", its reason in the system's language), and a path the program
+    # never set (None, an option it was not given)
+    _sig("stack-error", ("can not get size for", "failed to create a directory"),
+         r"^(?:[\w.]{1,80}\.)?NotFoundError\b:?\s{0,3}(?:Can not get size for|Failed to create a directory):",
+         flags=0, code="A file the program reads is missing", reason="data"),
+    _sig("stack-error", "os.pathlike object, not nonetype",
+         r"^TypeError: expected str, bytes or os\.PathLike object, not NoneType", flags=0,
+         code="A path the program never set", reason="data"),
     # PyTorch's and CUDA's words for the same refusals TensorFlow reports by code
     # Julia's CUDA.jl: the driver's CUDA older than every toolkit the package supports
     _sig("cuda-error", "is not compatible with any supported cuda toolkit",
@@ -987,7 +1046,7 @@ SIGNATURES: tuple[Signature, ...] = (
                     "keras.layers.experimental", "keras.wrappers", "keras.legacy",
                     "_ensure_keras_2_importable", "to a shape", "keras.preprocessing",
                     "infer the shape of the lambda", "<class 'keras.src.",
-                    "<class 'tf_keras.src.", "could not locate class"),
+                    "<class 'tf_keras.src.", "could not locate class", "only input tensors may be passed"),
          r"A KerasTensor (?:cannot|is symbolic)|"
          r"KerasTensor.{0,60}(?:cannot be used|not allowed|is not supported)|"
          r"Keras (?:3|Core) only supports|only supports V3 `?\.keras|TF_USE_LEGACY_KERAS|"
@@ -1018,6 +1077,9 @@ SIGNATURES: tuple[Signature, ...] = (
          r"_ensure_keras_2_importable\(|Failed to import tf_keras\b|"
          # Keras 3's Sequential refusing a Keras 2 (tf-keras, tensorflow_hub) layer
          r"Only instances of `?keras\.Layer`? can be added to a Sequential model|"
+         # Keras 3's layer call taking tensors alone as positional arguments (Keras 2 took any: a training
+         # flag, a mask, R's piped model)
+         r"Only input tensors may be passed as positional arguments|"
          r"installed version of Keras is Keras 3|"  # (transformers' refusal)
          # Keras 3 saving only its own format where Keras 2 wrote HDF5 or a SavedModel by default
          r"filepath provided must end in `?\.keras`?|Invalid filepath extension for saving|"
@@ -1074,11 +1136,13 @@ SIGNATURES: tuple[Signature, ...] = (
          + _TF_SYMBOL_MISSING,
          ("plugin_lib",), mismatch="addon", plugin=True),
     _sig("cpu-build", ("built with cuda", "built_with_cuda", "not built with", "is_cuda_build",
-                       "built without cuda", "no cuda support"),
+                       "built without cuda", "no cuda support", "cuda is not enabled"),
          r"""['"(]is_cuda_build['"]?\s{0,3}[:,]\s{0,3}false|"""
          r"""(?:was |is )?not (?:been )?built with (?:CUDA|GPU)"""
          r"""(?! kernel)|built[ _]with[ _]CUDA\W{0,8}\s{0,3}(?:[:=#]|->|returns?|is)?\s{0,3}False\b|"""
-         r"""built without CUDA|has no CUDA support"""),
+         r"""built without CUDA|has no CUDA support|"""
+         # TensorFlow's placer, asked for a GPU by a build without CUDA (colocation_graph.cc)
+         r"""requested device appears to be a GPU, but CUDA is not enabled"""),
     # PyTorch's CPU-only wheel asked for a GPU (torch.cuda's lazy init), or its environment report saying so
     _sig("cpu-build", ("not compiled with cuda", "used to build pytorch", "+cpu"),
          # (collect_env words a None "Could not collect"; a PyTorch it cannot import is "N/A")
@@ -1124,7 +1188,7 @@ SIGNATURES: tuple[Signature, ...] = (
          # (tensorflow-io-gcs-filesystem: a dependency of TensorFlow's wheels, with wheels per Python)
          r"Could not find a version that satisfies the requirement (tensorflow[-_]gpu|tensorflow[-_]cpu|"
          r"tensorflow[-_]intel|tensorflow[-_]macos|tensorflow[-_]metal|tensorflow-io-gcs-filesystem|"
-         r"tf-nightly-gpu|tf-nightly|tensorflow)(?![\w-])"
+         r"tf-nightly-gpu|tf-nightly|tensorflow|" + _ADDONS + r")(?![\w-])"
          r"(?:\[[\w,-]{1,30}\])?"
          r"((?:[=<>!~]=?[\w.*]{1,20}(?:,\s?|(?=[\s(]))){1,4})?\s{0,2}"
          r"(?:\(from [^()]{0,200}(?:\([^()]{0,40}\)[^()]{0,40})?\)\s{0,2}){0,2}\(from versions:\s{0,2}"
@@ -1240,10 +1304,13 @@ SIGNATURES: tuple[Signature, ...] = (
     # module without one is an empty or half-removed folder (another TensorFlow package uninstalled from
     # under it, or a directory named tensorflow on the path). (Names some releases lack, Session or contrib
     # in 2.x, are the program's own error.)
-    _sig("pip-conflict", "has no attribute",
+    _sig("pip-conflict", ("has no attribute", "no module named"),
          r"module '?tensorflow'? has no attribute '(?:__version__|nn|train|image|errors|constant|Variable|"
          r"Tensor|TensorShape|float32|int32|int64|matmul|reduce_sum|reduce_mean|zeros|ones|cast|reshape|"
-         r"concat)'", mismatch="tf-namespace"),
+         r"concat)'|"
+         # ... or without its python subpackage, the folder's largest part ("No module named
+         # 'tensorflow.python'"; not "...; 'tensorflow' is not a package": a file named tensorflow.py)
+         r"No module named '?tensorflow\.python'?(?![.\w;])", mismatch="tf-namespace"),
     # ... or shown without its path (an issue's title); not TensorFlow's own library
     _sig("pip-conflict", "undefined symbol",
          r"^(?!.{0,300}(?:_pywrap_tensorflow|[/\\]tensorflow[/\\]|libtensorflow)).{0,300}?"

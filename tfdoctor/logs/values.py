@@ -1623,10 +1623,11 @@ class Values:
                 and self.lists[-1]):
             self.lists.append([])  # a new `pip list` / `conda list`: its own duplicates
             return
-        m = RE_PIP_ROW.match(line[2:] if line.startswith("- ") else line)
+        row = line[2:] if line.startswith("- ") else line  # (a row pasted as a Markdown list item)
+        m = RE_PIP_ROW.match(row)
         # (nvidia-smi's banner cell copied out of its table, "NVIDIA-SMI 440.33.01", is no distribution)
         if m and not line[0].isdigit() and m.group(1).lower() != "nvidia-smi":
-            cols = line.split()
+            cols = row.split()
             build, channel = (cols + ["", ""])[2:4]
             name = m.group(1).lower()
             if name in ("tensorflow", "tensorflow-base") and build.startswith(("eigen_", "mkl_", "gpu_")):

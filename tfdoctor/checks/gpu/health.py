@@ -864,9 +864,10 @@ def _whole_gpu_retried(facts: dict[str, Any], items: list[dict[str, Any]]) -> bo
 
 _FAULTS = stackerrors.errors_for("gpu.illegal-address")
 # The driver's Xid events, by NVIDIA's catalogue (https://docs.nvidia.com/deploy/xid-errors/index.html):
-# a kernel's fault (13 graphics engine exception, 31 MMU fault, 43 a channel stopped); the GPU's memory (48
+# a kernel's fault (13 graphics engine exception, 31 MMU fault, 43 a channel stopped, 69 graphics engine class
+# error); the GPU's memory (48
 # double-bit ECC, 63 a row remapped or page retired, 64 a remap failed, 94/95 contained/uncontained ECC)
-_XID_FAULTS = ("13", "31", "43")
+_XID_FAULTS = ("13", "31", "43", "69")
 # ... the GPU gone or its firmware halted until a reset (62 internal micro-controller halt, 79 fallen off the
 # bus, 119 GSP RPC timeout, 120 GSP error)
 _XID_LOST = ("62", "79", "119", "120")
@@ -885,8 +886,8 @@ def kernel_faults(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             "gpu.illegal-address",
             Status.FAIL,
             "A GPU kernel faulted (illegal memory access / launch failure)",
-            detail="A kernel read or wrote memory it does not own, or the launch failed (Xid 13/31/43 in the"
-            " kernel log). Causes: a bug in a custom op or kernel, a library mismatch"
+            detail="A kernel read or wrote memory it does not own, or the launch failed (Xid 13/31/43/69 in"
+            " the kernel log). Causes: a bug in a custom op or kernel, a library mismatch"
             " (cuDNN/cuBLAS for another CUDA), very rarely failing hardware. The process must restart: its"
             " CUDA context is lost.",
             plan=rm.plan(facts, P.system("CUDA_LAUNCH_BLOCKING=1 python your_script.py", "shows the op that"
