@@ -89,6 +89,7 @@ SPLITS = {
     "holdout58": CORPUS / "holdout58",
     "holdout59": CORPUS / "holdout59",
     "holdout60": CORPUS / "holdout60",
+    "holdout61": CORPUS / "holdout61",
 }
 
 

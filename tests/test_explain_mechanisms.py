@@ -5147,3 +5147,117 @@ def test_the_profiler_without_cupti_is_named_noise():
     text = corpus("holdout60/I221")  # "... failed with error CUPTI could not be loaded or symbol could"
     assert not failing(text)
     assert set(logs.read_text(text)["log"]["noise"]) >= {"cupti-unavailable"}
+
+
+# --- holdout61's lessons -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "Building DKMS module 'nvidia-535.54.03' for kernel-6.5.0_1... FAILED!",  # Void's hook
+    "DKMS module 'nvidia-470.199.02' failed to build, please check /var/lib/dkms",
+    "Error! Build of nvidia.ko failed for: 6.8.0-31-generic (x86_64)",
+    "ERROR: Failed to run `/usr/sbin/dkms build -m nvidia -v 550.54.14 -k 6.8.0`:",  # NVIDIA's installer
+    "akmods: Building and installing nvidia-kmod [FAILED]",
+    "dpkg: error processing package nvidia-dkms-470 (--configure):",
+])
+def test_the_kernel_modules_failed_build_in_each_tools_words(text):
+    assert failing(text)["driver.missing"].title.startswith("The NVIDIA kernel module is not loaded")
+
+
+def test_the_open_kernel_module_refusing_a_gpu_without_gsp():
+    text = ("[   60.05] NVRM: The NVIDIA GPU 0000:2c:00.0 (PCI ID: 10de:1c8d)\n"
+            "               NVRM: installed in this system is not supported by open\n"
+            "               NVRM: nvidia.ko because it does not include the required GPU\n"
+            "               NVRM: System Processor (GSP).\n")
+    found = failing(text)["driver.missing"]
+    assert found.title == "NVIDIA's open kernel module is loaded, and this GPU needs the proprietary one"
+    assert "nvidia-open-kernel-dkms" in found.plan.text()
+    # (lspci's "Kernel modules:" lists the modules that could drive the GPU, not one that does)
+    listed = ("03:00.0 3D controller [0302]: NVIDIA Corporation GP104GL [Tesla P4] [10de:1bb3]\n"
+              "        Kernel driver in use: nvidia\n        Kernel modules: nouveau, nvidia_drm, nvidia\n")
+    assert "nouveau" not in failing(text + listed)["driver.missing"].title
+
+
+def test_no_driver_release_for_a_newer_gpu_and_a_driver_package_that_did_not_install():
+    found = failing(corpus("holdout61/J410"))["driver.missing"]  # nvidia-detect: "not supported by any ..."
+    assert found.title == "No driver release the distribution has (up to 580.119.02) supports this GPU"
+    found = failing("dpkg: error processing archive /tmp/nvidia-driver-535_535.54.03-0ubuntu1_amd64.deb"
+                    " (--unpack):\n trying to overwrite '/usr/lib/x86_64-linux-gnu/libnvidia-egl.so'")
+    assert found["driver.missing"].title == "The NVIDIA driver's package did not install"
+    assert "driver.missing" not in failing("dpkg: error processing package libreoffice-core (--configure):")
+
+
+def test_a_build_without_cuda_asked_for_a_gpu():
+    text = ("Cannot assign a device for operation MatMul: node MatMul was explicitly assigned to"
+            " /device:GPU:0 but available devices are [ /job:localhost/replica:0/task:0/device:CPU:0 ]. Make"
+            " sure the device specification refers to a valid device. The requested device appears to be a"
+            " GPU, but CUDA is not enabled.")
+    found = failing(text)
+    assert "tensorflow.cpu-only-build" in found
+    assert found["runtime.no-gpu-visible"].caused_by == "tensorflow.cpu-only-build"
+
+
+def test_a_tensorflow_folder_without_its_python_package():
+    found = failing("ModuleNotFoundError: No module named 'tensorflow.python'")
+    assert "tensorflow.conflicting-installs" in found
+    # a program's own file named tensorflow.py shadows the package: not a broken install
+    shadowed = "ModuleNotFoundError: No module named 'tensorflow.python'; 'tensorflow' is not a package"
+    assert "tensorflow.conflicting-installs" not in failing(shadowed)
+
+
+@pytest.mark.parametrize("text, addon", [
+    ("ERROR: Could not find a version that satisfies the requirement tensorflow-text (from versions: none)\n"
+     "ERROR: No matching distribution found for tensorflow-text", "tensorflow-text"),
+    ("Using pip 24.0 from /opt/py/lib/python3.12/site-packages/pip (python 3.12)\nERROR: Could not find a"
+     " version that satisfies the requirement tensorflow-decision-forests (from versions: none)",
+     "tensorflow-decision-forests"),
+])
+def test_no_wheel_of_a_tensorflow_add_on_for_this_python(text, addon):
+    assert failing(text)["tensorflow.python-unsupported"].title.startswith(f"pip found no {addon} wheel")
+
+
+def test_tensorflow_20s_own_modules_named_in_an_add_ons_traceback():
+    text = corpus("holdout61/J203")  # add-on frames, then module 'tensorflow_core.keras.utils' ...
+    assert failing(text)["tensorflow.conflicting-installs"].title.startswith(
+        "Package versions conflict: tensorflow-addons")
+
+
+def test_xid_69_and_the_allocators_closing_statistics():
+    xid = ("NVRM: Xid (PCI:0000:08:00): 69, pid=7329, name=python3, Class Error: ChId 0015, Class 0000c7c0,"
+           " Offset 00000164, Data 0000f702, ErrorCode 0000000c")
+    assert "gpu.illegal-address" in failing(xid)
+    stats = "Stats:\nLimit:        10117644288\nInUse:         9929398016\nLargestFreeBlock:        0\n"
+    assert "gpu.out-of-memory" in failing(stats)
+
+
+def test_one_tensorflow_release_under_two_names_is_a_warning():
+    found = failing("tensorflow              2.5.0\ntensorflow-gpu          2.5.0\n")
+    assert found["tensorflow.conflicting-installs"].status == Status.WARN
+    assert found["tensorflow.conflicting-installs"].title.startswith("One TensorFlow release")
+    # ... not before 2.1, nor conda's CPU build beside pip's GPU one (holdout4/L055)
+    assert failing("tensorflow   1.15.0\ntensorflow-gpu   1.15.0\n")[
+        "tensorflow.conflicting-installs"].status == Status.FAIL
+    assert failing(corpus("holdout4/L055"))["tensorflow.conflicting-installs"].status == Status.FAIL
+
+
+@pytest.mark.parametrize("text, reason", [
+    ("AttributeError: module 'tensorflow._api.v2.train' has no attribute 'AdamOptimizer'", "TensorFlow 1.x"),
+    ("ModuleNotFoundError: No module named 'tensorflow.contrib'", "TensorFlow 1.x"),
+    ("Invalid argument: 'visible_device_list' listed an invalid GPU id '-1' but visible device count is 3",
+     "GPU configuration refused"),
+    ("tensorflow.python.framework.errors_impl.NotFoundError: Can not get size for: data/train.record : The"
+     " system cannot find the path specified.", "A file the program reads is missing"),
+    ("TypeError: expected str, bytes or os.PathLike object, not NoneType", "A path the program never set"),
+])
+def test_more_of_the_programs_own_errors_by_their_words(text, reason):
+    found = failing(text)
+    assert set(found) == {"log.program-error"}, found
+    assert found["log.program-error"].title.startswith(reason)
+
+
+def test_tensorflow_unable_to_import_the_keras_it_is_told_to_use():
+    found = failing(corpus("holdout61/J223"))["keras.keras3-api-change"]  # TF_USE_LEGACY_KERAS, no tf_keras
+    assert found.title.endswith("the Keras 2 that TF_USE_LEGACY_KERAS asks for (tf_keras) is not installed")
+    assert "tf-keras" in found.plan.text()
+    alone = failing("ImportError: Keras cannot be imported. Check that it is installed.")
+    assert alone["keras.keras3-api-change"].title.endswith(  # (TF 2.16+)
+        "cannot import Keras: the Keras it uses is missing")

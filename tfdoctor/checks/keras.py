@@ -25,6 +25,23 @@ def keras3_api(facts: dict[str, Any], matrix: Any) -> list[Finding]:
         return []
     minor = v.major_minor(tfv) if tfv and v.version_ge(tfv, (2, 16)) else None
     tf_keras = f"tf-keras~={minor}.0" if minor else "tf-keras"
+    if all(i.get("legacy") for i in items):  # tf.keras cannot be imported at all
+        legacy = any(i.get("legacy") == "missing" for i in items)
+        return [Finding(
+            "keras.keras3-api-change",
+            Status.FAIL,
+            "TensorFlow cannot import Keras: " + (
+                "the Keras 2 that TF_USE_LEGACY_KERAS asks for (tf_keras) is not installed" if legacy
+                else "the Keras it uses is missing"),
+            detail="From TensorFlow 2.16, tf.keras is the keras package (Keras 3), or with"
+            " TF_USE_LEGACY_KERAS set the tf_keras package (Keras 2), which must be installed at TensorFlow's"
+            " own minor version.",
+            plan=rm.plan(facts, rm.install(rm.tf_pin(facts), tf_keras, why="or unset TF_USE_LEGACY_KERAS to"
+                                           " run the code under Keras 3") if legacy
+                         else rm.install(rm.tf_pin(facts), why="reinstalls the keras release it requires")),
+            facts=("log.evidence", "tensorflow.distributions"),
+            evidence=fc.quote(facts, items),
+        )]
     return [
         Finding(
             "keras.keras3-api-change",

@@ -1039,6 +1039,13 @@ SIGNATURES: tuple[Signature, ...] = (
          r"module 'google\.(?:protobuf|_upb)\.\w{1,40}' has no attribute|"
          # protobuf 6 (5.x deprecations removed) under code generated for an older one
          r"'(?:MessageFactory|SymbolDatabase|DescriptorPool)' object has no attribute '\w{1,40}'"),
+    # TensorFlow 2.16+ told to use Keras 2 (TF_USE_LEGACY_KERAS) without tf_keras, which is Keras 2 for it;
+    # its lazy loader then cannot import tf.keras at all (tensorflow/python/util/lazy_loader.py)
+    _sig("keras3", "tf_use_legacy_keras set to true",
+         r"TF_USE_LEGACY_KERAS set to True, but you do not have the tf_keras package installed",
+         legacy="missing"),
+    _sig("keras3", "keras cannot be imported",
+         r"^ImportError: Keras cannot be imported\. Check that it is installed", legacy="unimportable"),
     _sig("keras3", ("kerastensor", "keras 3", "keras core", "tf_keras", "legacy_keras", "keras.src",
                     "keras.engine", "keras_tensor", "unrecognized keyword arguments passed to",
                     "not recognized: {", "has never been called and thus", "tf-keras", "must end in",
@@ -1310,7 +1317,7 @@ SIGNATURES: tuple[Signature, ...] = (
          r"concat)'|"
          # ... or without its python subpackage, the folder's largest part ("No module named
          # 'tensorflow.python'"; not "...; 'tensorflow' is not a package": a file named tensorflow.py)
-         r"No module named '?tensorflow\.python'?(?![.\w;])", mismatch="tf-namespace"),
+         r"No module named '?tensorflow\.python(?![.\w])(?!'?;)", mismatch="tf-namespace"),
     # ... or shown without its path (an issue's title); not TensorFlow's own library
     _sig("pip-conflict", "undefined symbol",
          r"^(?!.{0,300}(?:_pywrap_tensorflow|[/\\]tensorflow[/\\]|libtensorflow)).{0,300}?"
