@@ -90,6 +90,7 @@ SPLITS = {
     "holdout59": CORPUS / "holdout59",
     "holdout60": CORPUS / "holdout60",
     "holdout61": CORPUS / "holdout61",
+    "holdout62": CORPUS / "holdout62",
 }
 
 

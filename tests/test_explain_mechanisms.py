@@ -5261,3 +5261,48 @@ def test_tensorflow_unable_to_import_the_keras_it_is_told_to_use():
     alone = failing("ImportError: Keras cannot be imported. Check that it is installed.")
     assert alone["keras.keras3-api-change"].title.endswith(  # (TF 2.16+)
         "cannot import Keras: the Keras it uses is missing")
+
+
+def test_the_macs_gpu_is_named_by_the_metal_plugins_line_not_its_device_name():
+    text = ("Metal device set to: Apple M1 Pro\n2022-11-05 10:00:00.000000: I tensorflow/core/common_runtime/"
+            "pluggable_device/pluggable_device_factory.cc:271] Created TensorFlow device (/job:localhost/"
+            "replica:0/task:0/device:GPU:0 with 0 MB memory) -> physical PluggableDevice (device: 0, name:"
+            " METAL, pci bus id: <undefined>)\n")
+    assert explain_report(text, MATRIX).environment["gpus"][0]["name"] == "Apple M1 Pro"
+
+
+# --- holdout62's lessons -------------------------------------------------------------------------
+
+def test_nvidia_smi_q_text_names_the_clock_event_reasons_active():
+    found = failing(corpus("holdout62/K111"))["gpu.throttled"]  # "HW Power Brake Slowdown : Active"
+    assert "external power brake" in found.detail and "power configuration" in found.plan.text()
+    text = ("GPU 00000000:3B:00.0\n    Product Name                    : Tesla T4\n    Clocks Event Reasons\n"
+            "        Idle                              : Not Active\n"
+            "        SW Power Cap                      : Active\n")
+    assert "power cap" in failing(text)["gpu.throttled"].detail
+    # (a thermal reason is the thermal evidence's: test_a_gpu_slowed_for_heat_as_dcgm_or_nvidia_smi_q_says)
+    # (an idle GPU's reasons are no slowdown: a recorded H100's -q)
+    assert not failing((ROOT / "tests/data/nvidia-smi/q-h100-sxm-x8-565.txt").read_text())
+
+
+@pytest.mark.parametrize("text", [
+    "NVML: Unable to get the NvLink link utilization counter control for link 0: Insufficient Permissions",
+    "==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance Counters"
+    " on the target device 0.",
+])
+def test_gpu_counters_restricted_to_administrators_is_named_noise(text):
+    assert not failing(text)
+    assert logs.read_text(text)["log"]["noise"] == {"gpu-counters-restricted": 1}
+
+
+def test_xlas_autotuner_leaving_out_a_mismatching_algorithm_is_named_noise():
+    text = corpus("holdout62/K107")  # E-level "Results mismatch ...", "Difference at 0: 1024 vs 1492"
+    assert not failing(text)
+    assert logs.read_text(text)["log"]["noise"]["xla-autotune-mismatch"] == 3
+
+
+def test_ray_trials_requesting_no_gpu_share_the_one_their_tensorflow_finds():
+    found = failing(corpus("holdout62/K211"))  # (pid=...) workers each find the V100; 0/1 GPUs requested
+    assert found["gpu.memory-held-by-other-processes"].title.startswith("Ray runs its trials side by side")
+    assert found["cudnn.init-failed"].caused_by == "gpu.memory-held-by-other-processes"
+    assert "gpu.hidden-by-cuda-visible-devices" not in found

@@ -787,6 +787,18 @@ NOISE: dict[str, tuple[str, tuple[tuple[str, ...], ...]]] = {
                           " lacks GPU detail, training is unaffected",
                           (("failed with error cupti could not be loaded",),
                            ("cupti_error_insufficient_privileges",))),
+    # XLA's autotuner finding an algorithm whose results differ from the reference one (its
+    # *_algorithm_picker.cc): it leaves that algorithm out
+    "xla-autotune-mismatch": ("XLA's autotuner found a convolution or GEMM algorithm whose results differ and"
+                              " does not use it", (("results mismatch between different",),)),
+    # the driver letting only administrators read the GPU's performance counters (its default since 418.43:
+    # NVreg_RestrictProfilingToAdminUsers, shown as "RmProfilingAdminOnly: 1";
+    # https://developer.nvidia.com/nvidia-development-tools-solutions-err_nvgpuctrperm-permission-issue-performance-counters):
+    # counter tools (Nsight Compute, nvidia-smi nvlink -g) refuse, not CUDA
+    "gpu-counters-restricted": ("the driver lets only administrators read the GPU's performance counters:"
+                                " profilers and counter tools need root (or the driver option"
+                                " NVreg_RestrictProfilingToAdminUsers=0); training is unaffected",
+                                (("insufficient permissions", "counter"), ("err_nvgpuctrperm",))),
     # TensorFlow Lite's GPU delegate (delegates/gpu/delegate.cc) on a machine without an OpenCL library: it
     # uses OpenGL ES instead
     "tflite-opencl-fallback": ("TensorFlow Lite's GPU delegate found no OpenCL library and uses OpenGL ES:"

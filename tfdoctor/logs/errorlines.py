@@ -27,6 +27,10 @@ _ERROR = re.compile(
     r"|Failed to \w)"
 )
 _FIRST = frozenset("EF0123456789")
+# XLA's autotuner logs at error level the algorithm whose results differ from the reference, and the device,
+# driver and cuDNN it ran on (its *_algorithm_picker.cc and buffer_comparator.cc), then leaves that algorithm
+# out: its report, not an error of the run
+_AUTOTUNER = re.compile(r"(?:buffer_comparator|_algorithm_picker)\.cc:\d{1,6}\]")
 # Lower-case words one of which every error line's text holds (a cheap prefilter); the severity prefix
 # is told by the raw line's first character.
 TRIGGERS = ("error", "exception", "fatal", "failed to", "critical")
@@ -35,7 +39,8 @@ TRIGGERS = ("error", "exception", "fatal", "failed to", "critical")
 def severe(raw: str) -> bool:
     """Whether a raw line carries an error or fatal log prefix."""
     text = raw.lstrip(" \t>`*")
-    return bool(text) and text[0] in _FIRST and _SEVERITY.match(text) is not None
+    return (bool(text) and text[0] in _FIRST and _SEVERITY.match(text) is not None
+            and _AUTOTUNER.search(text, 0, 400) is None)
 
 
 def is_error(line: str, severe_prefix: bool) -> bool:

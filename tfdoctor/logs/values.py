@@ -20,6 +20,7 @@ from typing import Any
 from tfdoctor.logs import blocks, shapes
 from tfdoctor.logs.blocks import Blocks
 from tfdoctor.probes import nvcc as nvcc_probe
+from tfdoctor.probes import nvidia_smi as smi_probe
 from tfdoctor.probes import tensorflow as tf_probe
 from tfdoctor.versions import differ
 from tfdoctor.worker.worker import CREATED
@@ -36,6 +37,13 @@ RE_DRIVER_VERSION = re.compile(rf"\bDriver Version\s{{0,30}}[:|]\s{{0,4}}({DRIVE
                                rf"(\d{{1,2}}\.\d{{1,2}}))?")
 RE_SMI_Q_CUDA = re.compile(r"^CUDA Version\s{1,40}:\s{0,4}(\d{1,2}\.\d{1,2})")
 RE_PRODUCT = re.compile(r"^Product Name\s{1,40}:\s{0,4}(\S.{0,80})$")
+# `nvidia-smi -q`'s "Clocks Event Reasons" (older drivers: "Clocks Throttle Reasons"), each reason active
+# or not: its -q -x tag (tfdoctor/probes/nvidia_smi.py reads those) is the name in snake case, but for two.
+# (The thermal ones are the "thermal" evidence's (tfdoctor/logs/evidence.py), HW Slowdown the parent of them
+# and of the power brake, which say why.)
+RE_Q_REASON = re.compile(r"^(Idle|Applications Clocks Setting|SW Power Cap|HW Power Brake Slowdown|"
+                         r"Sync Boost|Display Clock Setting)\s{0,40}:\s{0,4}Active$")
+_Q_TAGS = {"idle": "gpu_idle", "display_clock_setting": "display_clocks_setting"}
 RE_SMI_ROW = re.compile(r"^\|\s{0,4}(\d{1,2})\s{1,6}(\S.{0,48}?)\s{1,40}(?:On|Off|WDDM|TCC|MCDM)"
                         r"\s{0,4}\|\s{0,4}"
                         r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:")
@@ -672,6 +680,8 @@ RE_ROCM_BUILD = re.compile(r"tensorflow[-_]rocm|rocm/tensorflow|\brocm\d|"
 # Apple's Metal plugin giving TensorFlow the Mac's GPU ("Metal device set to: Apple M1 Max", its
 # PluggableDevice "name: METAL"): the GPU route on macOS, which no NVIDIA GPU takes
 RE_METAL = re.compile(r"\bMetal device set to\b|\bPluggableDevice \(device: \d{1,2}, name: METAL\b")
+# (its GPU's name, before TensorFlow names the plugin's device "METAL")
+RE_METAL_GPU = re.compile(r"\bMetal device set to:\s{0,3}(Apple [\w ]{1,40}?)\s{0,4}$")
 RE_MACOS = re.compile(r"\bDarwin\b|tensorflow-macos|tensorflow-metal|macosx_\d{1,2}|"
                       # the BSD shell's word for a signal, with its number ("Abort trap: 6"; bash on Linux
                       # prints "Aborted (core dumped)")
@@ -1891,6 +1901,15 @@ class Values:
         m = RE_PRODUCT.match(line)
         if m:
             self._gpu(self.smi_gpus, len(self.smi_gpus), name=m.group(1))
+        m = RE_Q_REASON.match(line) if low.endswith(": active") else None
+        if m:  # (of the GPU whose -q block this is: the last one named)
+            index = max(len(self.smi_gpus) - 1, 0)
+            self._gpu(self.smi_gpus, index)
+            reasons = self.smi_gpus[index].setdefault("throttle_reasons", [])
+            tag = m.group(1).lower().replace(" ", "_")
+            reason = smi_probe.THROTTLE_TAGS[_Q_TAGS.get(tag, tag)]
+            if reason not in reasons:
+                reasons.append(reason)
         m = RE_NUM_GPUS.search(line)
         if m:
             self.set("runtime.tf_visible_gpus", int(m.group(1)), 6)
@@ -2003,6 +2022,9 @@ class Values:
             hints["linux_path"] = 1
         if "metal" not in hints and _holds(words, _MACOS_SET) and RE_METAL.search(line):
             hints["metal"] = 1
+            gpu = RE_METAL_GPU.search(line)
+            if gpu:
+                self._gpu(self.gpus, 0, name=gpu.group(1))
         if "macos" not in hints and _holds(words, _MACOS_SET):
             if RE_MACOS.search(line):
                 hints["macos"] = 1
@@ -2199,6 +2221,7 @@ _GPU_TRIGGERS = (
     "gpu available", "gpu is available",
     "skipping registering gpu devices", "xla_gpu", "pcibusid", "which is of",
     "mib /",  # (nvidia-smi's memory row: read under its GPU's row where no banner opened the table)
+    ": active",  # (nvidia-smi -q's clocks event reasons)
 )
 _PLATFORM_TRIGGERS = ("gpu", "cuda", "nvidia", "wsl", "microsoft", *_WINDOWS_KEYS, *_LINUX_KEYS, *_MACOS_KEYS,
                       "conda", "/envs/", "forge", *_CONTAINER_KEYS, *_OS_KEYS, "cuda_visible_devices",

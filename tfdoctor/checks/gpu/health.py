@@ -285,11 +285,15 @@ def link_and_clocks(facts: dict[str, Any], matrix: Any) -> list[Finding]:
             temp = f"; {g['temperature_c']:.0f} °C" if g.get("temperature_c") is not None else ""
             throttled.append((g, ", ".join(REASON_WORDS[r] for r in active) + power + temp))
     if throttled:
-        thermal = any("thermal" in t or "slowdown" in t for _, t in throttled)
+        thermal = any("thermal" in t or "slowdown" in t and "power brake" not in t for _, t in throttled)
         fix = rm.plan(facts, P.system(
             f"nvidia-smi -q -d PERFORMANCE,TEMPERATURE,POWER -i {_index_args(throttled)}", "then: " + (
                 "improve cooling (airflow, fans, blocked intakes, data-centre inlet temperature)"
                 if thermal
+                # (the power brake: a signal from outside the GPU, its board or chassis asking it to slow)
+                else "the server (its power supplies, or a chassis power policy that does not know this GPU)"
+                " asserts the power brake: check its power configuration and firmware"
+                if any("power brake" in t for _, t in throttled)
                 else "a power cap under load is normal at full load; if the GPU is idle or the limit is "
                 "below its default, raise it: `sudo nvidia-smi -i N -pl <default W>`")))
         out.append(
@@ -726,6 +730,24 @@ def _held_at_start(facts: dict[str, Any]) -> list[Finding]:
                 and g["memory_total_mib"] - g["memory_used_mib"] < MIN_FREE_MIB]
         ctx = fc.log_items(facts, "ctx-fail") if full else []
     failed = fc.log_items(facts, "oom", "cudnn-failed", "cublas-failed") + ctx
+    if failed and _ray_trials_share_a_gpu(facts):
+        return [
+            Finding(
+                "gpu.memory-held-by-other-processes",
+                Status.FAIL,
+                "Ray runs its trials side by side on the GPU without reserving it: they share its memory",
+                detail="The trials request no GPU, so Ray starts as many at once as the CPUs allow, and each"
+                " one's TensorFlow takes the GPU it finds (Ray hid none from them): the first takes most of"
+                " its memory, and the others fail to start cuDNN or cuBLAS, or run out of memory.",
+                plan=rm.plan(facts, P.note("request a GPU per trial (Ray Tune:"
+                                           " `tune.with_resources(trainable, {'gpu': 1})`, older releases"
+                                           " `resources_per_trial={'gpu': 1}`; a fraction such as 0.5 shares"
+                                           " it between two trials, each then with memory growth on)")),
+                docs=cat.RAY_GPUS,
+                facts=("runtime.ray_gpus_requested", "runtime.gpus", "log.evidence"),
+                evidence=fc.quote(facts, failed),
+            )
+        ]
     said = fc.log_items(facts, "held-said")
     if said and not items and not ctx:
         return [
@@ -779,6 +801,13 @@ def _held_at_start(facts: dict[str, Any]) -> list[Finding]:
             evidence=fc.quote(facts, [i for i, _, _ in items]),
         )
     ]
+
+
+def _ray_trials_share_a_gpu(facts: dict[str, Any]) -> bool:
+    """Ray's running trials requested no GPU, yet TensorFlow in its workers found one: nothing keeps them
+    apart on it."""
+    return (fc.get(facts, "runtime", "ray_gpus_requested") == 0 and fc.get(facts, "runtime", "ray_worker")
+            and bool(fc.tf_gpus(facts)[0]) and fc.get(facts, "runtime", "tf_visible_gpus") != 0)
 
 
 def _uneven_devices(facts: dict[str, Any]) -> list[tuple[dict[str, Any], float, float]]:
