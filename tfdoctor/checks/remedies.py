@@ -25,6 +25,11 @@ FAMILIES = (
     ("arch", ("arch", "manjaro")),
 )
 
+# Where Ray is told a task or trial needs a GPU (it hands each worker only the GPUs requested)
+RAY_REQUEST_GPUS = ("request GPUs where the work is declared: `@ray.remote(num_gpus=1)`, Tune's"
+                    " `tune.with_resources(trainable, {'gpu': 1})` (older Tune:"
+                    " `resources_per_trial={'gpu': 1}`), Ray Train's `ScalingConfig(use_gpu=True)`")
+
 
 def distro(facts: dict[str, Any]) -> str | None:
     """ubuntu | debian | rhel | fedora | suse | arch: os-release ID first, then the name, then ID_LIKE."""

@@ -211,10 +211,7 @@ def _ray(facts: dict[str, Any]) -> list[Finding]:
             detail="Ray sets CUDA_VISIBLE_DEVICES in each worker to the GPUs its task or trial requested,"
             " and to none when it requested none (the default), so TensorFlow there sees no GPU even though"
             " the machine has one.",
-            plan=rm.plan(facts, P.note("request GPUs where the work is declared: `@ray.remote(num_gpus=1)`,"
-                                       " Tune's `tune.with_resources(trainable, {'gpu': 1})` (older Tune:"
-                                       " `resources_per_trial={'gpu': 1}`), Ray Train's"
-                                       " `ScalingConfig(use_gpu=True)`")),
+            plan=rm.plan(facts, P.note(rm.RAY_REQUEST_GPUS)),
             docs=cat.RAY_GPUS,
             facts=("runtime.ray_gpus_requested", "runtime.ray_gpus_total", "runtime.ray_worker",
                    "log.evidence"),

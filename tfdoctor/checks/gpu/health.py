@@ -739,10 +739,8 @@ def _held_at_start(facts: dict[str, Any]) -> list[Finding]:
                 detail="The trials request no GPU, so Ray starts as many at once as the CPUs allow, and each"
                 " one's TensorFlow takes the GPU it finds (Ray hid none from them): the first takes most of"
                 " its memory, and the others fail to start cuDNN or cuBLAS, or run out of memory.",
-                plan=rm.plan(facts, P.note("request a GPU per trial (Ray Tune:"
-                                           " `tune.with_resources(trainable, {'gpu': 1})`, older releases"
-                                           " `resources_per_trial={'gpu': 1}`; a fraction such as 0.5 shares"
-                                           " it between two trials, each then with memory growth on)")),
+                plan=rm.plan(facts, P.note(rm.RAY_REQUEST_GPUS + " (a fraction such as 0.5 shares a GPU"
+                                           " between two trials, each then with memory growth on)")),
                 docs=cat.RAY_GPUS,
                 facts=("runtime.ray_gpus_requested", "runtime.gpus", "log.evidence"),
                 evidence=fc.quote(facts, failed),
