@@ -5306,3 +5306,15 @@ def test_ray_trials_requesting_no_gpu_share_the_one_their_tensorflow_finds():
     assert found["gpu.memory-held-by-other-processes"].title.startswith("Ray runs its trials side by side")
     assert found["cudnn.init-failed"].caused_by == "gpu.memory-held-by-other-processes"
     assert "gpu.hidden-by-cuda-visible-devices" not in found
+
+
+def test_an_nccl_kernel_missing_where_tensorflow_registered_no_gpu_is_the_missing_gpu():
+    text = ("InvalidArgumentError: No OpKernel was registered to support Op 'NcclAllReduce' used by {{node"
+            " div_no_nan/NcclAllReduce}} with these attrs: [T=DT_FLOAT, num_devices=4]\n"
+            "Registered devices: [CPU, XLA_CPU]\n")
+    found = failing(text)
+    assert "runtime.no-gpu-visible" in found
+    assert found["nccl.unsupported-platform"].caused_by == "runtime.no-gpu-visible"
+    # ... and where it registered a GPU (native Windows), NCCL itself is what is missing
+    windows = text.replace("[CPU, XLA_CPU]", "[CPU, GPU]")
+    assert failing(windows)["nccl.unsupported-platform"].caused_by is None

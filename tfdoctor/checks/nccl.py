@@ -103,5 +103,7 @@ def unsupported_platform(facts: dict[str, Any], matrix: Any) -> list[Finding]:
                                        " on Linux/WSL2")),
             facts=("log.evidence", "system.platform"),
             evidence=fc.quote(facts, items),
+            # (TensorFlow registered no GPU device: any GPU kernel, NCCL's too, is missing for that reason)
+            caused_by="runtime.no-gpu-visible" if fc.get(facts, "runtime", "tf_visible_gpus") == 0 else None,
         )
     ]

@@ -374,7 +374,8 @@ def runtime(facts: dict[str, Any], matrix: Any) -> list[Finding]:
     if not {"ran", "probe_failed"} & raw.keys():  # no worker ran: TensorFlow's own device list, if shown
         expected = (fc.gpus(facts)[0] or fc.driver_version(facts)[0] or fc.is_cuda_build(facts)
                     or fc.tf_gpus(facts)[0]  # (a GPU the text names)
-                    or fc.get(facts, "runtime", "gpu_asked"))  # (the program placed work on a GPU)
+                    or fc.get(facts, "runtime", "gpu_asked")  # (the program placed work on a GPU)
+                    or fc.log_items(facts, "nccl-unsupported"))  # (NCCL's ops run on GPUs alone)
         return _no_gpu_visible(facts, matrix, raw) if expected else []
     if raw.get("skipped"):
         return [skipped("runtime.skipped", "TensorFlow was not run", str(raw["skipped"]), USED)]
