@@ -139,6 +139,13 @@ def tf_gpus(facts: dict[str, Any]) -> tuple[list[dict[str, Any]], str | None]:
     return stated, "the GPU named in the text" if stated else None
 
 
+def ray_trials_see_a_gpu(facts: dict[str, Any]) -> bool:
+    """Ray's running trials requested no GPU, yet TensorFlow in its workers found one: Ray hid none from them,
+    and nothing keeps them apart on it."""
+    return (get(facts, "runtime", "ray_gpus_requested") == 0 and bool(tf_gpus(facts)[0])
+            and get(facts, "runtime", "tf_visible_gpus") != 0)
+
+
 def gpu_label(g: dict[str, Any]) -> str:
     return f"GPU {g.get('index', '?')} ({g.get('name') or 'unknown GPU'})"
 

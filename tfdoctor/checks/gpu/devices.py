@@ -194,8 +194,8 @@ def _ray(facts: dict[str, Any]) -> list[Finding]:
     no_device = fc.cuda_errors(facts, "NO_DEVICE")
     if requested or total == 0:
         return []
-    if requested == 0 and fc.tf_gpus(facts)[0] and fc.get(facts, "runtime", "tf_visible_gpus") != 0:
-        return []  # (its workers' TensorFlow found the GPU: nothing hid it; sharing it is the risk)
+    if fc.ray_trials_see_a_gpu(facts):
+        return []  # (nothing hid the GPU; sharing it is the risk: gpu.memory-held-by-other-processes)
     if requested == 0:
         title = f"Ray's running trials hold 0 of the cluster's {total} GPU(s): they run without a GPU"
     elif fc.get(facts, "runtime", "ray_worker") and no_device:

@@ -730,7 +730,7 @@ def _held_at_start(facts: dict[str, Any]) -> list[Finding]:
                 and g["memory_total_mib"] - g["memory_used_mib"] < MIN_FREE_MIB]
         ctx = fc.log_items(facts, "ctx-fail") if full else []
     failed = fc.log_items(facts, "oom", "cudnn-failed", "cublas-failed") + ctx
-    if failed and _ray_trials_share_a_gpu(facts):
+    if failed and fc.ray_trials_see_a_gpu(facts) and fc.get(facts, "runtime", "ray_worker"):
         return [
             Finding(
                 "gpu.memory-held-by-other-processes",
@@ -799,13 +799,6 @@ def _held_at_start(facts: dict[str, Any]) -> list[Finding]:
             evidence=fc.quote(facts, [i for i, _, _ in items]),
         )
     ]
-
-
-def _ray_trials_share_a_gpu(facts: dict[str, Any]) -> bool:
-    """Ray's running trials requested no GPU, yet TensorFlow in its workers found one: nothing keeps them
-    apart on it."""
-    return (fc.get(facts, "runtime", "ray_gpus_requested") == 0 and fc.get(facts, "runtime", "ray_worker")
-            and bool(fc.tf_gpus(facts)[0]) and fc.get(facts, "runtime", "tf_visible_gpus") != 0)
 
 
 def _uneven_devices(facts: dict[str, Any]) -> list[tuple[dict[str, Any], float, float]]:
